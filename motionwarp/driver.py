@@ -1,0 +1,149 @@
+"""Drive an Actor's NodePath by the root motion of the clips it plays (DESIGN.md 3)."""
+import numpy as np
+from panda3d.core import ClockObject, PartBundle
+
+from . import rootmotion
+from .loader import clip_control, require_joint
+from .motion import Motion
+
+
+class RootMotionDriver:
+    """Moves `actor` every frame by the blended root motion of its playing clips.
+
+    The motion is integrated from clip times (`AnimControl.getFullFframe`), not from frame
+    time guesses, so it does not depend on the frame rate, play rate or hitches. Clips are
+    stripped of their root motion on construction (once per shared bundle).
+
+    Start clips with `loop()` / `play()` here (they also know a closed loop's real range);
+    clips started with `actor.loop()` / `actor.play()` are followed too.
+    """
+
+    def __init__(self, actor, root_joint="root", root_mode="bone", projected_yaw=False,
+                 taskmgr=None, sort=45, clips=None, task=True):
+        require_joint(actor, root_joint)
+        self.actor = actor
+        self.root_joint = root_joint
+        self.tracks = {}
+        self._closed = {}
+        for clip in (clips if clips is not None else actor.getAnimNames()):
+            bundle = clip_control(actor, clip).getAnim()
+            self.tracks[clip] = rootmotion.extract_and_strip(bundle, root_joint, root_mode, projected_yaw, clip)
+            self._closed[clip] = rootmotion.is_closed_loop(bundle, root_joint)
+        self._part_bundle = actor.getPartBundle("modelRoot")
+        self._ranges = {}
+        self._prev_frames = {}
+        self._prev_time = None
+        self._clock = ClockObject.getGlobalClock()
+        self._taskmgr = None
+        self._task_name = f"motionwarp-rootmotion-{id(self)}"
+        if task:
+            self._taskmgr = taskmgr or _default_taskmgr()
+            self._taskmgr.add(self._task, self._task_name, sort=sort)
+
+    def destroy(self):
+        """Stop driving the actor (the clips stay stripped: other Actors may share them)."""
+        if self._taskmgr is not None:
+            self._taskmgr.remove(self._task_name)
+            self._taskmgr = None
+
+    # -- starting clips -------------------------------------------------------------------
+    def loop_range(self, clip):
+        """(first, last) frame that loops seamlessly: a closed loop leaves out its repeated last frame."""
+        last = self.tracks[clip].num_frames - 1
+        return (0, last - 1) if self._closed[clip] else (0, last)
+
+    def loop(self, clip, restart=True):
+        """`actor.loop(clip)` without the duplicated frame of a closed loop."""
+        first, last = self.loop_range(clip)
+        self.actor.loop(clip, restart=restart, fromFrame=first, toFrame=last)
+        self._started(clip, (first, last))
+
+    def play(self, clip):
+        """`actor.play(clip)`, tracked from its first frame."""
+        self.actor.play(clip)
+        self._started(clip, (0, self.tracks[clip].num_frames - 1))
+
+    def _started(self, clip, frame_range):
+        self._ranges[clip] = frame_range
+        self._prev_frames[clip] = clip_control(self.actor, clip).getFullFframe()
+
+    # -- per-frame update -----------------------------------------------------------------
+    def _task(self, task):
+        if self.actor.isEmpty():
+            return task.done
+        self.update()
+        return task.cont
+
+    def update(self, skip=None):
+        """Apply this frame's root motion; `skip` names a clip whose motion someone else applies."""
+        now = self._clock.getFrameTime()
+        dt = 0.0 if self._prev_time is None else now - self._prev_time
+        self._prev_time = now
+        motion = self.blended_motion(dt, skip)
+        if motion is not None:
+            apply_motion(self.actor, motion)
+
+    def blended_motion(self, dt, skip=None):
+        """The effect-weighted root motion of all clips since the last update, or None."""
+        total_weight, pos, heading = 0.0, np.zeros(3), 0.0
+        for clip, control in self._controls():
+            effect = self._part_bundle.getControlEffect(control)
+            if effect <= 0.0 or clip == skip:
+                self._prev_frames[clip] = control.getFullFframe()
+                continue
+            step = self.clip_motion(clip, control, dt)
+            if step is None:
+                continue
+            total_weight += effect
+            pos += effect * step.pos
+            heading += effect * step.h
+        if total_weight <= 0.0:
+            return None
+        if self._part_bundle.getBlendType() != PartBundle.BT_linear:
+            pos, heading = pos / total_weight, heading / total_weight  # Panda3D normalises the pose too
+        return Motion(pos, heading)
+
+    def _controls(self):
+        for clip in self.tracks:
+            yield clip, self.actor.getAnimControl(clip)
+
+    def clip_motion(self, clip, control, dt):
+        """Root motion of one clip from its previous to its current clip time (loops unwrapped)."""
+        cur = control.getFullFframe()
+        prev = self._prev_frames.get(clip)
+        self._prev_frames[clip] = cur
+        if prev is None:
+            return None
+        track = self.tracks[clip]
+        first, last = self._ranges.get(clip, (0, track.num_frames - 1))
+        wraps = 0
+        if ": loop," in str(control):  # Panda3D tells the play mode only through output()
+            cycle = last + 1 - first
+            advance = dt * control.getFrameRate() * control.getPlayRate()
+            wraps = round((prev + advance - cur) / cycle)
+        elif cur < prev and control.getPlayRate() > 0:
+            return None  # restarted from the top: nothing travelled
+        return track_motion(track, prev, cur, wraps, first, last + 1)
+
+
+def track_motion(track, start, end, wraps=0, loop_start=0, loop_end=None):
+    """Motion from frame `start` to frame `end` of a track, crossing the loop seam `wraps` times."""
+    def at(frame):
+        return Motion(track.position(frame), track.heading(frame))
+    if wraps == 0:
+        return at(start).inverse() * at(end)
+    seam_in, seam_out = (at(loop_end), at(loop_start)) if wraps > 0 else (at(loop_start), at(loop_end))
+    cycle = at(loop_start).inverse() * at(loop_end)
+    return (at(start).inverse() * seam_in) * (cycle ** (wraps - 1 if wraps > 0 else wraps + 1)) * (seam_out.inverse() * at(end))
+
+
+def apply_motion(nodepath, motion):
+    """Move a NodePath by a Motion expressed in its own (local) frame."""
+    nodepath.setPos(nodepath, *motion.pos)
+    if motion.h:
+        nodepath.setH(nodepath, motion.h)
+
+
+def _default_taskmgr():
+    import builtins
+    return builtins.base.taskMgr

@@ -1,0 +1,28 @@
+"""Errors motionwarp raises for user mistakes: each names what was wrong and where."""
+
+
+class MotionWarpError(Exception):
+    """Base of every error motionwarp raises on purpose (bad files, refused warps)."""
+
+
+class LoadError(MotionWarpError):
+    """A model, clip or joint could not be loaded as asked."""
+
+
+class AssetError(MotionWarpError):
+    """A warp asset file is invalid; the message names the file and the field path."""
+
+    def __init__(self, path, field, expected):
+        self.path = str(path)
+        self.field = field
+        self.expected = expected
+        where = f"{self.path}: {field}" if field else self.path
+        super().__init__(f"{where}: {expected}")
+
+
+class WarpRefused(MotionWarpError):
+    """MotionWarper.play refused a warp; `reason` says why, so the game can pick another clip."""
+
+    def __init__(self, reason):
+        self.reason = reason
+        super().__init__(reason)

@@ -1,0 +1,73 @@
+"""Load a glTF character into a `direct.actor.Actor`, with its clips baked correctly."""
+import dataclasses
+import os
+
+from direct.actor.Actor import Actor
+from gltf import GltfSettings
+from panda3d.core import ConfigVariableBool, ConfigVariableInt, ConfigVariableString, NodePath
+
+from . import _gltf_fix
+from .errors import LoadError
+
+_PRC_TYPES = {"str": ConfigVariableString, "bool": ConfigVariableBool, "int": ConfigVariableInt}
+
+# Converted models by (path, mtime, settings): Actors made from one entry share its
+# animation bundles, exactly as Actors loaded by path share them through Panda3D's ModelPool.
+_model_cache = {}
+
+
+def gltf_settings_from_prc():
+    """GltfSettings read from the `gltf-*` PRC variables, as panda3d-gltf's own loader does."""
+    settings = GltfSettings()
+    for field in dataclasses.fields(settings):
+        var_type = _PRC_TYPES[field.type if isinstance(field.type, str) else field.type.__name__]
+        name = "gltf-" + field.name.replace("_", "-")
+        setattr(settings, field.name, var_type(name, getattr(settings, field.name)).get_value())
+    return settings
+
+
+def load_model_node(path, gltf_settings=None):
+    """The converted ModelRoot of the glTF file at `path` (cached; never modify it in place)."""
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(path):
+        raise LoadError(f"{path}: file not found")
+    settings = gltf_settings or gltf_settings_from_prc()
+    key = (path, os.path.getmtime(path), dataclasses.astuple(settings))
+    if key not in _model_cache:
+        try:
+            _model_cache[key] = _gltf_fix.convert(path, settings)
+        except (ValueError, KeyError, IndexError, UnicodeDecodeError, RuntimeError) as exc:
+            raise LoadError(f"{path}: not a readable glTF file ({type(exc).__name__}: {exc})") from exc
+    return _model_cache[key]
+
+
+def load_actor(path, gltf_settings=None):
+    """An Actor for the skinned character in the glTF file at `path`, with every clip it holds.
+
+    Clips are baked with the fixes of `_gltf_fix` (LINEAR keys interpolated, final key
+    sampled). Actors loaded from the same file share animation bundles.
+    """
+    node = load_model_node(path, gltf_settings)
+    model = NodePath(node)
+    if model.find("**/+Character").isEmpty():
+        raise LoadError(f"{os.path.abspath(path)}: the model has no skeleton (no skinned character to animate)")
+    return Actor(model)
+
+
+def clip_control(actor, clip):
+    """The AnimControl of `clip`, or a LoadError that lists the clips the actor has."""
+    control = actor.getAnimControl(clip) if clip in actor.getAnimNames() else None
+    if control is None:
+        names = ", ".join(sorted(actor.getAnimNames())) or "none"
+        raise LoadError(f"clip {clip!r} not found; the actor has: {names}")
+    return control
+
+
+def require_joint(actor, joint):
+    """Check that the actor's skeleton has `joint`, or raise a LoadError listing its joints."""
+    names = [j.getName() for j in actor.getJoints()]
+    if joint not in names:
+        raise LoadError(f"joint {joint!r} not found; the skeleton has: {', '.join(names)}")
+
+
+__all__ = ["load_actor", "load_model_node", "clip_control", "require_joint", "gltf_settings_from_prc"]

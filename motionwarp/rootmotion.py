@@ -1,0 +1,165 @@
+"""Root motion for Panda3D clips: extraction from the animation tables, and stripping (DESIGN.md 3).
+
+A clip's root motion is the translation (model space) and heading of one joint, sampled at
+every baked frame. Stripping removes it from the shared table so the pose plays in place;
+the character's NodePath then carries the motion (see `driver.RootMotionDriver`).
+"""
+import math
+
+import numpy as np
+from panda3d.core import AnimChannelMatrixXfmTable, LVector3f, LVector3
+
+from .errors import LoadError
+
+if LVector3 is LVector3f:
+    from panda3d.core import CPTA_float as _CPTA, PTA_float as _PTA
+else:  # a Panda3D built with STDFLOAT_DOUBLE
+    from panda3d.core import CPTA_double as _CPTA, PTA_double as _PTA
+
+ROOT_MODES = ("bone", "projected")
+
+
+class RootMotionTrack:
+    """Root position (x, y, z, model space) and heading (degrees, unwrapped) of one clip per frame.
+
+    Values are relative to frame 0: `position(0)` is (0, 0, 0) and `heading(0)` is 0.
+    Fractional frames interpolate linearly, like Panda3D's frame blending; frames outside
+    the clip clamp to its ends.
+    """
+
+    def __init__(self, clip, fps, positions, headings):
+        self.clip = clip
+        self.fps = float(fps)
+        positions = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+        headings = np.unwrap(np.radians(np.asarray(headings, dtype=np.float64)))
+        self.positions = positions - positions[0]
+        self.headings = np.degrees(headings - headings[0])
+        # Express every frame's position in the frame-0 root frame (undo the initial heading).
+        if abs(headings[0]) > 1e-12:
+            c, s = math.cos(-headings[0]), math.sin(-headings[0])
+            x, y = self.positions[:, 0].copy(), self.positions[:, 1].copy()
+            self.positions[:, 0], self.positions[:, 1] = c * x - s * y, s * x + c * y
+        self.num_frames = len(self.positions)
+        # Cumulative |delta| per axis: the monotonic "how far along the motion" measure of DESIGN.md 4.
+        steps = np.abs(np.diff(self.positions, axis=0))
+        self.travel = np.vstack([np.zeros((1, 3)), np.cumsum(steps, axis=0)])
+
+    @property
+    def duration(self):
+        """Seconds from the first to the last baked frame."""
+        return (self.num_frames - 1) / self.fps
+
+    def _lerp(self, table, fframe):
+        f = min(max(fframe, 0.0), self.num_frames - 1.0)
+        i = min(int(f), self.num_frames - 2) if self.num_frames > 1 else 0
+        a = f - i
+        if self.num_frames == 1:
+            return table[0]
+        return table[i] * (1.0 - a) + table[i + 1] * a
+
+    def position(self, fframe):
+        """Root position at a (fractional) frame, as a numpy 3-vector."""
+        return self._lerp(self.positions, fframe)
+
+    def heading(self, fframe):
+        """Root heading in degrees at a (fractional) frame."""
+        return float(self._lerp(self.headings, fframe))
+
+    def cumulative(self, fframe):
+        """Cumulative per-axis |delta| from frame 0 to `fframe`."""
+        return self._lerp(self.travel, fframe)
+
+    def at_time(self, seconds):
+        """The fractional frame of a clip time in seconds."""
+        return seconds * self.fps
+
+    def relative(self, frame_a, frame_b):
+        """Motion from frame_a to frame_b in the root frame at frame_a: (numpy dx,dy,dz, dh degrees)."""
+        h_a = math.radians(self.heading(frame_a))
+        d = self.position(frame_b) - self.position(frame_a)
+        c, s = math.cos(-h_a), math.sin(-h_a)
+        local = np.array([c * d[0] - s * d[1], s * d[0] + c * d[1], d[2]])
+        return local, self.heading(frame_b) - self.heading(frame_a)
+
+
+def find_channel(bundle, joint):
+    """The AnimChannelMatrixXfmTable of `joint` in an AnimBundle, or None."""
+    group = bundle.findChild(joint)
+    if group is None or not isinstance(group, AnimChannelMatrixXfmTable):
+        return None
+    return group
+
+
+def _table(channel, component, num_frames):
+    values = np.array(channel.getTable(component), dtype=np.float64)
+    if len(values) == 0:
+        return np.zeros(num_frames)
+    if len(values) < num_frames:  # a constant channel is stored as one value
+        return np.resize(values, num_frames) if len(values) == 1 else np.pad(values, (0, num_frames - len(values)), mode="edge")
+    return values[:num_frames]
+
+
+def extract(bundle, joint, mode="bone", projected_yaw=False, clip=None):
+    """Read the root motion of `joint` from an AnimBundle's tables (no rendering)."""
+    if mode not in ROOT_MODES:
+        raise LoadError(f"root mode {mode!r} not understood; expected one of {', '.join(ROOT_MODES)}")
+    channel = find_channel(bundle, joint)
+    if channel is None:
+        raise LoadError(f"clip {clip or bundle.getName()!r} has no animation channel for joint {joint!r}")
+    n = bundle.getNumFrames()
+    x, y, z, h = (_table(channel, c, n) for c in ("x", "y", "z", "h"))
+    if mode == "projected":
+        z = np.zeros(n)  # the hips keep their height in the pose
+        if not projected_yaw:
+            h = np.zeros(n)
+    return RootMotionTrack(clip or bundle.getName(), bundle.getBaseFrameRate(), np.column_stack([x, y, z]), h)
+
+
+def strip(bundle, joint, mode="bone", projected_yaw=False):
+    """Remove the extracted motion from the joint's tables so the clip plays in place."""
+    channel = find_channel(bundle, joint)
+    zero = _CPTA(_PTA([0.0]))
+    components = ("x", "y", "z", "h") if mode == "bone" else ("x", "y") + (("h",) if projected_yaw else ())
+    for component in components:
+        channel.setTable(component, zero)
+
+
+# Root motion of every stripped bundle, by the bundle's C++ address. Bundles are shared between
+# Actors (model cache), so each is stripped once and later Actors reuse the extracted track.
+# Holding the bundle keeps its address from being reused.
+_stripped = {}
+
+
+def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None):
+    """The root motion of a bundle, stripping it on first use; later calls return the same track."""
+    key = bundle.this
+    entry = _stripped.get(key)
+    if entry is None:
+        track = extract(bundle, joint, mode, projected_yaw, clip)
+        strip(bundle, joint, mode, projected_yaw)
+        entry = _stripped[key] = (bundle, (joint, mode, projected_yaw), track)
+    elif entry[1] != (joint, mode, projected_yaw):
+        raise LoadError(
+            f"clip {clip!r} was already stripped with root joint {entry[1][0]!r} ({entry[1][1]} mode); "
+            f"it cannot also be driven by {joint!r} ({mode} mode)")
+    return entry[2]
+
+
+def is_closed_loop(bundle, root_joint, tolerance=1e-4):
+    """True when the last frame repeats the first pose (apart from root motion): a closed loop."""
+    n = bundle.getNumFrames()
+    if n < 3:
+        return False
+    stack = [bundle]
+    while stack:
+        group = stack.pop()
+        stack.extend(group.getChild(i) for i in range(group.getNumChildren()))
+        if not isinstance(group, AnimChannelMatrixXfmTable):
+            continue
+        for component in "xyzhprijk":
+            if group.getName() == root_joint and component in "xyzh":
+                continue
+            values = _table(group, component, n)
+            if abs(values[0] - values[-1]) > tolerance:
+                return False
+    return True

@@ -1,0 +1,56 @@
+"""Shared fixtures: one offscreen ShowBase with a clock the tests step by hand."""
+import pathlib
+
+import pytest
+from panda3d.core import ClockObject, loadPrcFileData
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ASSETS = ROOT / "assets"
+MANNEQUIN = ASSETS / "mannequin.glb"
+
+
+def _make_showbase():
+    from direct.showbase.ShowBase import ShowBase
+    loadPrcFileData("motionwarp-tests", "window-type offscreen\naudio-library-name null\n"
+                    "win-size 320 240\nsync-video false\nframebuffer-multisample false")
+    for display in ("p3headlessgl", "p3tinydisplay"):
+        loadPrcFileData("motionwarp-tests-display", f"load-display {display}")
+        try:
+            return ShowBase()
+        except Exception:  # that display module is not usable here; try the next
+            continue
+    raise RuntimeError("no offscreen display module works (tried p3headlessgl, p3tinydisplay)")
+
+
+@pytest.fixture(scope="session")
+def showbase():
+    base = _make_showbase()
+    clock = ClockObject.getGlobalClock()
+    clock.setMode(ClockObject.MNonRealTime)
+    clock.setFrameRate(60)
+    yield base
+    base.destroy()
+
+
+@pytest.fixture
+def base(showbase):
+    """The shared ShowBase, with the scene emptied after each test."""
+    yield showbase
+    for child in showbase.render.getChildren():
+        if child != showbase.camera:
+            child.removeNode()
+
+
+def step(base, dt):
+    """Advance the clock by `dt` seconds and run one frame of tasks (which see the new time)."""
+    ClockObject.getGlobalClock().setFrameRate(1.0 / dt)
+    base.taskMgr.step()
+
+
+def run_for(base, seconds, dt):
+    """Step frames of `dt` until `seconds` of game time have passed; the last frame is shortened to land exactly."""
+    elapsed = 0.0
+    while elapsed < seconds - 1e-9:
+        frame = min(dt, seconds - elapsed)
+        step(base, frame)
+        elapsed += frame
