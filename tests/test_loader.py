@@ -1,0 +1,92 @@
+"""load_actor: clips baked correctly from sparse keys, and clear errors for bad input."""
+import math
+
+import gltf._converter
+import numpy as np
+import pytest
+
+from motionwarp import LoadError, load_actor
+from motionwarp import _gltf_fix
+from motionwarp.loader import clip_control, require_joint
+from motionwarp.rootmotion import extract
+
+from .gltf_samples import static_mesh, two_bone_quad
+
+FPS = 30
+
+
+def expected_linear(times, values, frame):
+    """What a LINEAR glTF channel holds at frame/FPS (clamped to the key range)."""
+    return np.array([np.interp(frame / FPS, times, np.asarray(values)[:, i]) for i in range(3)])
+
+
+@pytest.fixture
+def sparse_file(tmp_path):
+    times = [0.0, 0.5, 1.3]  # uneven, and the last key is not on a frame boundary
+    moves = [[0, 0, 0], [0.2, 1.0, 0.5], [0.2, 4.0, 0.0]]
+    turn = [[1, 0, 0, 0], [math.cos(math.radians(45)), 0, 0, math.sin(math.radians(45))],
+            [math.cos(math.radians(60)), 0, 0, math.sin(math.radians(60))]]  # 0, 90, 120 degrees heading
+    path = two_bone_quad(tmp_path / "sparse.glb",
+                         {"move": [("root", "translation", times, moves), ("root", "rotation", times, turn)]})
+    return path, times, moves
+
+
+def test_sparse_linear_keys_are_interpolated_and_final_key_sampled(base, sparse_file):
+    path, times, moves = sparse_file
+    actor = load_actor(path)
+    bundle = clip_control(actor, "move").getAnim()
+    # ceil(1.3 * 30) = 39 frames by panda3d-gltf's count, plus the frame that reaches the final key.
+    assert bundle.getNumFrames() == 40
+    track = extract(bundle, "root")
+    for frame in range(39):
+        np.testing.assert_allclose(track.positions[frame], expected_linear(times, moves, frame), atol=1e-5)
+    np.testing.assert_allclose(track.positions[-1], moves[-1], atol=1e-5)
+    # Heading keys 0 -> 90 -> 120 degrees, slerped: 45 degrees at a quarter second.
+    assert track.heading(0.25 * FPS) == pytest.approx(45.0, abs=0.01)
+    assert track.headings[-1] == pytest.approx(120.0, abs=0.01)
+    actor.cleanup()
+
+
+def test_fix_is_scoped_to_motionwarp_loads(base, sparse_file):
+    original = gltf._converter.get_lerp_factor
+    load_actor(sparse_file[0]).cleanup()
+    assert gltf._converter.get_lerp_factor is original
+    assert _gltf_fix.lerp_bug_present() == (original(0.25, 0.0, 1.0) != 0.25)
+
+
+def test_actors_from_one_file_share_clips(base, sparse_file):
+    first, second = load_actor(sparse_file[0]), load_actor(sparse_file[0])
+    assert clip_control(first, "move").getAnim().this == clip_control(second, "move").getAnim().this
+    first.cleanup()
+    second.cleanup()
+
+
+def test_missing_file(base, tmp_path):
+    with pytest.raises(LoadError, match="nothing.glb: file not found"):
+        load_actor(tmp_path / "nothing.glb")
+
+
+def test_not_gltf(base, tmp_path):
+    path = tmp_path / "notes.gltf"
+    path.write_text("these are not the droids")
+    with pytest.raises(LoadError, match="notes.gltf: not a readable glTF file"):
+        load_actor(path)
+
+
+def test_model_without_skeleton(base, tmp_path):
+    with pytest.raises(LoadError, match="has no skeleton"):
+        load_actor(static_mesh(tmp_path / "tri.gltf"))
+
+
+def test_unknown_clip_lists_the_clips(base, sparse_file):
+    actor = load_actor(sparse_file[0])
+    with pytest.raises(LoadError, match=r"clip 'vault' not found; the actor has: move"):
+        clip_control(actor, "vault")
+    actor.cleanup()
+
+
+def test_unknown_joint_lists_the_joints(base, sparse_file):
+    actor = load_actor(sparse_file[0])
+    with pytest.raises(LoadError, match=r"joint 'pelvis' not found; the skeleton has: .*root, bone"):
+        require_joint(actor, "pelvis")
+    actor.cleanup()
