@@ -3,13 +3,16 @@
 Root motion for glTF characters, warp assets with warping phases, a warper that bends a
 clip's root motion toward targets found in the level, and scene-probing warp providers.
 """
+from .asset import WarpAsset, WarpPhase
 from .config import MotionWarpSettings
 from .driver import RootMotionDriver
 from .errors import AssetError, LoadError, MotionWarpError, WarpRefused
 from .loader import load_actor
 from .rootmotion import RootMotionTrack
+from .target import WarpTarget
+from .warper import MotionWarper
 
 __all__ = [
-    "AssetError", "LoadError", "MotionWarpError", "MotionWarpSettings", "RootMotionDriver",
-    "RootMotionTrack", "WarpRefused", "load_actor",
+    "AssetError", "LoadError", "MotionWarpError", "MotionWarpSettings", "MotionWarper", "RootMotionDriver",
+    "RootMotionTrack", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
 ]

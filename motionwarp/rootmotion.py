@@ -32,6 +32,8 @@ class RootMotionTrack:
         self.fps = float(fps)
         positions = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
         headings = np.unwrap(np.radians(np.asarray(headings, dtype=np.float64)))
+        #: Absolute root position and heading (degrees) at frame 0, in model space.
+        self.origin_pos, self.origin_h = positions[0].copy(), float(np.degrees(headings[0]))
         self.positions = positions - positions[0]
         self.headings = np.degrees(headings - headings[0])
         # Express every frame's position in the frame-0 root frame (undo the initial heading).
@@ -145,6 +147,19 @@ def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None
     return entry[2]
 
 
+def track_for(bundle, joint, mode="bone", projected_yaw=False, clip=None):
+    """The root motion of a bundle without stripping it (the stored track if it was stripped)."""
+    entry = _stripped.get(bundle.this)
+    if entry is not None:
+        return entry[2]
+    return extract(bundle, joint, mode, projected_yaw, clip)
+
+
+def is_stripped(bundle):
+    """True once motionwarp has removed the bundle's root motion from its tables."""
+    return bundle.this in _stripped
+
+
 def is_closed_loop(bundle, root_joint, tolerance=1e-4):
     """True when the last frame repeats the first pose (apart from root motion): a closed loop."""
     n = bundle.getNumFrames()
@@ -160,6 +175,9 @@ def is_closed_loop(bundle, root_joint, tolerance=1e-4):
             if group.getName() == root_joint and component in "xyzh":
                 continue
             values = _table(group, component, n)
-            if abs(values[0] - values[-1]) > tolerance:
+            difference = values[-1] - values[0]
+            if component in "hpr":
+                difference = (difference + 180.0) % 360.0 - 180.0
+            if abs(difference) > tolerance:
                 return False
     return True

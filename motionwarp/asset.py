@@ -1,0 +1,268 @@
+"""Warp assets: a clip plus its warping phases, loaded from and saved to `*.warp.json` (DESIGN.md 5)."""
+import dataclasses
+import json
+import math
+import os
+import tempfile
+
+from .errors import AssetError, LoadError
+from .loader import load_model_node
+from .phasemotion import PhaseMotion
+from . import rootmotion
+
+FORMAT = "motionwarp.asset/1"
+_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases"}
+_PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
+               "warp_translation", "warp_rotation", "axes", "align_joint"}
+
+
+@dataclasses.dataclass
+class WarpPhase:
+    """One window of clip time in which the character is warped toward one target point."""
+
+    name: str
+    start: float
+    end: float
+    t_offset: tuple = (0.0, 0.0, 0.0)
+    r_offset: tuple = (0.0, 0.0, 0.0)
+    min_rate: float = 1.0
+    max_rate: float = 1.0
+    warp_translation: bool = True
+    warp_rotation: bool = True
+    axes: str = "xyz"
+    align_joint: str = None
+    #: Computed on load from the clip (never typed in): root motion over the phase.
+    motion: PhaseMotion = dataclasses.field(default=None, repr=False, compare=False)
+    #: Computed on load when align_joint is set: that joint relative to the root at `end`.
+    align_offset: tuple = dataclasses.field(default=None, compare=False)
+
+    @property
+    def total_root_motion(self):
+        """Per-axis sum of |delta| of the root over the phase (x, y, z), from the clip."""
+        return tuple(float(v) for v in self.motion.total)
+
+    def to_dict(self):
+        data = {"name": self.name, "start": self.start, "end": self.end,
+                "t_offset": list(self.t_offset), "r_offset": list(self.r_offset),
+                "min_rate": self.min_rate, "max_rate": self.max_rate}
+        defaults = WarpPhase("", 0.0, 0.0)
+        for key in ("warp_translation", "warp_rotation", "axes", "align_joint"):
+            if getattr(self, key) != getattr(defaults, key):
+                data[key] = getattr(self, key)
+        return data
+
+
+@dataclasses.dataclass
+class WarpAsset:
+    """A clip with its warping phases; `load()` validates it and computes each phase's motion."""
+
+    model: str
+    clip: str
+    root_joint: str
+    phases: list
+    root_mode: str = "bone"
+    path: str = None
+    track: rootmotion.RootMotionTrack = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def model_path(self):
+        """The model file, resolved against the asset file's folder."""
+        base = os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
+        return os.path.normpath(os.path.join(base, self.model))
+
+    @property
+    def duration(self):
+        return self.track.duration
+
+    @classmethod
+    def load(cls, path):
+        """Read, validate and prepare a `*.warp.json` file; AssetError names any bad field."""
+        path = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as stream:
+                data = json.load(stream)
+        except FileNotFoundError:
+            raise AssetError(path, "", "file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise AssetError(path, "", f"cannot be read ({exc})") from None
+        except json.JSONDecodeError as exc:
+            raise AssetError(path, "", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        return cls.from_dict(data, path)
+
+    @classmethod
+    def from_dict(cls, data, path="<asset>"):
+        """Validate a decoded asset and compute its phases' root motion from the clip."""
+        check = _Checker(path)
+        check.object(data, "", _TOP_KEYS, required=("format", "model", "clip", "root_joint", "phases"))
+        if data["format"] != FORMAT:
+            check.fail("format", f"expected {FORMAT!r}, got {data['format']!r}")
+        asset = cls(model=check.string(data, "model"), clip=check.string(data, "clip"),
+                    root_joint=check.string(data, "root_joint"), phases=[],
+                    root_mode=data.get("root_mode", "bone"), path=path)
+        if asset.root_mode not in rootmotion.ROOT_MODES:
+            check.fail("root_mode", f"expected one of {', '.join(map(repr, rootmotion.ROOT_MODES))}, got {asset.root_mode!r}")
+        bundles, joints = _clip_source(asset, check)
+        if asset.clip not in bundles:
+            check.fail("clip", f"expected a clip of {asset.model}: {', '.join(sorted(bundles))}; got {asset.clip!r}")
+        if asset.root_joint not in joints:
+            check.fail("root_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {asset.root_joint!r}")
+        asset.track = rootmotion.track_for(bundles[asset.clip], asset.root_joint, asset.root_mode, clip=asset.clip)
+        phases = data["phases"]
+        if not isinstance(phases, list) or not phases:
+            check.fail("phases", "expected a non-empty list of phases")
+        for index, phase_data in enumerate(phases):
+            asset.phases.append(_read_phase(check, phase_data, f"phases[{index}]", asset, joints))
+        _prepare(asset)
+        return asset
+
+    def to_dict(self):
+        data = {"format": FORMAT, "model": self.model, "clip": self.clip, "root_joint": self.root_joint}
+        if self.root_mode != "bone":
+            data["root_mode"] = self.root_mode
+        data["phases"] = [phase.to_dict() for phase in self.phases]
+        return data
+
+    def save(self, path=None):
+        """Write the asset atomically: the old file stays intact if anything fails."""
+        path = os.fspath(path or self.path)
+        text = json.dumps(self.to_dict(), indent=2) + "\n"
+        folder = os.path.dirname(os.path.abspath(path))
+        handle, temp = tempfile.mkstemp(prefix=".warp-", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(text)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temp, path)
+        except BaseException:
+            if os.path.exists(temp):
+                os.unlink(temp)
+            raise
+        self.path = path
+
+    def refresh(self):
+        """Recompute phase motion after editing times (validates the edited values too)."""
+        return WarpAsset.from_dict(self.to_dict(), self.path)
+
+
+class _Checker:
+    """Validation helpers that raise AssetError with the file and the field path."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, field, expected):
+        raise AssetError(self.path, field, expected)
+
+    def object(self, data, field, allowed, required):
+        if not isinstance(data, dict):
+            self.fail(field, f"expected a JSON object, got {type(data).__name__}")
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            self.fail(_join(field, unknown[0]), f"unknown key; expected one of {', '.join(sorted(allowed))}")
+        for key in required:
+            if key not in data:
+                self.fail(_join(field, key), "missing (required)")
+
+    def string(self, data, key, field=""):
+        value = data[key]
+        if not isinstance(value, str) or not value:
+            self.fail(_join(field, key), f"expected a non-empty string, got {value!r}")
+        return value
+
+    def number(self, data, key, field, default=None):
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            self.fail(_join(field, key), f"expected a finite number, got {value!r}")
+        return float(value)
+
+    def vector(self, data, key, field):
+        value = data.get(key, [0.0, 0.0, 0.0])
+        if (not isinstance(value, list) or len(value) != 3
+                or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) for v in value)):
+            self.fail(_join(field, key), f"expected a list of three finite numbers, got {value!r}")
+        return tuple(float(v) for v in value)
+
+    def flag(self, data, key, field):
+        value = data.get(key, True)
+        if not isinstance(value, bool):
+            self.fail(_join(field, key), f"expected true or false, got {value!r}")
+        return value
+
+
+def _join(field, key):
+    return f"{field}.{key}" if field else key
+
+
+def _clip_source(asset, check):
+    """The model's clips (name -> AnimBundle) and joint names."""
+    from panda3d.core import NodePath
+    try:
+        node = load_model_node(asset.model_path)
+    except LoadError as exc:
+        check.fail("model", f"expected a loadable glTF character: {exc}")
+    model = NodePath(node)
+    bundles = {np.node().getBundle().getName(): np.node().getBundle() for np in model.findAllMatches("**/+AnimBundleNode")}
+    joints = []
+    character = model.find("**/+Character")
+    if not character.isEmpty():
+        stack = [character.node().getBundle(0)]
+        while stack:
+            group = stack.pop()
+            if group.isOfType(_joint_type()):
+                joints.append(group.getName())
+            stack.extend(reversed([group.getChild(i) for i in range(group.getNumChildren())]))
+    return bundles, joints
+
+
+def _joint_type():
+    from panda3d.core import CharacterJoint
+    return CharacterJoint.getClassType()
+
+
+def _read_phase(check, data, field, asset, joints):
+    check.object(data, field, _PHASE_KEYS, required=("name", "start", "end"))
+    phase = WarpPhase(name=check.string(data, "name", field),
+                      start=check.number(data, "start", field), end=check.number(data, "end", field),
+                      t_offset=check.vector(data, "t_offset", field), r_offset=check.vector(data, "r_offset", field),
+                      min_rate=check.number(data, "min_rate", field, 1.0), max_rate=check.number(data, "max_rate", field, 1.0),
+                      warp_translation=check.flag(data, "warp_translation", field),
+                      warp_rotation=check.flag(data, "warp_rotation", field),
+                      axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"))
+    duration = asset.track.duration
+    if not 0.0 <= phase.start <= duration:
+        check.fail(f"{field}.start", f"expected a time inside the clip (0 to {duration:.3f} s), got {phase.start}")
+    if not 0.0 <= phase.end <= duration:
+        check.fail(f"{field}.end", f"expected a time inside the clip (0 to {duration:.3f} s), got {phase.end}")
+    if phase.end <= phase.start:
+        check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")
+    if asset.phases:
+        previous = asset.phases[-1]
+        if phase.start < previous.end:
+            check.fail(f"{field}.start", f"expected phases in order, not overlapping: at or after "
+                                         f"{previous.name!r} ends ({previous.end}), got {phase.start}")
+        if phase.name in (p.name for p in asset.phases):
+            check.fail(f"{field}.name", f"expected a unique phase name, {phase.name!r} is used twice")
+    if not 0.0 < phase.min_rate <= 1.0:
+        check.fail(f"{field}.min_rate", f"expected 0 < min_rate <= 1, got {phase.min_rate}")
+    if phase.max_rate < 1.0:
+        check.fail(f"{field}.max_rate", f"expected max_rate >= 1, got {phase.max_rate}")
+    axes = phase.axes
+    if not isinstance(axes, str) or not axes or set(axes) - set("xyz") or len(set(axes)) != len(axes):
+        check.fail(f"{field}.axes", f"expected some of the letters x, y, z (each once), got {axes!r}")
+    if phase.align_joint is not None and phase.align_joint not in joints:
+        check.fail(f"{field}.align_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {phase.align_joint!r}")
+    return phase
+
+
+def _prepare(asset):
+    """Compute what the runtime needs from the clip: phase motion and joint alignment offsets."""
+    fps = asset.track.fps
+    for phase in asset.phases:
+        phase.motion = PhaseMotion(asset.track, phase.start * fps, phase.end * fps)
+    aligned = [phase for phase in asset.phases if phase.align_joint]
+    if aligned:
+        from .alignment import joint_offsets
+        offsets = joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned])
+        for phase, offset in zip(aligned, offsets):
+            phase.align_offset = offset

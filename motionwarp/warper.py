@@ -1,0 +1,249 @@
+"""MotionWarper: plays a warp asset so each phase ends exactly on its target (DESIGN.md 4)."""
+import builtins
+import math
+
+import numpy as np
+from direct.showbase.MessengerGlobal import messenger
+from panda3d.core import Point3
+
+from .config import MotionWarpSettings
+from .driver import RootMotionDriver, apply_motion, track_motion
+from .errors import WarpRefused
+from .loader import clip_control
+from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp, unrotate
+
+PHASE_START = "motionwarp-phase-start"
+PHASE_END = "motionwarp-phase-end"
+FINISHED = "motionwarp-finished"
+CANCELLED = "motionwarp-cancelled"
+
+
+class MotionWarper:
+    """Root motion plus warping for one Actor, in a task late in the frame.
+
+    Every frame the task calls `actor.update()` (this frame's blended pose), moves the
+    Actor by its clips' root motion and, while a warp plays, places it from clip time so
+    each phase ends exactly on its target. `taskmgr` and `render` default to `base`'s;
+    keyword arguments override the `motionwarp-*` PRC settings.
+    """
+
+    def __init__(self, actor, root_joint="root", root_mode="bone", taskmgr=None, render=None,
+                 sort=None, **settings):
+        self.actor = actor
+        self.settings = MotionWarpSettings.from_prc(task_sort=sort, **settings)
+        self.render = render if render is not None else builtins.base.render
+        self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False)
+        self._warp = None
+        self._taskmgr = taskmgr or builtins.base.taskMgr
+        self._task_name = f"motionwarp-warper-{id(self)}"
+        self._taskmgr.add(self._task, self._task_name, sort=self.settings.task_sort)
+
+    @property
+    def is_warping(self):
+        return self._warp is not None
+
+    @property
+    def play_rate(self):
+        """The play rate the warp currently wants for its clip (1.0 when idle), for users who drive playback."""
+        return self._warp.rate if self._warp else 1.0
+
+    def play(self, asset, targets, rate=1.0):
+        """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not."""
+        if self._warp is not None:
+            self.cancel()
+        warp = _Warp(self, asset, list(targets), rate)
+        warp.check()
+        warp.start()
+        self._warp = warp
+        return warp
+
+    def cancel(self):
+        """Stop the warp now: restore the play rate, stop its clip, send `motionwarp-cancelled`."""
+        if self._warp is not None:
+            self._warp.end(CANCELLED, stop_clip=True)
+
+    def destroy(self):
+        """Cancel any warp and remove the task."""
+        if self._warp is not None and not self.actor.isEmpty():
+            self.cancel()
+        self._warp = None
+        self._taskmgr.remove(self._task_name)
+
+    def _task(self, task):
+        if self.actor.isEmpty():
+            if self._warp is not None:
+                self._warp.end(CANCELLED)
+            return task.done
+        self.actor.update()
+        warp = self._warp
+        if warp is not None:
+            warp.update()
+        self.driver.update(skip=warp.asset.clip if warp is not None else None)
+        return task.cont
+
+
+class _Warp:
+    """One playing warp: its targets, the phase in progress and the clip time already applied."""
+
+    def __init__(self, warper, asset, targets, base_rate):
+        self.warper, self.asset, self.targets = warper, asset, targets
+        self.actor = warper.actor
+        self.base_rate = base_rate
+        self.rate = 1.0
+        self.track = asset.track
+        self.control = None
+        self.phase_index = 0      # the next phase to start, or the one in progress
+        self.in_phase = False
+        self.frame = 0.0          # clip frame already applied to the actor
+        self.origin = None        # (P0, R0) of the phase in progress
+        self.results = []         # per phase: target and where the actor arrived
+
+    # -- refusing what cannot work --------------------------------------------------------
+    def check(self):
+        phases, settings = self.asset.phases, self.warper.settings
+        if self.asset.root_joint != self.warper.driver.root_joint:
+            raise WarpRefused(f"asset {self.asset.clip!r} is rooted at joint {self.asset.root_joint!r}, "
+                              f"this warper drives {self.warper.driver.root_joint!r}")
+        if self.asset.clip not in self.warper.driver.tracks:
+            raise WarpRefused(f"the actor has no clip {self.asset.clip!r}")
+        if len(self.targets) != len(phases):
+            raise WarpRefused(f"asset {self.asset.clip!r} has {len(phases)} phases "
+                              f"({', '.join(p.name for p in phases)}) but {len(self.targets)} targets were given")
+        for phase, target in zip(phases, self.targets):
+            if not target.is_finite():
+                raise WarpRefused(f"target of phase {phase.name!r} is not finite: {target}")
+        if not (math.isfinite(self.base_rate) and self.base_rate > 0):
+            raise WarpRefused(f"play rate must be a positive number, got {self.base_rate}")
+        pos = np.array(self.actor.getPos())
+        quat = self.actor.getQuat()
+        frame = 0.0
+        for phase, target in zip(phases, self.targets):
+            lead = track_motion(self.track, frame, phase.motion.f0)
+            pos = pos + rotate(quat, lead.pos * self.scale)
+            quat = heading_quat(lead.h) * quat
+            goal, goal_quat = self.goal(phase, target)
+            self.check_reach(phase, pos, quat, goal, goal_quat, settings)
+            pos, quat, frame = goal, goal_quat, phase.motion.f1
+
+    def check_reach(self, phase, pos, quat, goal, goal_quat, settings):
+        clip_move = rotate(quat, phase.motion.end_displacement * self.scale)
+        need = goal - pos
+        clip_len, need_len = np.linalg.norm(clip_move), np.linalg.norm(need)
+        if phase.warp_translation and clip_len > settings.still_axis_m:
+            flat_clip, flat_need = clip_move[:2], need[:2]
+            if np.linalg.norm(flat_clip) > settings.still_axis_m and np.dot(flat_clip, flat_need) < 0:
+                raise WarpRefused(f"target of phase {phase.name!r} is behind the character "
+                                  f"({np.linalg.norm(flat_need):.2f} m back; the clip moves forward)")
+            ratio = need_len / clip_len
+            if ratio > settings.max_stretch or ratio < settings.min_stretch:
+                raise WarpRefused(f"phase {phase.name!r} needs {need_len:.2f} m where the clip moves "
+                                  f"{clip_len:.2f} m (ratio {ratio:.2f}, allowed {settings.min_stretch:g} to "
+                                  f"{settings.max_stretch:g})")
+        if phase.warp_rotation:
+            turn = angle_between(heading_quat(phase.motion.turn) * quat, goal_quat)
+            if turn > settings.max_turn_deg:
+                raise WarpRefused(f"phase {phase.name!r} needs a {turn:.0f} degree turn "
+                                  f"(allowed {settings.max_turn_deg:g})")
+
+    # -- targets --------------------------------------------------------------------------
+    @property
+    def scale(self):
+        return self.actor.getSx()
+
+    def goal(self, phase, target):
+        """Where the root must be (parent space) and how it must be rotated at the phase end."""
+        space = self.actor.getParent()
+        pos, quat = target.resolve(space, self.warper.render)
+        goal_pos = np.array(pos) + rotate(quat, phase.t_offset)
+        offset_quat = heading_quat(0)
+        offset_quat.setHpr(phase.r_offset)
+        goal_quat = offset_quat * quat
+        if phase.align_offset is not None:
+            goal_pos = goal_pos - rotate(goal_quat, np.array(phase.align_offset) * self.scale)
+        return goal_pos, goal_quat
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def start(self):
+        self.control = clip_control(self.actor, self.asset.clip)
+        self.actor.setPlayRate(self.base_rate, self.asset.clip)
+        self.warper.driver.play(self.asset.clip)
+        self.frame = self.control.getFullFframe()
+
+    def end(self, event, stop_clip=False):
+        self.actor.setPlayRate(self.base_rate, self.asset.clip)
+        if stop_clip:
+            self.actor.stop(self.asset.clip)
+        self.rate = 1.0
+        self.warper._warp = None
+        messenger.send(event, [self.warper, self.asset.clip])
+
+    def update(self):
+        """Apply the clip's motion from the last applied frame to now, phase by phase."""
+        part_bundle = self.actor.getPartBundle("modelRoot")
+        cur = self.control.getFullFframe()
+        if part_bundle.getControlEffect(self.control) <= 0.0 or cur < self.frame - 1e-6:
+            self.end(CANCELLED)  # another clip took over, or the clip was restarted
+            return
+        phases = self.asset.phases
+        while True:
+            if self.in_phase:
+                phase = phases[self.phase_index]
+                if cur < phase.motion.f1:
+                    self.place(phase, cur)
+                    break
+                self.place(phase, phase.motion.f1)
+                self.finish_phase(phase)
+                continue
+            next_start = phases[self.phase_index].motion.f0 if self.phase_index < len(phases) else math.inf
+            stop = min(cur, next_start)
+            apply_motion(self.actor, track_motion(self.track, self.frame, stop))
+            self.frame = stop
+            if cur < next_start:
+                break
+            self.start_phase(phases[self.phase_index])
+        self.frame = cur
+        if not self.control.isPlaying() and self.phase_index >= len(phases):
+            self.end(FINISHED)
+
+    def start_phase(self, phase):
+        self.in_phase = True
+        p0, r0 = np.array(self.actor.getPos()), self.actor.getQuat()
+        self.origin = (p0, r0)
+        goal, _ = self.goal(phase, self.targets[self.phase_index])
+        anim = np.linalg.norm(phase.motion.end_displacement * self.scale)
+        self.rate = play_rate(anim, np.linalg.norm(goal - p0), phase.min_rate, phase.max_rate,
+                              self.warper.settings.still_axis_m)
+        self.actor.setPlayRate(self.base_rate * self.rate, self.asset.clip)
+        messenger.send(PHASE_START, [self.warper, phase.name, self.phase_index])
+
+    def finish_phase(self, phase):
+        self.frame = phase.motion.f1
+        goal, goal_quat = self.goal(phase, self.targets[self.phase_index])
+        self.results.append({"name": phase.name, "target": goal, "target_quat": goal_quat,
+                             "arrived": np.array(self.actor.getPos()), "arrived_quat": self.actor.getQuat(),
+                             "play_rate": self.rate})
+        self.in_phase = False
+        self.phase_index += 1
+        self.rate = 1.0
+        self.actor.setPlayRate(self.base_rate, self.asset.clip)
+        messenger.send(PHASE_END, [self.warper, phase.name, self.phase_index - 1])
+
+    def place(self, phase, frame):
+        """Put the actor where the phase puts it at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)."""
+        p0, r0 = self.origin
+        goal, goal_quat = self.goal(phase, self.targets[self.phase_index])
+        motion, scale = phase.motion, self.scale
+        warp = unrotate(r0, goal - p0) - motion.end_displacement * scale
+        if not phase.warp_translation:
+            warp[:] = 0.0
+        for axis, letter in enumerate("xyz"):
+            if letter not in phase.axes:
+                warp[axis] = 0.0
+        weights = axis_weights(motion, frame, warp / max(scale, 1e-9), self.warper.settings.still_axis_m)
+        self.actor.setPos(Point3(*(p0 + rotate(r0, motion.displacement(frame) * scale + warp * weights))))
+        u = (frame - motion.f0) / (motion.f1 - motion.f0)
+        if phase.warp_rotation:
+            self.actor.setQuat(slerp(r0, goal_quat, u))
+        else:
+            turn = self.track.heading(frame) - self.track.heading(motion.f0)
+            self.actor.setQuat(heading_quat(turn) * r0)

@@ -1,0 +1,70 @@
+"""The warp math of DESIGN.md 4, free of Panda3D tasks: weights, targets, rates, slerp."""
+import math
+
+import numpy as np
+from panda3d.core import LQuaternion, Vec3
+
+
+def smoothstep(u):
+    u = min(max(u, 0.0), 1.0)
+    return u * u * (3.0 - 2.0 * u)
+
+
+def axis_weights(motion, frame, warp, still):
+    """w(t) per axis: travel fraction S_a(t)/S_a(t1), blended toward a smooth time weight
+    where the clip barely moves on that axis compared to the warp `warp` it must carry."""
+    u = (frame - motion.f0) / (motion.f1 - motion.f0)
+    time_w = smoothstep(u)
+    travel, total = motion.travel(frame), motion.total
+    weights = np.empty(3)
+    for axis in range(3):
+        motion_w = travel[axis] / total[axis] if total[axis] > 1e-9 else 0.0
+        trust = (total[axis] - still) / max(0.5 * abs(warp[axis]), still)
+        trust = min(max(trust, 0.0), 1.0)
+        weights[axis] = trust * motion_w + (1.0 - trust) * time_w
+    return weights
+
+
+def play_rate(anim_distance, actual_distance, min_rate, max_rate, still):
+    """clamp(anim / actual, min, max); 1.0 when the clip barely moves in the phase."""
+    if anim_distance < still:
+        return 1.0
+    return min(max(anim_distance / max(actual_distance, 1e-6), min_rate), max_rate)
+
+
+def slerp(q0, q1, u):
+    """Spherical interpolation between unit quaternions, along the shorter arc."""
+    a = np.array([q0.getR(), q0.getI(), q0.getJ(), q0.getK()])
+    b = np.array([q1.getR(), q1.getI(), q1.getJ(), q1.getK()])
+    dot = float(np.dot(a, b))
+    if dot < 0.0:
+        b, dot = -b, -dot
+    if dot > 0.9995:
+        out = a + (b - a) * u
+    else:
+        theta = math.acos(min(dot, 1.0))
+        out = (math.sin((1.0 - u) * theta) * a + math.sin(u * theta) * b) / math.sin(theta)
+    out /= np.linalg.norm(out)
+    return LQuaternion(*out)
+
+
+def heading_quat(h):
+    quat = LQuaternion()
+    quat.setHpr(Vec3(h, 0, 0))
+    return quat
+
+
+def rotate(quat, vector):
+    """Rotate a numpy 3-vector by a quaternion."""
+    return np.array(quat.xform(Vec3(*vector)))
+
+
+def unrotate(quat, vector):
+    """Rotate a numpy 3-vector by the inverse of a quaternion."""
+    return np.array(quat.conjugate().xform(Vec3(*vector)))
+
+
+def angle_between(q0, q1):
+    """Angle in degrees of the rotation taking q0 to q1."""
+    dot = abs(q0.getR() * q1.getR() + q0.getI() * q1.getI() + q0.getJ() * q1.getJ() + q0.getK() * q1.getK())
+    return math.degrees(2.0 * math.acos(min(dot, 1.0)))

@@ -1,0 +1,122 @@
+"""Warp asset files: loading computes the phases' root motion; every bad field is named."""
+import json
+import math
+import os
+
+import pytest
+
+from motionwarp import AssetError, WarpAsset
+
+from .gltf_samples import two_bone_quad
+
+
+@pytest.fixture
+def model(tmp_path):
+    """A 1 s clip: 2 m forward, up 0.5 m and back down, nothing sideways."""
+    times = [0.0, 0.5, 1.0]
+    two_bone_quad(tmp_path / "hop.glb", {"hop": [("root", "translation", times, [[0, 0, 0], [0, 1, 0.5], [0, 2, 0]])]})
+    return tmp_path
+
+
+def good():
+    return {"format": "motionwarp.asset/1", "model": "hop.glb", "clip": "hop", "root_joint": "root",
+            "phases": [{"name": "rise", "start": 0.0, "end": 0.5, "t_offset": [0, -0.1, 0],
+                        "r_offset": [0, 0, 0], "min_rate": 0.5, "max_rate": 1.5},
+                       {"name": "land", "start": 0.5, "end": 1.0}]}
+
+
+def write(folder, data, name="hop.warp.json"):
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_load_computes_total_root_motion_per_phase(base, model):
+    asset = WarpAsset.load(write(model, good()))
+    rise, land = asset.phases
+    assert rise.total_root_motion == pytest.approx((0.0, 1.0, 0.5), abs=1e-5)
+    assert land.total_root_motion == pytest.approx((0.0, 1.0, 0.5), abs=1e-5)
+    assert asset.duration == pytest.approx(1.0)
+    assert rise.t_offset == (0.0, -0.1, 0.0) and land.min_rate == 1.0
+
+
+def test_save_round_trips_and_is_atomic(base, model, monkeypatch):
+    path = write(model, good())
+    asset = WarpAsset.load(path)
+    asset.phases[0].t_offset = (0.0, -0.2, 0.05)
+    asset.save()
+    again = WarpAsset.load(path)
+    assert again.phases[0].t_offset == (0.0, -0.2, 0.05)
+    before = path.read_text()
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+    monkeypatch.setattr(os, "replace", broken_replace)
+    asset.phases[0].t_offset = (9.0, 9.0, 9.0)
+    with pytest.raises(OSError):
+        asset.save()
+    assert path.read_text() == before
+    assert sorted(p.name for p in model.iterdir()) == ["hop.glb", "hop.warp.json"]
+
+
+def edit(change):
+    data = good()
+    change(data)
+    return data
+
+
+BAD = {
+    "format": (lambda d: d.update(format="motionwarp.asset/2"), "format: expected 'motionwarp.asset/1'"),
+    "unknown top key": (lambda d: d.update(speed=2), "speed: unknown key"),
+    "missing clip": (lambda d: d.pop("clip"), "clip: missing"),
+    "model not found": (lambda d: d.update(model="nope.glb"), "model: expected a loadable glTF character"),
+    "clip not in model": (lambda d: d.update(clip="vault"), "clip: expected a clip of hop.glb: hop"),
+    "root joint": (lambda d: d.update(root_joint="pelvis"), "root_joint: expected a joint of hop.glb"),
+    "root mode": (lambda d: d.update(root_mode="hips"), "root_mode: expected one of"),
+    "phases empty": (lambda d: d.update(phases=[]), "phases: expected a non-empty list"),
+    "phase not object": (lambda d: d["phases"].__setitem__(0, 3), r"phases\[0\]: expected a JSON object"),
+    "phase unknown key": (lambda d: d["phases"][0].update(speed=1), r"phases\[0\].speed: unknown key"),
+    "phase missing end": (lambda d: d["phases"][1].pop("end"), r"phases\[1\].end: missing"),
+    "name empty": (lambda d: d["phases"][0].update(name=""), r"phases\[0\].name: expected a non-empty string"),
+    "start not number": (lambda d: d["phases"][0].update(start="0.1"), r"phases\[0\].start: expected a finite number"),
+    "start is bool": (lambda d: d["phases"][0].update(start=True), r"phases\[0\].start: expected a finite number"),
+    "start outside clip": (lambda d: d["phases"][0].update(start=-0.1), r"phases\[0\].start: expected a time inside the clip"),
+    "end outside clip": (lambda d: d["phases"][1].update(end=1.5), r"phases\[1\].end: expected a time inside the clip \(0 to 1.000 s\)"),
+    "end before start": (lambda d: d["phases"][0].update(end=0.0), r"phases\[0\].end: expected a time after start"),
+    "overlap": (lambda d: d["phases"][1].update(start=0.4), r"phases\[1\].start: expected phases in order, not overlapping"),
+    "duplicate name": (lambda d: d["phases"][1].update(name="rise"), r"phases\[1\].name: expected a unique phase name"),
+    "min rate zero": (lambda d: d["phases"][0].update(min_rate=0), r"phases\[0\].min_rate: expected 0 < min_rate <= 1"),
+    "min rate above one": (lambda d: d["phases"][0].update(min_rate=1.2), r"phases\[0\].min_rate: expected 0 < min_rate <= 1"),
+    "max rate below one": (lambda d: d["phases"][0].update(max_rate=0.9), r"phases\[0\].max_rate: expected max_rate >= 1"),
+    "t_offset length": (lambda d: d["phases"][0].update(t_offset=[0, 1]), r"phases\[0\].t_offset: expected a list of three finite numbers"),
+    "t_offset nan": (lambda d: d["phases"][0].update(t_offset=[0, math.nan, 0]), r"phases\[0\].t_offset: expected a list of three finite"),
+    "r_offset text": (lambda d: d["phases"][0].update(r_offset="0 0 0"), r"phases\[0\].r_offset: expected a list of three finite"),
+    "warp_translation": (lambda d: d["phases"][0].update(warp_translation="yes"), r"phases\[0\].warp_translation: expected true or false"),
+    "warp_rotation": (lambda d: d["phases"][0].update(warp_rotation=1), r"phases\[0\].warp_rotation: expected true or false"),
+    "axes": (lambda d: d["phases"][0].update(axes="xw"), r"phases\[0\].axes: expected some of the letters x, y, z"),
+    "axes repeated": (lambda d: d["phases"][0].update(axes="xx"), r"phases\[0\].axes: expected some of the letters"),
+    "align joint": (lambda d: d["phases"][0].update(align_joint="hand_l"), r"phases\[0\].align_joint: expected a joint of hop.glb: root, bone"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_each_bad_field_is_named(base, model, case):
+    change, message = BAD[case]
+    path = write(model, edit(change))
+    with pytest.raises(AssetError, match=message) as caught:
+        WarpAsset.load(path)
+    assert str(caught.value).startswith(str(path))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "is not valid JSON"),
+    ("[1, 2]", "expected a JSON object, got list"),
+])
+def test_unreadable_files(base, model, text, message):
+    with pytest.raises(AssetError, match=message):
+        WarpAsset.load(write(model, text))
+
+
+def test_missing_file(base, model):
+    with pytest.raises(AssetError, match="ghost.warp.json: file not found"):
+        WarpAsset.load(model / "ghost.warp.json")
