@@ -3,6 +3,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import tempfile
 
 from .errors import AssetError, LoadError
@@ -125,7 +126,7 @@ class WarpAsset:
     def save(self, path=None):
         """Write the asset atomically: the old file stays intact if anything fails."""
         path = os.fspath(path or self.path)
-        text = json.dumps(self.to_dict(), indent=2) + "\n"
+        text = _dumps(self.to_dict())
         folder = os.path.dirname(os.path.abspath(path))
         handle, temp = tempfile.mkstemp(prefix=".warp-", suffix=".tmp", dir=folder)
         try:
@@ -143,6 +144,12 @@ class WarpAsset:
     def refresh(self):
         """Recompute phase motion after editing times (validates the edited values too)."""
         return WarpAsset.from_dict(self.to_dict(), self.path)
+
+
+def _dumps(data):
+    """JSON with two-space indents and each number list on one line, for readable diffs."""
+    text = json.dumps(data, indent=2)
+    return re.sub(r"\[\s+([-0-9.e, \n]+?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
 
 
 class _Checker:

@@ -126,19 +126,23 @@ class _Warp:
             pos, quat, frame = goal, goal_quat, phase.motion.f1
 
     def check_reach(self, phase, pos, quat, goal, goal_quat, settings):
-        clip_move = rotate(quat, phase.motion.end_displacement * self.scale)
-        need = goal - pos
-        clip_len, need_len = np.linalg.norm(clip_move), np.linalg.norm(need)
+        """Refuse a target behind a forward clip, or a ground distance too far from the clip's.
+
+        Height is not limited here: providers pick the clip whose authored height fits.
+        """
+        flat_clip = rotate(quat, phase.motion.end_displacement * self.scale)[:2]
+        flat_need = (goal - pos)[:2]
+        clip_len, need_len = np.linalg.norm(flat_clip), np.linalg.norm(flat_need)
         if phase.warp_translation and clip_len > settings.still_axis_m:
-            flat_clip, flat_need = clip_move[:2], need[:2]
-            if np.linalg.norm(flat_clip) > settings.still_axis_m and np.dot(flat_clip, flat_need) < 0:
+            ahead = np.dot(flat_clip, flat_need) / clip_len
+            if ahead < -settings.still_axis_m:
                 raise WarpRefused(f"target of phase {phase.name!r} is behind the character "
-                                  f"({np.linalg.norm(flat_need):.2f} m back; the clip moves forward)")
+                                  f"({-ahead:.2f} m back; the clip moves forward)")
             ratio = need_len / clip_len
             if ratio > settings.max_stretch or ratio < settings.min_stretch:
-                raise WarpRefused(f"phase {phase.name!r} needs {need_len:.2f} m where the clip moves "
-                                  f"{clip_len:.2f} m (ratio {ratio:.2f}, allowed {settings.min_stretch:g} to "
-                                  f"{settings.max_stretch:g})")
+                raise WarpRefused(f"phase {phase.name!r} needs {need_len:.2f} m over the ground where the clip "
+                                  f"moves {clip_len:.2f} m (ratio {ratio:.2f}, allowed {settings.min_stretch:g} "
+                                  f"to {settings.max_stretch:g})")
         if phase.warp_rotation:
             turn = angle_between(heading_quat(phase.motion.turn) * quat, goal_quat)
             if turn > settings.max_turn_deg:
@@ -219,7 +223,7 @@ class _Warp:
     def finish_phase(self, phase):
         self.frame = phase.motion.f1
         goal, goal_quat = self.goal(phase, self.targets[self.phase_index])
-        self.results.append({"name": phase.name, "target": goal, "target_quat": goal_quat,
+        self.results.append({"name": phase.name, "origin": self.origin[0], "target": goal, "target_quat": goal_quat,
                              "arrived": np.array(self.actor.getPos()), "arrived_quat": self.actor.getQuat(),
                              "play_rate": self.rate})
         self.in_phase = False

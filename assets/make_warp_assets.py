@@ -1,0 +1,79 @@
+"""Derive the shipped warp assets from the mannequin's contact ground truth.
+
+Each phase ends at a contact event of the authored clip (hands plant, hands release, feet
+land; for a mantle, hands grab the ledge), and its `t_offset` is where the root is at that
+moment relative to the target point a provider finds in a level (the box's near top edge,
+its far top edge, the landing point 1 m past the far face; the ledge's top edge). Played
+against the authored obstacle, every warp is then the identity.
+
+    python assets/make_warp_assets.py        # rewrites assets/*.warp.json
+"""
+import json
+import pathlib
+import sys
+
+ASSETS = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(ASSETS.parent))
+
+from motionwarp import WarpAsset, WarpPhase  # noqa: E402
+from motionwarp.loader import load_model_node  # noqa: E402
+from motionwarp.rootmotion import track_for  # noqa: E402
+
+MODEL = "mannequin.glb"
+LANDING_PAST_FAR_FACE = 1.0
+RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
+
+
+def clip_track(clip):
+    from panda3d.core import NodePath
+    model = NodePath(load_model_node(ASSETS / MODEL))
+    bundles = {n.node().getBundle().getName(): n.node().getBundle() for n in model.findAllMatches("**/+AnimBundleNode")}
+    return track_for(bundles[clip], "root", clip=clip)
+
+
+def root_at(track, seconds):
+    return [float(v) for v in track.origin_pos + track.position(seconds * track.fps)]
+
+
+def phase(name, start, end, track, target):
+    root = root_at(track, end)
+    offset = tuple(round(r - t, 4) for r, t in zip(root, target))
+    low, high = RATES[name]
+    return WarpPhase(name, round(start, 4), round(end, 4), t_offset=offset, min_rate=low, max_rate=high)
+
+
+def contact_events(clip):
+    hands = [c for c in clip["contacts"] if c["joint"].startswith("hand")]
+    grab, release = min(c["start"] for c in hands), max(c["end"] for c in hands)
+    landings = [c["start"] for c in clip["contacts"] if c["joint"].startswith("foot") and c["start"] > release]
+    return grab, release, (min(landings) if landings else None)
+
+
+def vault(clip, track):
+    box = clip["obstacle"]
+    near, far, top = box["min"][1], box["max"][1], box["max"][2]
+    plant, release, land = contact_events(clip)
+    return [phase("close_edge", 0.0, plant, track, (0.0, near, top)),
+            phase("far_edge", plant, release, track, (0.0, far, top)),
+            phase("landing", release, land, track, (0.0, far + LANDING_PAST_FAR_FACE, 0.0))]
+
+
+def mantle(clip, track):
+    box = clip["obstacle"]
+    grab, _, _ = contact_events(clip)
+    return [phase("ledge_top", 0.0, grab, track, (0.0, box["min"][1], box["max"][2]))]
+
+
+def main():
+    contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
+    for name, build in (("vault", vault), ("mantle", mantle), ("mantle_high", mantle)):
+        track = clip_track(name)
+        asset = WarpAsset(model=MODEL, clip=name, root_joint="root", phases=build(contacts[name], track))
+        path = ASSETS / f"{name}.warp.json"
+        asset.save(path)
+        WarpAsset.load(path)  # validate what was written
+        print(f"wrote {path.name}: " + ", ".join(f"{p.name} {p.start:.2f}-{p.end:.2f}s" for p in asset.phases))
+
+
+if __name__ == "__main__":
+    main()

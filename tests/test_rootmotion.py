@@ -1,0 +1,146 @@
+"""Root motion: extraction, stripping once per shared bundle, and a frame-rate-independent driver."""
+import json
+import math
+
+import numpy as np
+import pytest
+from panda3d.core import Point3
+
+from motionwarp import RootMotionDriver, load_actor
+from motionwarp.loader import clip_control
+from motionwarp.rootmotion import find_channel
+
+from .conftest import ASSETS, MANNEQUIN, run_for, step
+from .gltf_samples import two_bone_quad
+
+CONTACTS = json.loads((ASSETS / "mannequin.contacts.json").read_text())
+
+
+@pytest.fixture
+def make_walker(base):
+    """Make Actors with a RootMotionDriver; everything is cleaned up after the test."""
+    made = []
+
+    def make(path=MANNEQUIN):
+        actor = load_actor(path)
+        actor.reparentTo(base.render)
+        driver = RootMotionDriver(actor, taskmgr=base.taskMgr)
+        made.append((actor, driver))
+        return actor, driver
+    yield make
+    for actor, driver in made:
+        driver.destroy()
+        actor.cleanup()
+        actor.removeNode()
+
+
+def walk_for(base, make_walker, seconds, dt, hitch_at=None, rate=1.0):
+    actor, driver = make_walker()
+    driver.loop("walk")
+    actor.setPlayRate(rate, "walk")
+    step(base, dt)  # the frame on which the loop starts: no motion yet
+    elapsed = 0.0
+    while elapsed < seconds - 1e-9:
+        frame = 0.25 if hitch_at is not None and abs(elapsed - hitch_at) < dt / 2 else dt
+        frame = min(frame, seconds - elapsed)
+        step(base, frame)
+        elapsed += frame
+    return actor, driver
+
+
+def expected_walk(driver, seconds):
+    """Where 'seconds' of looping walk take the root, straight from the extracted track."""
+    track = driver.tracks["walk"]
+    first, last = driver.loop_range("walk")
+    cycle = last + 1 - first
+    frames = seconds * track.fps
+    cycles, rest = divmod(frames, cycle)
+    return cycles * track.position(cycle) + track.position(rest)
+
+
+def test_walk_clip_has_the_authored_speed(base, make_walker):
+    _, driver = make_walker()
+    track = driver.tracks["walk"]
+    speed = track.positions[-1][1] / track.duration
+    assert 1.2 < speed < 1.6
+    np.testing.assert_allclose(track.positions[-1][:3], CONTACTS["clips"]["walk"]["root_end"][:3], atol=1e-3)
+
+
+@pytest.mark.parametrize("fps, hitch_at", [(20, None), (60, None), (240, None), (60, 1.5)])
+def test_walk_distance_does_not_depend_on_frame_rate(base, make_walker, fps, hitch_at):
+    actor, driver = walk_for(base, make_walker, 3.0, 1.0 / fps, hitch_at)
+    expected = expected_walk(driver, 3.0)
+    assert (actor.getPos() - Point3(*expected)).length() < 1e-3
+    assert expected[1] > 3.0  # several loops were crossed (3 s at ~1.4 m/s)
+
+
+def test_loop_crossing_several_times_keeps_going_forward(base, make_walker):
+    actor, driver = make_walker()
+    driver.loop("walk")
+    step(base, 1 / 60)
+    ys = []
+    for _ in range(60 * 4):
+        step(base, 1 / 60)
+        ys.append(actor.getY())
+    assert all(b >= a - 1e-6 for a, b in zip(ys, ys[1:])), "walk root motion went backwards at a loop seam"
+    assert ys[-1] == pytest.approx(expected_walk(driver, 4.0)[1], abs=1e-3)
+
+
+def test_blend_half_walk_half_idle_moves_half_as_far(base, make_walker):
+    actor, driver = make_walker()
+    actor.enableBlend()
+    driver.loop("walk")
+    driver.loop("idle")
+    actor.setControlEffect("walk", 0.5)
+    actor.setControlEffect("idle", 0.5)
+    step(base, 1 / 60)
+    run_for(base, 2.0, 1 / 60)
+    assert actor.getY() == pytest.approx(expected_walk(driver, 2.0)[1] / 2, abs=1e-3)
+
+
+def test_play_rate_two_covers_the_same_ground_in_half_the_time(base, make_walker):
+    fast, _ = walk_for(base, make_walker, 1.5, 1 / 60, rate=2.0)
+    fast_end = fast.getPos()
+    slow, _ = walk_for(base, make_walker, 3.0, 1 / 60, rate=1.0)
+    assert (fast_end - slow.getPos()).length() < 1e-3
+
+
+def test_non_looping_clip_stops_moving_when_it_ends(base, make_walker):
+    actor, driver = make_walker()
+    driver.play("vault")
+    step(base, 1 / 60)
+    run_for(base, driver.tracks["vault"].duration + 0.5, 1 / 60)
+    end = actor.getPos()
+    run_for(base, 1.0, 1 / 60)
+    assert (actor.getPos() - end).length() == 0.0
+    np.testing.assert_allclose(list(end), CONTACTS["clips"]["vault"]["root_end"][:3], atol=2e-3)
+
+
+def test_two_actors_of_one_model_both_move_and_the_clip_is_stripped_once(base, make_walker):
+    first, first_driver = make_walker()
+    second, second_driver = make_walker()
+    assert first_driver.tracks["walk"] is second_driver.tracks["walk"]
+    second.setX(2.0)
+    for driver in (first_driver, second_driver):
+        driver.loop("walk")
+    step(base, 1 / 60)
+    run_for(base, 2.0, 1 / 60)
+    assert first.getY() == pytest.approx(second.getY(), abs=1e-6)
+    assert first.getY() == pytest.approx(expected_walk(first_driver, 2.0)[1], abs=1e-3)
+    channel = find_channel(clip_control(first, "walk").getAnim(), "root")
+    assert list(channel.getTable("y")) == [0.0]  # the pose plays in place
+
+
+def test_root_heading_turns_the_actor(base, make_walker, tmp_path):
+    quarter = [math.cos(math.radians(45)), 0, 0, math.sin(math.radians(45))]
+    path = two_bone_quad(tmp_path / "turn.glb", {"turn": [
+        ("root", "translation", [0.0, 1.0], [[0, 0, 0], [0, 2.0, 0]]),
+        ("root", "rotation", [0.0, 1.0], [[1, 0, 0, 0], quarter])]})
+    actor, driver = make_walker(path)
+    actor.setH(90)
+    driver.play("turn")
+    step(base, 1 / 60)
+    run_for(base, 1.5, 1 / 60)
+    # The clip goes 2 m along its own +Y; the actor faced world -X, so it ends at x = -2.
+    assert (actor.getH() - 180.0 + 180.0) % 360.0 - 180.0 == pytest.approx(0.0, abs=1e-3)
+    assert (actor.getPos() - Point3(-2, 0, 0)).length() < 1e-4
