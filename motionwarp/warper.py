@@ -75,11 +75,15 @@ class MotionWarper:
                 self._warp.end(CANCELLED)
             return task.done
         self.actor.update()
+        self.step()
+        return task.cont
+
+    def step(self):
+        """Move the actor for this frame: warp (if playing) plus the root motion of other clips."""
         warp = self._warp
         if warp is not None:
             warp.update()
         self.driver.update(skip=warp.asset.clip if warp is not None else None)
-        return task.cont
 
 
 class _Warp:

@@ -1,0 +1,139 @@
+"""Warp math edge cases on a synthetic clip: still axes, up-and-down curves, bone alignment."""
+import itertools
+import json
+
+import numpy as np
+import pytest
+from panda3d.core import NodePath, Point3
+
+from motionwarp import MotionWarper, WarpAsset, WarpTarget, load_actor
+from motionwarp.warpmath import axis_weights
+
+from .conftest import ASSETS, MANNEQUIN
+from .gltf_samples import two_bone_quad
+from .test_warper import DEPTHS, DISTANCES, HEIGHTS, LEDGE_DISTANCES, LEDGES, assert_exact_arrival
+from .warp_helpers import WarpRun, ledge_targets, vault_targets
+
+
+@pytest.fixture
+def hop(tmp_path):
+    """A 1 s clip that goes 2 m forward and up 0.5 m and back down: no sideways motion at all."""
+    two_bone_quad(tmp_path / "hop.glb", {"hop": [
+        ("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0, 1, 0.5], [0, 2, 0]])]})
+    data = {"format": "motionwarp.asset/1", "model": "hop.glb", "clip": "hop", "root_joint": "root",
+            "phases": [{"name": "hop", "start": 0.0, "end": 1.0, "min_rate": 0.5, "max_rate": 2.0}]}
+    (tmp_path / "hop.warp.json").write_text(json.dumps(data))
+    return WarpAsset.load(tmp_path / "hop.warp.json")
+
+
+@pytest.fixture
+def hop_rig(base, hop):
+    actor = load_actor(hop.model_path)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    yield actor, warper, hop
+    warper.destroy()
+    actor.cleanup()
+    actor.removeNode()
+
+
+@pytest.mark.parametrize("fps", [20, 60, 144])
+def test_axis_without_clip_motion_still_reaches_its_target(base, hop_rig, fps):
+    actor, warper, hop = hop_rig
+    xs = []
+    run = WarpRun(base, warper, hop, [WarpTarget(Point3(0.6, 2.0, 0.0))], fps)
+    assert_exact_arrival(run)
+    xs = [p[0] for p in run.positions]
+    assert max(xs) == pytest.approx(0.6, abs=1e-3)
+    assert all(b >= a - 1e-9 for a, b in zip(xs, xs[1:])), "sideways warp went back and forth"
+
+
+@pytest.mark.parametrize("end_z", [0.3, -0.2, 0.0])
+def test_up_and_down_curve_arrives_exactly(base, hop_rig, end_z):
+    actor, warper, hop = hop_rig
+    run = WarpRun(base, warper, hop, [WarpTarget(Point3(0.0, 2.5, end_z))], 60, hitch_seed=11)
+    assert_exact_arrival(run)
+    motion = hop.phases[0].motion
+    weights = [axis_weights(motion, f, np.array([0.0, 0.5, end_z]), 0.02) for f in np.linspace(motion.f0, motion.f1, 61)]
+    assert all(0.0 <= w[2] <= 1.0 for w in weights)
+    assert all(b[2] >= a[2] - 1e-12 for a, b in zip(weights, weights[1:])), "vertical weight not monotonic"
+
+
+def hand_aligned(asset_name, phase_name, joint="hand_l"):
+    """The shipped asset with `phase_name` aligning `joint`, its offset from the contact ground truth:
+    where the hand touched relative to the obstacle's near top edge (the phase's target point)."""
+    clip = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"][asset_name]
+    data = json.loads((ASSETS / f"{asset_name}.warp.json").read_text())
+    phase = next(p for p in data["phases"] if p["name"] == phase_name)
+    contact = min((c for c in clip["contacts"] if c["joint"] == joint), key=lambda c: abs(c["start"] - phase["end"]))
+    edge = [0.0, clip["obstacle"]["min"][1], clip["obstacle"]["max"][2]]
+    phase["align_joint"] = joint
+    phase["t_offset"] = [p - e for p, e in zip(contact["pos"], edge)]
+    return WarpAsset.from_dict(data, str(ASSETS / f"{asset_name}.warp.json")), phase["t_offset"]
+
+
+class HandProbe:
+    """Measures where a joint is at the end of a phase, on a second actor posed at that clip time."""
+
+    def __init__(self, base, actor, asset, phase_index, joint):
+        self.probe = load_actor(MANNEQUIN)
+        self.probe.reparentTo(base.render)
+        self.joint = self.probe.exposeJoint(None, "modelRoot", joint)
+        self.actor, self.asset, self.index, self.base = actor, asset, phase_index, base
+        self.hits = []
+        base.accept("motionwarp-phase-end", self.measure)
+
+    def measure(self, warper, name, index):
+        if index != self.index:
+            return
+        self.probe.setTransform(self.actor.getTransform())
+        self.probe.pose(self.asset.clip, self.asset.phases[index].motion.f1)
+        self.probe.update(force=True)
+        self.hits.append(np.array(self.joint.getPos(self.base.render)))
+
+    def close(self):
+        self.base.ignoreAll()
+        self.probe.cleanup()
+        self.probe.removeNode()
+
+
+@pytest.fixture
+def rig(base):
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    yield actor, warper
+    warper.destroy()
+    actor.cleanup()
+    actor.removeNode()
+
+
+def test_vault_hand_lands_on_the_near_edge_for_every_box(base, rig):
+    actor, warper = rig
+    asset, offset = hand_aligned("vault", "close_edge")
+    probe = HandProbe(base, actor, asset, 0, "hand_l")
+    try:
+        for height, depth, distance in itertools.product(HEIGHTS, DEPTHS, DISTANCES):
+            actor.setPosHpr(0, 0, 0, 0, 0, 0)
+            run = WarpRun(base, warper, asset, vault_targets(height, depth, distance), 60, hitch_seed=5)
+            assert_exact_arrival(run)
+            edge = np.array([0.0, distance, height])
+            assert np.linalg.norm(probe.hits[-1] - (edge + offset)) < 0.01, (height, depth, distance)
+    finally:
+        probe.close()
+
+
+@pytest.mark.parametrize("name", ["mantle", "mantle_high"])
+def test_mantle_hand_grabs_the_ledge_for_every_height(base, rig, name):
+    actor, warper = rig
+    asset, offset = hand_aligned(name, "ledge_top")
+    probe = HandProbe(base, actor, asset, 0, "hand_l")
+    try:
+        for height, distance in itertools.product(LEDGES, LEDGE_DISTANCES):
+            actor.setPosHpr(0, 0, 0, 0, 0, 0)
+            run = WarpRun(base, warper, asset, ledge_targets(height, distance), 60, hitch_seed=5)
+            assert_exact_arrival(run)
+            edge = np.array([0.0, distance, height])
+            assert np.linalg.norm(probe.hits[-1] - (edge + offset)) < 0.01, (height, distance)
+    finally:
+        probe.close()
