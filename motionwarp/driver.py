@@ -1,5 +1,4 @@
 """Drive an Actor's NodePath by the root motion of the clips it plays (DESIGN.md 3)."""
-import numpy as np
 from panda3d.core import ClockObject, PartBundle
 
 from . import rootmotion
@@ -30,6 +29,7 @@ class RootMotionDriver:
             self.tracks[clip] = rootmotion.extract_and_strip(bundle, root_joint, root_mode, projected_yaw, clip)
             self._closed[clip] = rootmotion.is_closed_loop(bundle, root_joint)
         self._part_bundle = actor.getPartBundle("modelRoot")
+        self._controls = [(clip, clip_control(actor, clip)) for clip in self.tracks]
         self._ranges = {}
         self._prev_frames = {}
         self._prev_time = None
@@ -85,8 +85,8 @@ class RootMotionDriver:
 
     def blended_motion(self, dt, skip=None):
         """The effect-weighted root motion of all clips since the last update, or None."""
-        total_weight, pos, heading = 0.0, np.zeros(3), 0.0
-        for clip, control in self._controls():
+        total_weight, pos, heading = 0.0, [0.0, 0.0, 0.0], 0.0
+        for clip, control in self._controls:
             effect = self._part_bundle.getControlEffect(control)
             if effect <= 0.0 or clip == skip:
                 self._prev_frames[clip] = control.getFullFframe()
@@ -95,17 +95,15 @@ class RootMotionDriver:
             if step is None:
                 continue
             total_weight += effect
-            pos += effect * step.pos
+            for axis in range(3):
+                pos[axis] += effect * step.pos[axis]
             heading += effect * step.h
         if total_weight <= 0.0:
             return None
         if self._part_bundle.getBlendType() != PartBundle.BT_linear:
-            pos, heading = pos / total_weight, heading / total_weight  # Panda3D normalises the pose too
+            pos, heading = [v / total_weight for v in pos], heading / total_weight  # Panda3D normalises the pose too
         return Motion(pos, heading)
 
-    def _controls(self):
-        for clip in self.tracks:
-            yield clip, self.actor.getAnimControl(clip)
 
     def clip_motion(self, clip, control, dt):
         """Root motion of one clip from its previous to its current clip time (loops unwrapped)."""
@@ -129,7 +127,8 @@ class RootMotionDriver:
 def track_motion(track, start, end, wraps=0, loop_start=0, loop_end=None):
     """Motion from frame `start` to frame `end` of a track, crossing the loop seam `wraps` times."""
     def at(frame):
-        return Motion(track.position(frame), track.heading(frame))
+        x, y, z, h = track.sample(frame)
+        return Motion((x, y, z), h)
     if wraps == 0:
         return at(start).inverse() * at(end)
     seam_in, seam_out = (at(loop_end), at(loop_start)) if wraps > 0 else (at(loop_start), at(loop_end))

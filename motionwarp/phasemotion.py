@@ -1,4 +1,5 @@
 """A phase's share of a clip's root motion: displacement A(t) and cumulative travel S(t) (DESIGN.md 4)."""
+import bisect
 import math
 
 import numpy as np
@@ -22,22 +23,28 @@ class PhaseMotion:
         self.samples = np.column_stack([c * world[:, 0] - s * world[:, 1], s * world[:, 0] + c * world[:, 1], world[:, 2]])
         steps = np.abs(np.diff(self.samples, axis=0))
         self.cumulative = np.vstack([np.zeros((1, 3)), np.cumsum(steps, axis=0)])
-        self.total = self.cumulative[-1].copy()
+        #: S(t1) per axis: the phase's total root motion.
+        self.total = tuple(float(v) for v in self.cumulative[-1])
+        #: A(t1): where the clip alone takes the root over the whole phase.
+        self.end_displacement = tuple(float(v) for v in self.samples[-1])
         self.turn = track.heading(f1) - track.heading(f0)
+        # Plain-float rows for the per-frame path.
+        self._frames = [float(f) for f in self.frames]
+        self._samples = [tuple(map(float, row)) for row in self.samples]
+        self._cumulative = [tuple(map(float, row)) for row in self.cumulative]
 
-    def _interp(self, table, frame):
+    def _interp(self, rows, frame):
+        frames = self._frames
         f = min(max(frame, self.f0), self.f1)
-        return np.array([np.interp(f, self.frames, table[:, axis]) for axis in range(3)])
+        i = min(bisect.bisect_right(frames, f) - 1, len(frames) - 2)
+        a = (f - frames[i]) / (frames[i + 1] - frames[i])
+        r0, r1 = rows[i], rows[i + 1]
+        return (r0[0] + (r1[0] - r0[0]) * a, r0[1] + (r1[1] - r0[1]) * a, r0[2] + (r1[2] - r0[2]) * a)
 
     def displacement(self, frame):
-        """A at a frame (clamped to the phase)."""
-        return self._interp(self.samples, frame)
+        """A at a frame (clamped to the phase), as an (x, y, z) tuple."""
+        return self._interp(self._samples, frame)
 
     def travel(self, frame):
-        """S at a frame (clamped to the phase)."""
-        return self._interp(self.cumulative, frame)
-
-    @property
-    def end_displacement(self):
-        """A(t1): where the clip alone takes the root over the whole phase."""
-        return self.samples[-1].copy()
+        """S at a frame (clamped to the phase), as an (x, y, z) tuple."""
+        return self._interp(self._cumulative, frame)

@@ -22,7 +22,8 @@ ROOT_MODES = ("bone", "projected")
 class RootMotionTrack:
     """Root position (x, y, z, model space) and heading (degrees, unwrapped) of one clip per frame.
 
-    Values are relative to frame 0: `position(0)` is (0, 0, 0) and `heading(0)` is 0.
+    Values are relative to frame 0 (in the root's frame-0 heading): `position(0)` is (0, 0, 0)
+    and `heading(0)` is 0; `origin_pos` and `origin_h` give frame 0 in model space.
     Fractional frames interpolate linearly, like Panda3D's frame blending; frames outside
     the clip clamp to its ends.
     """
@@ -42,46 +43,36 @@ class RootMotionTrack:
             x, y = self.positions[:, 0].copy(), self.positions[:, 1].copy()
             self.positions[:, 0], self.positions[:, 1] = c * x - s * y, s * x + c * y
         self.num_frames = len(self.positions)
-        # Cumulative |delta| per axis: the monotonic "how far along the motion" measure of DESIGN.md 4.
-        steps = np.abs(np.diff(self.positions, axis=0))
-        self.travel = np.vstack([np.zeros((1, 3)), np.cumsum(steps, axis=0)])
+        # Plain-float copies for the per-frame path: numpy costs more than it saves on 3-vectors.
+        self._rows = [(float(x), float(y), float(z), float(h))
+                      for (x, y, z), h in zip(self.positions, self.headings)]
 
     @property
     def duration(self):
         """Seconds from the first to the last baked frame."""
         return (self.num_frames - 1) / self.fps
 
-    def _lerp(self, table, fframe):
-        f = min(max(fframe, 0.0), self.num_frames - 1.0)
-        i = min(int(f), self.num_frames - 2) if self.num_frames > 1 else 0
-        a = f - i
-        if self.num_frames == 1:
-            return table[0]
-        return table[i] * (1.0 - a) + table[i + 1] * a
+    def sample(self, fframe):
+        """(x, y, z, heading) at a fractional frame, clamped to the clip, as plain floats."""
+        rows = self._rows
+        last = self.num_frames - 1
+        if fframe <= 0.0 or last == 0:
+            return rows[0]
+        if fframe >= last:
+            return rows[last]
+        i = int(fframe)
+        a = fframe - i
+        r0, r1 = rows[i], rows[i + 1]
+        return (r0[0] + (r1[0] - r0[0]) * a, r0[1] + (r1[1] - r0[1]) * a,
+                r0[2] + (r1[2] - r0[2]) * a, r0[3] + (r1[3] - r0[3]) * a)
 
     def position(self, fframe):
         """Root position at a (fractional) frame, as a numpy 3-vector."""
-        return self._lerp(self.positions, fframe)
+        return np.array(self.sample(fframe)[:3])
 
     def heading(self, fframe):
         """Root heading in degrees at a (fractional) frame."""
-        return float(self._lerp(self.headings, fframe))
-
-    def cumulative(self, fframe):
-        """Cumulative per-axis |delta| from frame 0 to `fframe`."""
-        return self._lerp(self.travel, fframe)
-
-    def at_time(self, seconds):
-        """The fractional frame of a clip time in seconds."""
-        return seconds * self.fps
-
-    def relative(self, frame_a, frame_b):
-        """Motion from frame_a to frame_b in the root frame at frame_a: (numpy dx,dy,dz, dh degrees)."""
-        h_a = math.radians(self.heading(frame_a))
-        d = self.position(frame_b) - self.position(frame_a)
-        c, s = math.cos(-h_a), math.sin(-h_a)
-        local = np.array([c * d[0] - s * d[1], s * d[0] + c * d[1], d[2]])
-        return local, self.heading(frame_b) - self.heading(frame_a)
+        return self.sample(fframe)[3]
 
 
 def find_channel(bundle, joint):

@@ -4,13 +4,13 @@ import math
 
 import numpy as np
 from direct.showbase.MessengerGlobal import messenger
-from panda3d.core import Point3
+from panda3d.core import LQuaternion, Vec3
 
 from .config import MotionWarpSettings
 from .driver import RootMotionDriver, apply_motion, track_motion
 from .errors import WarpRefused
 from .loader import clip_control
-from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp, unrotate
+from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp
 
 PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
@@ -123,9 +123,10 @@ class _Warp:
         frame = 0.0
         for phase, target in zip(phases, self.targets):
             lead = track_motion(self.track, frame, phase.motion.f0)
-            pos = pos + rotate(quat, lead.pos * self.scale)
+            pos = pos + rotate(quat, np.array(lead.pos) * self.scale)
             quat = heading_quat(lead.h) * quat
             goal, goal_quat = self.goal(phase, target)
+            goal = np.array(goal)
             self.check_reach(phase, pos, quat, goal, goal_quat, settings)
             pos, quat, frame = goal, goal_quat, phase.motion.f1
 
@@ -134,7 +135,7 @@ class _Warp:
 
         Height is not limited here: providers pick the clip whose authored height fits.
         """
-        flat_clip = rotate(quat, phase.motion.end_displacement * self.scale)[:2]
+        flat_clip = rotate(quat, np.array(phase.motion.end_displacement) * self.scale)[:2]
         flat_need = (goal - pos)[:2]
         clip_len, need_len = np.linalg.norm(flat_clip), np.linalg.norm(flat_need)
         if phase.warp_translation and clip_len > settings.still_axis_m:
@@ -160,14 +161,13 @@ class _Warp:
 
     def goal(self, phase, target):
         """Where the root must be (parent space) and how it must be rotated at the phase end."""
-        space = self.actor.getParent()
-        pos, quat = target.resolve(space, self.warper.render)
-        goal_pos = np.array(pos) + rotate(quat, phase.t_offset)
-        offset_quat = heading_quat(0)
-        offset_quat.setHpr(phase.r_offset)
+        pos, quat = target.resolve(self.actor.getParent(), self.warper.render)
+        offset_quat = LQuaternion()
+        offset_quat.setHpr(Vec3(*phase.r_offset))
         goal_quat = offset_quat * quat
+        goal_pos = pos + quat.xform(Vec3(*phase.t_offset))
         if phase.align_offset is not None:
-            goal_pos = goal_pos - rotate(goal_quat, np.array(phase.align_offset) * self.scale)
+            goal_pos -= goal_quat.xform(Vec3(*phase.align_offset) * self.scale)
         return goal_pos, goal_quat
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -215,11 +215,11 @@ class _Warp:
 
     def start_phase(self, phase):
         self.in_phase = True
-        p0, r0 = np.array(self.actor.getPos()), self.actor.getQuat()
+        p0, r0 = self.actor.getPos(), self.actor.getQuat()
         self.origin = (p0, r0)
         goal, _ = self.goal(phase, self.targets[self.phase_index])
-        anim = np.linalg.norm(phase.motion.end_displacement * self.scale)
-        self.rate = play_rate(anim, np.linalg.norm(goal - p0), phase.min_rate, phase.max_rate,
+        anim = Vec3(*phase.motion.end_displacement).length() * self.scale
+        self.rate = play_rate(anim, (goal - p0).length(), phase.min_rate, phase.max_rate,
                               self.warper.settings.still_axis_m)
         self.actor.setPlayRate(self.base_rate * self.rate, self.asset.clip)
         messenger.send(PHASE_START, [self.warper, phase.name, self.phase_index])
@@ -227,7 +227,8 @@ class _Warp:
     def finish_phase(self, phase):
         self.frame = phase.motion.f1
         goal, goal_quat = self.goal(phase, self.targets[self.phase_index])
-        self.results.append({"name": phase.name, "origin": self.origin[0], "target": goal, "target_quat": goal_quat,
+        self.results.append({"name": phase.name, "origin": np.array(self.origin[0]), "target": np.array(goal),
+                             "target_quat": goal_quat,
                              "arrived": np.array(self.actor.getPos()), "arrived_quat": self.actor.getQuat(),
                              "play_rate": self.rate})
         self.in_phase = False
@@ -241,14 +242,17 @@ class _Warp:
         p0, r0 = self.origin
         goal, goal_quat = self.goal(phase, self.targets[self.phase_index])
         motion, scale = phase.motion, self.scale
-        warp = unrotate(r0, goal - p0) - motion.end_displacement * scale
-        if not phase.warp_translation:
-            warp[:] = 0.0
-        for axis, letter in enumerate("xyz"):
-            if letter not in phase.axes:
-                warp[axis] = 0.0
-        weights = axis_weights(motion, frame, warp / max(scale, 1e-9), self.warper.settings.still_axis_m)
-        self.actor.setPos(Point3(*(p0 + rotate(r0, motion.displacement(frame) * scale + warp * weights))))
+        need = r0.conjugate().xform(goal - p0)
+        end = motion.end_displacement
+        warp = [0.0, 0.0, 0.0]
+        if phase.warp_translation:
+            for axis, letter in enumerate("xyz"):
+                if letter in phase.axes:
+                    warp[axis] = need[axis] - end[axis] * scale
+        weights = axis_weights(motion, frame, [w / scale for w in warp], self.warper.settings.still_axis_m)
+        a = motion.displacement(frame)
+        local = Vec3(*(a[i] * scale + warp[i] * weights[i] for i in range(3)))
+        self.actor.setPos(p0 + r0.xform(local))
         u = (frame - motion.f0) / (motion.f1 - motion.f0)
         if phase.warp_rotation:
             self.actor.setQuat(slerp(r0, goal_quat, u))

@@ -13,15 +13,13 @@ def smoothstep(u):
 def axis_weights(motion, frame, warp, still):
     """w(t) per axis: travel fraction S_a(t)/S_a(t1), blended toward a smooth time weight
     where the clip barely moves on that axis compared to the warp `warp` it must carry."""
-    u = (frame - motion.f0) / (motion.f1 - motion.f0)
-    time_w = smoothstep(u)
+    time_w = smoothstep((frame - motion.f0) / (motion.f1 - motion.f0))
     travel, total = motion.travel(frame), motion.total
-    weights = np.empty(3)
+    weights = []
     for axis in range(3):
         motion_w = travel[axis] / total[axis] if total[axis] > 1e-9 else 0.0
-        trust = (total[axis] - still) / max(0.5 * abs(warp[axis]), still)
-        trust = min(max(trust, 0.0), 1.0)
-        weights[axis] = trust * motion_w + (1.0 - trust) * time_w
+        trust = min(max((total[axis] - still) / max(0.5 * abs(warp[axis]), still), 0.0), 1.0)
+        weights.append(trust * motion_w + (1.0 - trust) * time_w)
     return weights
 
 
@@ -34,18 +32,19 @@ def play_rate(anim_distance, actual_distance, min_rate, max_rate, still):
 
 def slerp(q0, q1, u):
     """Spherical interpolation between unit quaternions, along the shorter arc."""
-    a = np.array([q0.getR(), q0.getI(), q0.getJ(), q0.getK()])
-    b = np.array([q1.getR(), q1.getI(), q1.getJ(), q1.getK()])
-    dot = float(np.dot(a, b))
+    a = (q0.getR(), q0.getI(), q0.getJ(), q0.getK())
+    b = (q1.getR(), q1.getI(), q1.getJ(), q1.getK())
+    dot = sum(x * y for x, y in zip(a, b))
     if dot < 0.0:
-        b, dot = -b, -dot
+        b, dot = tuple(-x for x in b), -dot
     if dot > 0.9995:
-        out = a + (b - a) * u
+        wa, wb = 1.0 - u, u
     else:
         theta = math.acos(min(dot, 1.0))
-        out = (math.sin((1.0 - u) * theta) * a + math.sin(u * theta) * b) / math.sin(theta)
-    out /= np.linalg.norm(out)
-    return LQuaternion(*out)
+        wa, wb = math.sin((1.0 - u) * theta) / math.sin(theta), math.sin(u * theta) / math.sin(theta)
+    out = [wa * x + wb * y for x, y in zip(a, b)]
+    norm = math.sqrt(sum(x * x for x in out))
+    return LQuaternion(*(x / norm for x in out))
 
 
 def heading_quat(h):
@@ -57,11 +56,6 @@ def heading_quat(h):
 def rotate(quat, vector):
     """Rotate a numpy 3-vector by a quaternion."""
     return np.array(quat.xform(Vec3(*vector)))
-
-
-def unrotate(quat, vector):
-    """Rotate a numpy 3-vector by the inverse of a quaternion."""
-    return np.array(quat.conjugate().xform(Vec3(*vector)))
 
 
 def angle_between(q0, q1):
