@@ -130,6 +130,7 @@ class WarpAsset:
         folder = os.path.dirname(os.path.abspath(path))
         handle, temp = tempfile.mkstemp(prefix=".warp-", suffix=".tmp", dir=folder)
         try:
+            os.chmod(temp, _file_mode(path))  # mkstemp makes 0600 files; keep the usual permissions
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(text)
                 stream.flush()
@@ -144,6 +145,16 @@ class WarpAsset:
     def refresh(self):
         """Recompute phase motion after editing times (validates the edited values too)."""
         return WarpAsset.from_dict(self.to_dict(), self.path)
+
+
+def _file_mode(path):
+    """The permissions the saved file should have: the old file's, or the umask's default."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _dumps(data):

@@ -42,9 +42,11 @@ def test_load_computes_total_root_motion_per_phase(base, model):
 
 def test_save_round_trips_and_is_atomic(base, model, monkeypatch):
     path = write(model, good())
+    path.chmod(0o640)
     asset = WarpAsset.load(path)
     asset.phases[0].t_offset = (0.0, -0.2, 0.05)
     asset.save()
+    assert path.stat().st_mode & 0o777 == 0o640
     again = WarpAsset.load(path)
     assert again.phases[0].t_offset == (0.0, -0.2, 0.05)
     before = path.read_text()

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from panda3d.core import NodePath, Point3
+from panda3d.core import Point3
 
 from motionwarp import MotionWarper, WarpAsset, WarpTarget, load_actor
 from motionwarp.warpmath import axis_weights
@@ -40,7 +40,6 @@ def hop_rig(base, hop):
 @pytest.mark.parametrize("fps", [20, 60, 144])
 def test_axis_without_clip_motion_still_reaches_its_target(base, hop_rig, fps):
     actor, warper, hop = hop_rig
-    xs = []
     run = WarpRun(base, warper, hop, [WarpTarget(Point3(0.6, 2.0, 0.0))], fps)
     assert_exact_arrival(run)
     xs = [p[0] for p in run.positions]

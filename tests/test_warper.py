@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 import pytest
-from panda3d.core import NodePath, Point3
+from panda3d.core import Point3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
 from motionwarp.warpmath import angle_between
