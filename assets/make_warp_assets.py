@@ -1,7 +1,7 @@
 """Derive the shipped warp assets from the mannequin's contact ground truth.
 
-Each phase ends at a contact event of the authored clip (hands plant, hands release, feet
-land; for a mantle, hands grab the ledge), and its `t_offset` is where the root is at that
+Each phase ends at an event of the authored clip (hands plant on the near edge, the root
+passes over the far edge, feet land; for a mantle, hands grab the ledge), and its `t_offset` is where the root is at that
 moment relative to the target point a provider finds in a level (the box's near top edge,
 its far top edge, the landing point 1 m past the far face; the ledge's top edge). Played
 against the authored obstacle, every warp is then the identity.
@@ -42,6 +42,15 @@ def phase(name, start, end, track, target):
     return WarpPhase(name, round(start, 4), round(end, 4), t_offset=offset, min_rate=low, max_rate=high)
 
 
+def crossing_time(track, y):
+    """Clip seconds at which the root first passes `y` going forward."""
+    for frame in range(1, track.num_frames):
+        y0, y1 = track.positions[frame - 1][1], track.positions[frame][1]
+        if y0 < y <= y1:
+            return (frame - 1 + (y - y0) / (y1 - y0)) / track.fps
+    raise ValueError(f"the root of {track.clip!r} never passes y = {y}")
+
+
 def contact_events(clip):
     hands = [c for c in clip["contacts"] if c["joint"].startswith("hand")]
     grab, release = min(c["start"] for c in hands), max(c["end"] for c in hands)
@@ -52,10 +61,11 @@ def contact_events(clip):
 def vault(clip, track):
     box = clip["obstacle"]
     near, far, top = box["min"][1], box["max"][1], box["max"][2]
-    plant, release, land = contact_events(clip)
+    plant, _, land = contact_events(clip)
+    over = round(crossing_time(track, far), 2)
     return [phase("close_edge", 0.0, plant, track, (0.0, near, top)),
-            phase("far_edge", plant, release, track, (0.0, far, top)),
-            phase("landing", release, land, track, (0.0, far + LANDING_PAST_FAR_FACE, 0.0))]
+            phase("far_edge", plant, over, track, (0.0, far, top)),
+            phase("landing", over, land, track, (0.0, far + LANDING_PAST_FAR_FACE, 0.0))]
 
 
 def mantle(clip, track):
