@@ -18,7 +18,7 @@ class MotionWarpSettings:
     #: Refuse a phase whose real distance is more than this many times the clip's distance.
     max_stretch: float = 3.0
     #: Refuse a phase whose real distance is less than this fraction of the clip's distance.
-    min_stretch: float = 0.25
+    min_stretch: float = 0.1
     #: Refuse a phase whose target heading differs from the clip's by more than this (degrees).
     max_turn_deg: float = 75.0
     #: Below this many metres of clip motion an axis counts as "not moving" (time-weight fallback).
