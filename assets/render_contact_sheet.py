@@ -21,53 +21,12 @@ if REPO not in sys.path:
 CELL_W, CELL_H = 260, 330
 
 
-def _make_box(name, bmin, bmax, color):
-    """A lit, closed box GeomNode spanning bmin..bmax."""
-    from panda3d.core import (Geom, GeomNode, GeomTriangles, GeomVertexData, GeomVertexFormat,
-                              GeomVertexWriter)
-    vdata = GeomVertexData(name, GeomVertexFormat.get_v3n3c4(), Geom.UH_static)
-    vw, nw, cw = (GeomVertexWriter(vdata, c) for c in ("vertex", "normal", "color"))
-    tris = GeomTriangles(Geom.UH_static)
-    (x0, y0, z0), (x1, y1, z1) = bmin, bmax
-    faces = [
-        ((1, 0, 0), [(x1, y0, z0), (x1, y1, z0), (x1, y1, z1), (x1, y0, z1)]),
-        ((-1, 0, 0), [(x0, y1, z0), (x0, y0, z0), (x0, y0, z1), (x0, y1, z1)]),
-        ((0, 1, 0), [(x1, y1, z0), (x0, y1, z0), (x0, y1, z1), (x1, y1, z1)]),
-        ((0, -1, 0), [(x0, y0, z0), (x1, y0, z0), (x1, y0, z1), (x0, y0, z1)]),
-        ((0, 0, 1), [(x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)]),
-        ((0, 0, -1), [(x0, y1, z0), (x1, y1, z0), (x1, y0, z0), (x0, y0, z0)]),
-    ]
-    for i, (n, quad) in enumerate(faces):
-        for p in quad:
-            vw.add_data3(*p)
-            nw.add_data3(*n)
-            cw.add_data4(*color)
-        tris.add_vertices(4 * i, 4 * i + 1, 4 * i + 2)
-        tris.add_vertices(4 * i, 4 * i + 2, 4 * i + 3)
-    geom = Geom(vdata)
-    geom.add_primitive(tris)
-    node = GeomNode(name)
-    node.add_geom(geom)
-    return node
-
-
-def load_clip_actor(glb_path):
-    """The Actor with its clips: motionwarp's fixed loader when available, else a plain Actor."""
-    try:
-        from motionwarp import load_actor
-    except ImportError:
-        load_actor = None
-    if load_actor is not None:
-        return load_actor(glb_path), "motionwarp.load_actor"
-    # Fallback: plain Actor, with panda3d-gltf's LINEAR-key snap patched out for this load.
-    import gltf._converter as conv
-    from direct.actor.Actor import Actor
-    saved = conv.get_lerp_factor
-    conv.get_lerp_factor = lambda c, l, n: min(max((c - l) / (n - l), 0.0), 1.0)
-    try:
-        return Actor(glb_path), "direct.actor.Actor (lerp patched)"
-    finally:
-        conv.get_lerp_factor = saved
+def box_between(parent, name, bmin, bmax, color):
+    """A demo box spanning the corners bmin..bmax."""
+    from demo.world import add_box
+    size = [hi - lo for lo, hi in zip(bmin, bmax)]
+    bottom_centre = ((bmin[0] + bmax[0]) / 2, (bmin[1] + bmax[1]) / 2, bmin[2])
+    return add_box(parent, name, bottom_centre, size, color=color)
 
 
 PREFERRED_ORDER = ["idle", "walk", "run", "vault", "mantle", "mantle_high"]
@@ -109,14 +68,14 @@ def main(argv=None):
                         "multisamples 4\nsync-video 0")
     from direct.actor.Actor import Actor
     from direct.showbase.ShowBase import ShowBase
+    from motionwarp import load_actor
     from panda3d.core import (AmbientLight, Camera, DirectionalLight, Filename, NodePath,
                               OrthographicLens, TextNode, TransparencyAttrib)
 
     base = ShowBase()
     base.win.set_clear_color((0.93, 0.93, 0.95, 1))
     base.cam.node().set_active(False)
-    template, how = load_clip_actor(args.glb)
-    print("actor loaded with", how)
+    template = load_actor(args.glb)
     cam_dir = {"side": (1, 0, 0), "front": (0, 1, 0), "back": (0, -1, 0),
                "three_quarter": (0.8, 0.6, 0.25)}[args.view]
 
@@ -143,12 +102,10 @@ def main(argv=None):
             sun.set_hpr(60, -45, 0)
             scene.set_light(amb)
             scene.set_light(sun)
-            scene.attach_new_node(_make_box("ground", (-4, yc - 4, -0.05), (4, yc + 4, 0.0),
-                                            (0.6, 0.62, 0.6, 1)))
+            box_between(scene, "ground", (-4, yc - 4, -0.05), (4, yc + 4, 0.0), (0.6, 0.62, 0.6, 1))
             obst = info.get("obstacle")
             if obst:
-                box = scene.attach_new_node(_make_box("obstacle", obst["min"], obst["max"],
-                                                      (0.78, 0.56, 0.34, 0.6)))
+                box = box_between(scene, "obstacle", obst["min"], obst["max"], (0.78, 0.56, 0.34, 0.6))
                 box.set_transparency(TransparencyAttrib.M_alpha)
                 box.set_depth_write(False)
                 box.set_bin("transparent", 10)

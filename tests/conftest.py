@@ -54,3 +54,16 @@ def run_for(base, seconds, dt):
         frame = min(dt, seconds - elapsed)
         step(base, frame)
         elapsed += frame
+
+
+@pytest.fixture
+def rig(base):
+    """A mannequin Actor with a MotionWarper, at the origin facing +Y."""
+    from motionwarp import MotionWarper, load_actor
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    yield actor, warper
+    warper.destroy()
+    actor.cleanup()
+    actor.removeNode()

@@ -96,17 +96,6 @@ class HandProbe:
         self.probe.removeNode()
 
 
-@pytest.fixture
-def rig(base):
-    actor = load_actor(MANNEQUIN)
-    actor.reparentTo(base.render)
-    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    yield actor, warper
-    warper.destroy()
-    actor.cleanup()
-    actor.removeNode()
-
-
 def test_vault_hand_lands_on_the_near_edge_for_every_box(base, rig):
     actor, warper = rig
     asset, offset = hand_aligned("vault", "close_edge")

@@ -23,18 +23,6 @@ LEDGE_DISTANCES = [0.45, 0.5, 0.6]  # authored: 0.5 m; the clip steps only 0.1 m
 TIMINGS = [(20, None), (60, None), (144, None), (60, 7)]  # (fps, hitch seed)
 
 
-@pytest.fixture
-def rig(base):
-    """An actor with a MotionWarper, at the origin facing +Y."""
-    actor = load_actor(MANNEQUIN)
-    actor.reparentTo(base.render)
-    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    yield actor, warper
-    warper.destroy()
-    actor.cleanup()
-    actor.removeNode()
-
-
 def assert_exact_arrival(run):
     assert run.finished, "the warp did not finish"
     for phase, result in zip(run.asset.phases, run.warp.results):
