@@ -144,3 +144,24 @@ def test_root_heading_turns_the_actor(base, make_walker, tmp_path):
     # The clip goes 2 m along its own +Y; the actor faced world -X, so it ends at x = -2.
     assert (actor.getH() - 180.0 + 180.0) % 360.0 - 180.0 == pytest.approx(0.0, abs=1e-3)
     assert (actor.getPos() - Point3(-2, 0, 0)).length() < 1e-4
+
+
+def test_projected_mode_moves_by_the_hips_ground_projection(base, tmp_path):
+    """A mocap-style skeleton: the top joint is the hips, carrying travel plus a height bob."""
+    path = two_bone_quad(tmp_path / "mocap.glb", {"stride": [
+        ("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0.95], [0.1, 0.7, 0.85], [0.2, 1.4, 0.95]])]})
+    actor = load_actor(path)
+    actor.reparentTo(base.render)
+    driver = RootMotionDriver(actor, root_joint="root", root_mode="projected", taskmgr=base.taskMgr)
+    try:
+        channel = find_channel(clip_control(actor, "stride").getAnim(), "root")
+        assert list(channel.getTable("x")) == [0.0] and list(channel.getTable("y")) == [0.0]
+        assert len(channel.getTable("z")) > 1  # the hips keep their height in the pose
+        driver.play("stride")
+        step(base, 1 / 60)
+        run_for(base, 1.5, 1 / 60)
+        assert (actor.getPos() - Point3(0.2, 1.4, 0.0)).length() < 1e-4
+    finally:
+        driver.destroy()
+        actor.cleanup()
+        actor.removeNode()
