@@ -15,6 +15,8 @@ def parse_args(argv):
     parser.add_argument("--at", type=float, default=4.0, metavar="SECONDS",
                         help="simulated seconds before the screenshot (default 4)")
     parser.add_argument("--fps", type=int, default=60, help="simulation frame rate for --screenshot (default 60)")
+    parser.add_argument("--view", choices=("follow", "side"), default="follow",
+                        help="camera: behind the character (default) or beside it")
     return parser.parse_args(argv)
 
 
@@ -41,7 +43,7 @@ def main(argv=None):
     if base is None:
         return 2
     from demo.app import Demo
-    demo = Demo(base, autopilot=args.screenshot is not None)
+    demo = Demo(base, autopilot=args.screenshot is not None, view=args.view)
     if args.screenshot is None:
         base.run()
         return 0

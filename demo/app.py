@@ -29,8 +29,12 @@ class Demo:
     screenshots and unattended runs).
     """
 
-    def __init__(self, base, autopilot=False):
+    #: Camera offsets from the character, in its own frame.
+    VIEWS = {"follow": Vec3(0, -6.5, 2.8), "side": Vec3(5.5, -2.5, 1.6)}
+
+    def __init__(self, base, autopilot=False, view="follow"):
         self.base, self.autopilot = base, autopilot
+        self.view = self.VIEWS[view]
         render = base.render
         add_lights(render)
         add_ground(render)
@@ -115,8 +119,8 @@ class Demo:
         return task.cont
 
     def _place_camera(self, snap=False):
-        behind = self.base.render.getRelativeVector(self.actor, Vec3(0, -6.5, 0))
-        wanted = self.actor.getPos() + behind + Vec3(0, 0, 2.8)
+        offset = self.base.render.getRelativeVector(self.actor, Vec3(self.view.x, self.view.y, 0))
+        wanted = self.actor.getPos() + offset + Vec3(0, 0, self.view.z)
         camera = self.base.camera
         camera.setPos(wanted if snap else camera.getPos() + (wanted - camera.getPos()) * 0.1)
         camera.lookAt(self.actor.getPos() + Vec3(0, 0, 1.0))
