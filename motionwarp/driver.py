@@ -28,7 +28,7 @@ class RootMotionDriver:
             bundle = clip_control(actor, clip).getAnim()
             self.tracks[clip] = rootmotion.extract_and_strip(bundle, root_joint, root_mode, projected_yaw, clip)
             self._closed[clip] = rootmotion.is_closed_loop(bundle, root_joint)
-        self._part_bundle = actor.getPartBundle("modelRoot")
+        self.part_bundle = actor.getPartBundle("modelRoot")
         self._controls = [(clip, clip_control(actor, clip)) for clip in self.tracks]
         self._ranges = {}
         self._prev_frames = {}
@@ -87,7 +87,7 @@ class RootMotionDriver:
         """The effect-weighted root motion of all clips since the last update, or None."""
         total_weight, pos, heading = 0.0, [0.0, 0.0, 0.0], 0.0
         for clip, control in self._controls:
-            effect = self._part_bundle.getControlEffect(control)
+            effect = self.part_bundle.getControlEffect(control)
             if effect <= 0.0 or clip == skip:
                 self._prev_frames[clip] = control.getFullFframe()
                 continue
@@ -100,7 +100,7 @@ class RootMotionDriver:
             heading += effect * step.h
         if total_weight <= 0.0:
             return None
-        if self._part_bundle.getBlendType() != PartBundle.BT_linear:
+        if self.part_bundle.getBlendType() != PartBundle.BT_linear:
             pos, heading = [v / total_weight for v in pos], heading / total_weight  # Panda3D normalises the pose too
         return Motion(pos, heading)
 

@@ -187,9 +187,8 @@ class _Warp:
 
     def update(self):
         """Apply the clip's motion from the last applied frame to now, phase by phase."""
-        part_bundle = self.actor.getPartBundle("modelRoot")
         cur = self.control.getFullFframe()
-        if part_bundle.getControlEffect(self.control) <= 0.0 or cur < self.frame - 1e-6:
+        if self.warper.driver.part_bundle.getControlEffect(self.control) <= 0.0 or cur < self.frame - 1e-6:
             self.end(CANCELLED)  # another clip took over, or the clip was restarted
             return
         phases = self.asset.phases
