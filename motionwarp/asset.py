@@ -1,12 +1,12 @@
 """Warp assets: a clip plus its warping phases, loaded from and saved to `*.warp.json` (DESIGN.md 5)."""
 import dataclasses
 import json
-import math
 import os
 import re
 import tempfile
 
-from .errors import AssetError, LoadError
+from .errors import LoadError
+from .jsonfields import FieldChecker, read_json
 from .loader import load_model_node
 from .phasemotion import PhaseMotion
 from . import rootmotion
@@ -79,21 +79,12 @@ class WarpAsset:
     def load(cls, path):
         """Read, validate and prepare a `*.warp.json` file; AssetError names any bad field."""
         path = os.fspath(path)
-        try:
-            with open(path, encoding="utf-8") as stream:
-                data = json.load(stream)
-        except FileNotFoundError:
-            raise AssetError(path, "", "file not found") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise AssetError(path, "", f"cannot be read ({exc})") from None
-        except json.JSONDecodeError as exc:
-            raise AssetError(path, "", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-        return cls.from_dict(data, path)
+        return cls.from_dict(read_json(path), path)
 
     @classmethod
     def from_dict(cls, data, path="<asset>"):
         """Validate a decoded asset and compute its phases' root motion from the clip."""
-        check = _Checker(path)
+        check = FieldChecker(path)
         check.object(data, "", _TOP_KEYS, required=("format", "model", "clip", "root_joint", "phases"))
         if data["format"] != FORMAT:
             check.fail("format", f"expected {FORMAT!r}, got {data['format']!r}")
@@ -108,11 +99,8 @@ class WarpAsset:
         if asset.root_joint not in joints:
             check.fail("root_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {asset.root_joint!r}")
         asset.track = rootmotion.track_for(bundles[asset.clip], asset.root_joint, asset.root_mode, clip=asset.clip)
-        phases = data["phases"]
-        if not isinstance(phases, list) or not phases:
-            check.fail("phases", "expected a non-empty list of phases")
-        for index, phase_data in enumerate(phases):
-            asset.phases.append(_read_phase(check, phase_data, f"phases[{index}]", asset, joints))
+        for phase_data, field in check.items(data, "phases"):
+            asset.phases.append(_read_phase(check, phase_data, field, asset, joints))
         _prepare(asset)
         return asset
 
@@ -161,55 +149,6 @@ def _dumps(data):
     """JSON with two-space indents and each number list on one line, for readable diffs."""
     text = json.dumps(data, indent=2)
     return re.sub(r"\[\s+([-0-9.e, \n]+?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
-
-
-class _Checker:
-    """Validation helpers that raise AssetError with the file and the field path."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def fail(self, field, expected):
-        raise AssetError(self.path, field, expected)
-
-    def object(self, data, field, allowed, required):
-        if not isinstance(data, dict):
-            self.fail(field, f"expected a JSON object, got {type(data).__name__}")
-        unknown = sorted(set(data) - allowed)
-        if unknown:
-            self.fail(_join(field, unknown[0]), f"unknown key; expected one of {', '.join(sorted(allowed))}")
-        for key in required:
-            if key not in data:
-                self.fail(_join(field, key), "missing (required)")
-
-    def string(self, data, key, field=""):
-        value = data[key]
-        if not isinstance(value, str) or not value:
-            self.fail(_join(field, key), f"expected a non-empty string, got {value!r}")
-        return value
-
-    def number(self, data, key, field, default=None):
-        value = data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            self.fail(_join(field, key), f"expected a finite number, got {value!r}")
-        return float(value)
-
-    def vector(self, data, key, field):
-        value = data.get(key, [0.0, 0.0, 0.0])
-        if (not isinstance(value, list) or len(value) != 3
-                or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) for v in value)):
-            self.fail(_join(field, key), f"expected a list of three finite numbers, got {value!r}")
-        return tuple(float(v) for v in value)
-
-    def flag(self, data, key, field):
-        value = data.get(key, True)
-        if not isinstance(value, bool):
-            self.fail(_join(field, key), f"expected true or false, got {value!r}")
-        return value
-
-
-def _join(field, key):
-    return f"{field}.{key}" if field else key
 
 
 def _clip_source(asset, check):

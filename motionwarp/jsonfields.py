@@ -1,0 +1,79 @@
+"""Reading JSON files field by field, with errors that name the file, the field path and what was expected."""
+import json
+import math
+
+from .errors import AssetError
+
+
+def read_json(path, error=AssetError):
+    """The decoded JSON of `path`; `error(path, "", reason)` when it is missing or not JSON."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            return json.load(stream)
+    except FileNotFoundError:
+        raise error(path, "", "file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(path, "", f"cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise error(path, "", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+
+
+def join(field, key):
+    """The path of `key` inside `field`: `phases[1]` + `end` -> `phases[1].end`."""
+    return f"{field}.{key}" if field else key
+
+
+def _is_number(value):
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+class FieldChecker:
+    """Validation helpers raising `error(path, field, expected)` (an AssetError by default)."""
+
+    def __init__(self, path, error=AssetError):
+        self.path, self.error = path, error
+
+    def fail(self, field, expected):
+        raise self.error(self.path, field, expected)
+
+    def object(self, data, field, allowed, required):
+        if not isinstance(data, dict):
+            self.fail(field, f"expected a JSON object, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(allowed))
+        if unknown:
+            self.fail(join(field, unknown[0]), f"unknown key; expected one of {', '.join(sorted(allowed))}")
+        for key in required:
+            if key not in data:
+                self.fail(join(field, key), "missing (required)")
+
+    def string(self, data, key, field=""):
+        value = data[key]
+        if not isinstance(value, str) or not value:
+            self.fail(join(field, key), f"expected a non-empty string, got {value!r}")
+        return value
+
+    def number(self, data, key, field, default=None):
+        value = data.get(key, default)
+        if not _is_number(value):
+            self.fail(join(field, key), f"expected a finite number, got {value!r}")
+        return float(value)
+
+    def vector(self, data, key, field, length=3, default=None):
+        value = data.get(key, [0.0] * length if default is None else default)
+        if not isinstance(value, list) or len(value) != length or not all(_is_number(v) for v in value):
+            words = {2: "two", 3: "three"}.get(length, str(length))
+            self.fail(join(field, key), f"expected a list of {words} finite numbers, got {value!r}")
+        return tuple(float(v) for v in value)
+
+    def flag(self, data, key, field):
+        value = data.get(key, True)
+        if not isinstance(value, bool):
+            self.fail(join(field, key), f"expected true or false, got {value!r}")
+        return value
+
+    def items(self, data, key, field=""):
+        """A non-empty list under `key`, with each item's field path."""
+        value = data[key]
+        if not isinstance(value, list) or not value:
+            self.fail(join(field, key), "expected a non-empty list")
+        return [(item, f"{join(field, key)}[{index}]") for index, item in enumerate(value)]
