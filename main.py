@@ -6,11 +6,16 @@
 import argparse
 import sys
 
+import pathlib
+
 from panda3d.core import ClockObject, Filename, loadPrcFileData
+
+SCENES = pathlib.Path(__file__).resolve().parent / "scenes"
 
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description="motionwarp demo: vault and mantle with motion warping")
+    parser.add_argument("--scene", default=str(SCENES / "course.json"), help="obstacle course (default scenes/course.json)")
     parser.add_argument("--screenshot", metavar="PNG", help="render offscreen with the autopilot and save this frame")
     parser.add_argument("--at", type=float, default=4.0, metavar="SECONDS",
                         help="simulated seconds before the screenshot (default 4)")
@@ -39,11 +44,18 @@ def main(argv=None):
     if args.fps <= 0 or args.at < 0:
         print("main.py: --fps must be positive and --at not negative", file=sys.stderr)
         return 2
+    from motionwarp import MotionWarpError
+    from demo.scene import Scene
+    try:
+        scene = Scene.load(args.scene)
+    except MotionWarpError as exc:
+        print(f"main.py: {exc}", file=sys.stderr)
+        return 2
     base = open_base(offscreen=args.screenshot is not None)
     if base is None:
         return 2
     from demo.app import Demo
-    demo = Demo(base, autopilot=args.screenshot is not None, view=args.view)
+    demo = Demo(base, scene, autopilot=args.screenshot is not None, view=args.view)
     if args.screenshot is None:
         base.run()
         return 0

@@ -1,4 +1,6 @@
 """The interactive demo: walk the mannequin around a small course and vault or mantle its boxes."""
+import json
+import math
 import pathlib
 
 from direct.gui.OnscreenText import OnscreenText
@@ -7,43 +9,39 @@ from panda3d.core import TextNode, Vec3
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, load_actor
 
 from . import boxprobe
-from .world import add_box, add_ground, add_lights
+from .world import add_lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TURN_DEG_PER_S = 120.0
-AUTOPILOT_REACH = 1.1  # the autopilot takes an obstacle about where the clips were authored
 HELP = ("W / Up: walk    Shift: run    A D / Left Right: turn    Space: vault or mantle    Esc: quit")
-COURSE = [  # name, bottom-centre position, (width, depth, height), heading
-    ("crate", (0, 4, 0), (1.2, 0.6, 1.0), 0),
-    ("low wall", (-5, 5, 0), (2.4, 0.4, 0.7), 20),
-    ("long crate", (-9, 4, 0), (1.6, 1.1, 1.3), -15),
-    ("ledge", (5, 6, 0), (3.0, 2.0, 1.5), 0),
-    ("high ledge", (10, 6, 0), (3.0, 2.0, 2.0), 0),
-]
-
-
 class Demo:
-    """Keyboard control of a mannequin whose motion is root motion, warped over the course's boxes.
+    """Keyboard control of a mannequin whose motion is root motion, warped over a scene's boxes.
 
-    With `autopilot`, the character walks ahead and takes whatever is in front of it (for
-    screenshots and unattended runs).
+    With `autopilot`, the character walks the scene's waypoints and takes whatever box it
+    meets (for screenshots and unattended runs).
     """
 
     #: Camera offsets from the character, in its own frame.
     VIEWS = {"follow": Vec3(0, -6.5, 2.8), "side": Vec3(5.5, -2.5, 1.6)}
 
-    def __init__(self, base, autopilot=False, view="follow"):
-        self.base, self.autopilot = base, autopilot
+    def __init__(self, base, scene, autopilot=False, view="follow"):
+        self.base, self.scene, self.autopilot = base, scene, autopilot
         self.view = self.VIEWS[view]
+        self.waypoints = list(scene.autopilot[1:] if autopilot else [])
         render = base.render
         add_lights(render)
-        add_ground(render)
-        self.boxes = [add_box(render, name, pos, size, h) for name, pos, size, h in COURSE]
+        obstacles = scene.build(render, base.loader)
+        self.boxes = [node for node in obstacles if node.hasPythonTag("size")]
         self.actor = load_actor(ASSETS / "mannequin.glb")
         self.actor.reparentTo(render)
+        self.actor.setPos(*scene.spawn_pos)
+        self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
         self.warper = MotionWarper(self.actor, taskmgr=base.taskMgr, render=render)
         self.assets = {name: WarpAsset.load(ASSETS / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")}
+        contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
+        #: How far from the near face each clip was authored: where the autopilot starts it.
+        self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
         self.keys = dict.fromkeys(("forward", "left", "right", "run"), False)
         self.gait = None
         self._bind_keys()
@@ -72,31 +70,36 @@ class Demo:
     def _say(self, text):
         self.status.setText(text)
 
-    def interact(self):
-        """Vault or mantle the box in front of the character, or say why not."""
+    def interact(self, within=None):
+        """Vault or mantle the box in front of the character (if no farther than `within`), or say why not."""
         if self.warper.is_warping:
             return False
-        box, clip, targets = boxprobe.nearest(self.boxes, self.actor, self.base.render)
-        if box is None:
-            self._say(targets)
+        found = boxprobe.nearest(self.boxes, self.actor, self.base.render)
+        if not isinstance(found, boxprobe.Interaction):
+            self._say(found)
+            return False
+        if within is not None and found.distance > within(found.clip):
             return False
         try:
-            self.warper.play(self.assets[clip], targets)
+            self.warper.play(self.assets[found.clip], found.targets)
         except WarpRefused as refusal:
-            self._say(f"{box.getName()}: {clip} refused: {refusal.reason}")
+            self._say(f"{found.box.getName()}: {found.clip} refused: {refusal.reason}")
             return False
         self.gait = None
         return True
 
-    def _closest_face(self):
-        """Distance to the nearest box's near face along the character's path (inf when none ahead)."""
-        best = float("inf")
-        for box in self.boxes:
-            local = box.getRelativePoint(self.actor, (0, 0, 0))
-            width, depth, _ = box.getPythonTag("size")
-            if abs(local.x) < width / 2 and local.y < -depth / 2:
-                best = min(best, -depth / 2 - local.y)
-        return best
+    def _steer(self):
+        """Autopilot: head for the next waypoint, take boxes on the way, stop at the last one."""
+        while self.waypoints and (self.actor.getPos().getXy() - self.waypoints[0]).length() < 0.5:
+            self.waypoints.pop(0)
+        self.keys["forward"] = bool(self.waypoints)
+        if not self.waypoints:
+            return
+        to_go = Vec3(self.waypoints[0][0], self.waypoints[0][1], 0) - Vec3(self.actor.getX(), self.actor.getY(), 0)
+        wanted = math.degrees(math.atan2(-to_go.x, to_go.y))
+        turn = (wanted - self.actor.getH() + 180.0) % 360.0 - 180.0
+        self.keys["left"], self.keys["right"] = turn > 2.0, turn < -2.0
+        self.interact(within=self.authored_distance.get)
 
     def _set_gait(self):
         if self.warper.is_warping:
@@ -107,10 +110,8 @@ class Demo:
             self.gait = gait
 
     def _control_task(self, task):
-        if self.autopilot:
-            self.keys["forward"] = True
-            if not self.warper.is_warping and self._closest_face() <= AUTOPILOT_REACH:
-                self.interact()
+        if self.autopilot and not self.warper.is_warping:
+            self._steer()
         if not self.warper.is_warping:
             dt = self.base.clock.getDt()
             turn = (self.keys["left"] - self.keys["right"]) * TURN_DEG_PER_S * dt

@@ -9,8 +9,8 @@ class LoadError(MotionWarpError):
     """A model, clip or joint could not be loaded as asked."""
 
 
-class AssetError(MotionWarpError):
-    """A warp asset file is invalid; the message names the file and the field path."""
+class FieldError(MotionWarpError):
+    """A data file is invalid; the message names the file, the field path and what was expected."""
 
     def __init__(self, path, field, expected):
         self.path = str(path)
@@ -18,6 +18,10 @@ class AssetError(MotionWarpError):
         self.expected = expected
         where = f"{self.path}: {field}" if field else self.path
         super().__init__(f"{where}: {expected}")
+
+
+class AssetError(FieldError):
+    """A warp asset file (`*.warp.json`) is invalid."""
 
 
 class WarpRefused(MotionWarpError):

@@ -59,10 +59,14 @@ class FieldChecker:
         return float(value)
 
     def vector(self, data, key, field, length=3, default=None):
-        value = data.get(key, [0.0] * length if default is None else default)
+        """The list of `length` numbers under `key` (zeros when absent), as a tuple."""
+        return self.numbers(data.get(key, [0.0] * length if default is None else default), join(field, key), length)
+
+    def numbers(self, value, field, length):
+        """`value` checked to be a list of `length` finite numbers, as a tuple."""
         if not isinstance(value, list) or len(value) != length or not all(_is_number(v) for v in value):
             words = {2: "two", 3: "three"}.get(length, str(length))
-            self.fail(join(field, key), f"expected a list of {words} finite numbers, got {value!r}")
+            self.fail(field, f"expected a list of {words} finite numbers, got {value!r}")
         return tuple(float(v) for v in value)
 
     def flag(self, data, key, field):

@@ -37,7 +37,7 @@ def test_unknown_option_exits_2():
 
 def test_screenshot_shows_the_vault(tmp_path):
     png = tmp_path / "vault.png"
-    result = run_main("--screenshot", str(png), "--at", "2.9", env=without_display())
+    result = run_main("--screenshot", str(png), "--at", "3.6", env=without_display())
     assert result.returncode == 0, result.stderr
     assert "vault: phase far_edge" in result.stdout
     image = PNMImage(Filename.fromOsSpecific(str(png)))
@@ -45,3 +45,11 @@ def test_screenshot_shows_the_vault(tmp_path):
     width, height = image.getXSize(), image.getYSize()
     shirt = [image.getXel(x, y) for x in range(width * 2 // 5, width * 3 // 5, 4) for y in range(height // 4, height * 3 // 4, 4)]
     assert sum(1 for c in shirt if c[2] > 0.5 and c[2] > c[0] + 0.25) > 20
+
+
+def test_bad_scene_is_one_clear_line(tmp_path):
+    scene = tmp_path / "broken.json"
+    scene.write_text('{"format": "motionwarp.scene/1", "ground": {"size": [10, 10]}, "spawn": {"pos": [0, 0]}, "obstacles": []}')
+    result = run_main("--scene", str(scene), env=without_display())
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"main.py: {scene}: spawn.pos: expected a list of three finite numbers, got [0, 0]"

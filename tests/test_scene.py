@@ -1,0 +1,68 @@
+"""Scene files (DESIGN.md 6): the shipped course loads and builds; every bad field is named."""
+import copy
+import json
+
+import pytest
+
+from demo.scene import Scene, SceneError
+
+from .conftest import ROOT
+
+COURSE = ROOT / "scenes" / "course.json"
+
+
+def test_course_loads_and_builds(base):
+    scene = Scene.load(COURSE)
+    assert scene.spawn_pos == (0.0, -3.0, 0.0) and len(scene.autopilot) >= 2
+    nodes = scene.build(base.render, base.loader)
+    crate = next(n for n in nodes if n.getName() == "crate")
+    low, high = crate.getTightBounds()
+    assert tuple(high - low) == pytest.approx((1.2, 0.6, 1.0), abs=1e-4)
+    assert low.z == pytest.approx(0.0, abs=1e-6)  # pos is the centre of the bottom face
+
+
+def test_model_obstacle_path_is_relative_to_the_scene(base, tmp_path):
+    data = json.loads(COURSE.read_text())
+    (tmp_path / "rock.glb").write_bytes((ROOT / "assets" / "mannequin.glb").read_bytes())
+    data["obstacles"] = [{"name": "rock", "shape": "model", "path": "rock.glb", "pos": [4, 2, 0], "h": 30, "scale": 1.0}]
+    path = tmp_path / "rocks.json"
+    path.write_text(json.dumps(data))
+    [rock] = Scene.load(path).build(base.render, base.loader)
+    assert rock.getH() == pytest.approx(30.0) and not rock.getBounds().isEmpty()
+
+
+def change(edit):
+    data = copy.deepcopy(json.loads(COURSE.read_text()))
+    edit(data)
+    return data
+
+
+BAD = {
+    "format": (lambda d: d.update(format="scene/0"), "format: expected 'motionwarp.scene/1'"),
+    "unknown key": (lambda d: d.update(sky="blue"), "sky: unknown key"),
+    "ground size": (lambda d: d["ground"].update(size=[60, -1]), "ground.size: expected two positive sizes"),
+    "spawn heading": (lambda d: d["spawn"].update(h="north"), "spawn.h: expected a finite number"),
+    "no obstacles": (lambda d: d.update(obstacles=[]), "obstacles: expected a non-empty list"),
+    "shape": (lambda d: d["obstacles"][1].update(shape="sphere"), r"obstacles\[1\].shape: expected one of 'box', 'model'"),
+    "box size": (lambda d: d["obstacles"][0].update(size=[1, 1]), r"obstacles\[0\].size: expected a list of three finite numbers"),
+    "box without size": (lambda d: d["obstacles"][0].pop("size"), r"obstacles\[0\].size: missing \(required for a box\)"),
+    "box with path": (lambda d: d["obstacles"][0].update(path="x.glb"), r"obstacles\[0\].path: unknown key for a box"),
+    "missing model": (lambda d: d["obstacles"].append({"name": "rock", "shape": "model", "path": "no.glb", "pos": [0, 0, 0]}),
+                      r"obstacles\[6\].path: expected a model file next to the scene, 'no.glb' does not exist"),
+    "duplicate name": (lambda d: d["obstacles"][1].update(name="crate"), r"obstacles\[1\].name: expected a unique name"),
+    "waypoint": (lambda d: d.update(autopilot=[[0, 1, 2]]), r"autopilot\[0\]: expected a list of two finite numbers"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_each_bad_field_is_named(tmp_path, case):
+    edit, message = BAD[case]
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(change(edit)))
+    with pytest.raises(SceneError, match=message):
+        Scene.load(path)
+
+
+def test_missing_scene_file(tmp_path):
+    with pytest.raises(SceneError, match="nowhere.json: file not found"):
+        Scene.load(tmp_path / "nowhere.json")
