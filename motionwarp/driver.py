@@ -21,7 +21,7 @@ class RootMotionDriver:
                  taskmgr=None, sort=45, clips=None, task=True):
         require_joint(actor, root_joint)
         self.actor = actor
-        self.root_joint = root_joint
+        self.root_joint, self.root_mode = root_joint, root_mode
         self.tracks = {}
         self._closed = {}
         for clip in (clips if clips is not None else actor.getAnimNames()):

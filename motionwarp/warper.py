@@ -105,9 +105,11 @@ class _Warp:
     # -- refusing what cannot work --------------------------------------------------------
     def check(self):
         phases, settings = self.asset.phases, self.warper.settings
-        if self.asset.root_joint != self.warper.driver.root_joint:
-            raise WarpRefused(f"asset {self.asset.clip!r} is rooted at joint {self.asset.root_joint!r}, "
-                              f"this warper drives {self.warper.driver.root_joint!r}")
+        driver = self.warper.driver
+        if (self.asset.root_joint, self.asset.root_mode) != (driver.root_joint, driver.root_mode):
+            raise WarpRefused(f"asset {self.asset.clip!r} is rooted at joint {self.asset.root_joint!r} "
+                              f"({self.asset.root_mode} mode); this warper drives {driver.root_joint!r} "
+                              f"({driver.root_mode} mode)")
         if self.asset.clip not in self.warper.driver.tracks:
             raise WarpRefused(f"the actor has no clip {self.asset.clip!r}")
         if len(self.targets) != len(phases):

@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 import pytest
-from panda3d.core import Point3
+from panda3d.core import Point3, Vec3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
 from motionwarp.warpmath import angle_between
@@ -32,6 +32,16 @@ def assert_exact_arrival(run):
         assert error_deg < 0.1, f"{phase.name}: {error_deg:.3f} degrees off"
 
 
+def assert_ends_where_the_clip_takes_it_after_the_last_phase(run):
+    """Independent of the warper's own record: the actor's final place is the last target plus
+    the clip's unwarped root motion from the last phase's end to the clip's end."""
+    track, last = run.asset.track, run.asset.phases[-1]
+    rest = track.positions[-1] - track.position(last.end * track.fps)
+    quat = run.warp.results[-1]["target_quat"]
+    expected = run.warp.results[-1]["target"] + np.array(quat.xform(Vec3(*rest)))
+    assert np.linalg.norm(np.array(run.warper.actor.getPos()) - expected) < 1e-3
+
+
 def assert_rates_follow_the_formula(run, base_rate=1.0):
     for index, (phase, result) in enumerate(zip(run.asset.phases, run.warp.results)):
         anim = np.linalg.norm(phase.motion.end_displacement)
@@ -50,6 +60,7 @@ def test_vault_arrives_exactly_on_every_box(base, rig, fps, hitch_seed):
         actor.setPosHpr(0, 0, 0, 0, 0, 0)
         run = WarpRun(base, warper, VAULT, vault_targets(height, depth, distance), fps, hitch_seed)
         assert_exact_arrival(run)
+        assert_ends_where_the_clip_takes_it_after_the_last_phase(run)
         assert_rates_follow_the_formula(run)
 
 
