@@ -55,7 +55,7 @@ class Demo:
         base.accept("motionwarp-finished", lambda *args: self._set_gait())
         base.accept("motionwarp-cancelled", lambda *args: self._set_gait())
         base.accept("motionwarp-phase-start", lambda warper, name, index: self._say(
-            f"{warper._warp.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"))
+            f"{warper.current.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"))
         self._set_gait()
         self._place_camera(snap=True)
 

@@ -10,9 +10,9 @@ from .errors import AssetError, LoadError, MotionWarpError, WarpRefused
 from .loader import load_actor
 from .rootmotion import RootMotionTrack
 from .target import WarpTarget
-from .warper import MotionWarper
+from .warper import MotionWarper, Warp
 
 __all__ = [
     "AssetError", "LoadError", "MotionWarpError", "MotionWarpSettings", "MotionWarper", "RootMotionDriver",
-    "RootMotionTrack", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
+    "RootMotionTrack", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
 ]

@@ -43,6 +43,11 @@ class MotionWarper:
         return self._warp is not None
 
     @property
+    def current(self):
+        """The Warp in progress, or None."""
+        return self._warp
+
+    @property
     def play_rate(self):
         """The play rate the warp currently wants for its clip (1.0 when idle), for users who drive playback."""
         return self._warp.rate if self._warp else 1.0
@@ -51,16 +56,16 @@ class MotionWarper:
         """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not."""
         if self._warp is not None:
             self.cancel()
-        warp = _Warp(self, asset, list(targets), rate)
-        warp.check()
-        warp.start()
+        warp = Warp(self, asset, list(targets), rate)
+        warp._check()
+        warp._start()
         self._warp = warp
         return warp
 
     def cancel(self):
         """Stop the warp now: restore the play rate, stop its clip, send `motionwarp-cancelled`."""
         if self._warp is not None:
-            self._warp.end(CANCELLED, stop_clip=True)
+            self._warp._end(CANCELLED, stop_clip=True)
 
     def destroy(self):
         """Cancel any warp and remove the task."""
@@ -72,7 +77,7 @@ class MotionWarper:
     def _task(self, task):
         if self.actor.isEmpty():
             if self._warp is not None:
-                self._warp.end(CANCELLED)
+                self._warp._end(CANCELLED)
             return task.done
         self.actor.update()
         self.step()
@@ -82,12 +87,17 @@ class MotionWarper:
         """Move the actor for this frame: warp (if playing) plus the root motion of other clips."""
         warp = self._warp
         if warp is not None:
-            warp.update()
+            warp._update()
         self.driver.update(skip=warp.asset.clip if warp is not None else None)
 
 
-class _Warp:
-    """One playing warp: its targets, the phase in progress and the clip time already applied."""
+class Warp:
+    """One warp, as returned by `MotionWarper.play`: its asset, targets and progress.
+
+    `results` gets one entry per finished phase: `name`, `origin` (where the phase started),
+    `target` and `target_quat` (where it had to end, offsets included), `arrived` and
+    `arrived_quat` (where it did end), and `play_rate` (the phase's rate scale).
+    """
 
     def __init__(self, warper, asset, targets, base_rate):
         self.warper, self.asset, self.targets = warper, asset, targets
@@ -103,7 +113,7 @@ class _Warp:
         self.results = []         # per phase: target and where the actor arrived
 
     # -- refusing what cannot work --------------------------------------------------------
-    def check(self):
+    def _check(self):
         phases, settings = self.asset.phases, self.warper.settings
         driver = self.warper.driver
         if (self.asset.root_joint, self.asset.root_mode) != (driver.root_joint, driver.root_mode):
@@ -127,12 +137,12 @@ class _Warp:
             lead = track_motion(self.track, frame, phase.motion.f0)
             pos = pos + rotate(quat, np.array(lead.pos) * self.scale)
             quat = heading_quat(lead.h) * quat
-            goal, goal_quat = self.goal(phase, target)
+            goal, goal_quat = self._goal(phase, target)
             goal = np.array(goal)
-            self.check_reach(phase, pos, quat, goal, goal_quat, settings)
+            self._check_reach(phase, pos, quat, goal, goal_quat, settings)
             pos, quat, frame = goal, goal_quat, phase.motion.f1
 
-    def check_reach(self, phase, pos, quat, goal, goal_quat, settings):
+    def _check_reach(self, phase, pos, quat, goal, goal_quat, settings):
         """Refuse a target behind a forward clip, or a ground distance too far from the clip's.
 
         Height is not limited here: providers pick the clip whose authored height fits.
@@ -161,7 +171,7 @@ class _Warp:
     def scale(self):
         return self.actor.getSx()
 
-    def goal(self, phase, target):
+    def _goal(self, phase, target):
         """Where the root must be (parent space) and how it must be rotated at the phase end."""
         pos, quat = target.resolve(self.actor.getParent(), self.warper.render)
         offset_quat = LQuaternion()
@@ -173,13 +183,13 @@ class _Warp:
         return goal_pos, goal_quat
 
     # -- lifecycle ------------------------------------------------------------------------
-    def start(self):
+    def _start(self):
         self.control = clip_control(self.actor, self.asset.clip)
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         self.warper.driver.play(self.asset.clip)
         self.frame = self.control.getFullFframe()
 
-    def end(self, event, stop_clip=False):
+    def _end(self, event, stop_clip=False):
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         if stop_clip:
             self.actor.stop(self.asset.clip)
@@ -187,21 +197,21 @@ class _Warp:
         self.warper._warp = None
         messenger.send(event, [self.warper, self.asset.clip])
 
-    def update(self):
+    def _update(self):
         """Apply the clip's motion from the last applied frame to now, phase by phase."""
         cur = self.control.getFullFframe()
         if self.warper.driver.part_bundle.getControlEffect(self.control) <= 0.0 or cur < self.frame - 1e-6:
-            self.end(CANCELLED)  # another clip took over, or the clip was restarted
+            self._end(CANCELLED)  # another clip took over, or the clip was restarted
             return
         phases = self.asset.phases
         while True:
             if self.in_phase:
                 phase = phases[self.phase_index]
                 if cur < phase.motion.f1:
-                    self.place(phase, cur)
+                    self._place(phase, cur)
                     break
-                self.place(phase, phase.motion.f1)
-                self.finish_phase(phase)
+                self._place(phase, phase.motion.f1)
+                self._finish_phase(phase)
                 continue
             next_start = phases[self.phase_index].motion.f0 if self.phase_index < len(phases) else math.inf
             stop = min(cur, next_start)
@@ -209,25 +219,25 @@ class _Warp:
             self.frame = stop
             if cur < next_start:
                 break
-            self.start_phase(phases[self.phase_index])
+            self._start_phase(phases[self.phase_index])
         self.frame = cur
         if not self.control.isPlaying() and self.phase_index >= len(phases):
-            self.end(FINISHED)
+            self._end(FINISHED)
 
-    def start_phase(self, phase):
+    def _start_phase(self, phase):
         self.in_phase = True
         p0, r0 = self.actor.getPos(), self.actor.getQuat()
         self.origin = (p0, r0)
-        goal, _ = self.goal(phase, self.targets[self.phase_index])
+        goal, _ = self._goal(phase, self.targets[self.phase_index])
         anim = Vec3(*phase.motion.end_displacement).length() * self.scale
         self.rate = play_rate(anim, (goal - p0).length(), phase.min_rate, phase.max_rate,
                               self.warper.settings.still_axis_m)
         self.actor.setPlayRate(self.base_rate * self.rate, self.asset.clip)
         messenger.send(PHASE_START, [self.warper, phase.name, self.phase_index])
 
-    def finish_phase(self, phase):
+    def _finish_phase(self, phase):
         self.frame = phase.motion.f1
-        goal, goal_quat = self.goal(phase, self.targets[self.phase_index])
+        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
         self.results.append({"name": phase.name, "origin": np.array(self.origin[0]), "target": np.array(goal),
                              "target_quat": goal_quat,
                              "arrived": np.array(self.actor.getPos()), "arrived_quat": self.actor.getQuat(),
@@ -238,10 +248,10 @@ class _Warp:
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         messenger.send(PHASE_END, [self.warper, phase.name, self.phase_index - 1])
 
-    def place(self, phase, frame):
+    def _place(self, phase, frame):
         """Put the actor where the phase puts it at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)."""
         p0, r0 = self.origin
-        goal, goal_quat = self.goal(phase, self.targets[self.phase_index])
+        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
         motion, scale = phase.motion, self.scale
         need = r0.conjugate().xform(goal - p0)
         end = motion.end_displacement
