@@ -1,12 +1,9 @@
 """Warp assets: a clip plus its warping phases, loaded from and saved to `*.warp.json` (DESIGN.md 5)."""
 import dataclasses
-import json
 import os
-import re
-import tempfile
 
 from .errors import LoadError
-from .jsonfields import FieldChecker, read_json
+from .jsonfields import FieldChecker, dumps, read_json, write_text_atomic
 from .loader import load_model_node
 from .phasemotion import PhaseMotion
 from . import rootmotion
@@ -114,41 +111,12 @@ class WarpAsset:
     def save(self, path=None):
         """Write the asset atomically: the old file stays intact if anything fails."""
         path = os.fspath(path or self.path)
-        text = _dumps(self.to_dict())
-        folder = os.path.dirname(os.path.abspath(path))
-        handle, temp = tempfile.mkstemp(prefix=".warp-", suffix=".tmp", dir=folder)
-        try:
-            os.chmod(temp, _file_mode(path))  # mkstemp makes 0600 files; keep the usual permissions
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
-                stream.flush()
-                os.fsync(stream.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            if os.path.exists(temp):
-                os.unlink(temp)
-            raise
+        write_text_atomic(path, dumps(self.to_dict()))
         self.path = path
 
     def refresh(self):
         """Recompute phase motion after editing times (validates the edited values too)."""
         return WarpAsset.from_dict(self.to_dict(), self.path)
-
-
-def _file_mode(path):
-    """The permissions the saved file should have: the old file's, or the umask's default."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _dumps(data):
-    """JSON with two-space indents and each number list on one line, for readable diffs."""
-    text = json.dumps(data, indent=2)
-    return re.sub(r"\[\s+([-0-9.e, \n]+?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
 
 
 def _clip_source(asset, check):

@@ -1,6 +1,9 @@
 """Reading JSON files field by field, with errors that name the file, the field path and what was expected."""
 import json
 import math
+import os
+import re
+import tempfile
 
 from .errors import AssetError
 
@@ -81,3 +84,37 @@ class FieldChecker:
         if not isinstance(value, list) or not value:
             self.fail(join(field, key), "expected a non-empty list")
         return [(item, f"{join(field, key)}[{index}]") for index, item in enumerate(value)]
+
+
+def write_text_atomic(path, text):
+    """Write `text` to `path` through a temporary file and a rename: the old file survives any failure."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temp = tempfile.mkstemp(prefix=".motionwarp-", suffix=".tmp", dir=folder)
+    try:
+        os.chmod(temp, _file_mode(path))  # mkstemp makes 0600 files; keep the usual permissions
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+def _file_mode(path):
+    """The permissions the written file should have: the old file's, or the umask's default."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def dumps(data):
+    """JSON with two-space indents and each number list on one line, for readable diffs."""
+    text = json.dumps(data, indent=2)
+    return re.sub(r"\[\s+([-0-9.e, \n]+?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
