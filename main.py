@@ -1,49 +1,88 @@
 """motionwarp demo: walk a mannequin into boxes and watch it vault and mantle with motion warping.
 
-    python main.py                          # a window; keys are shown on screen
-    python main.py --screenshot out.png     # no window: the autopilot walks, the frame at --at is saved
+    python main.py                                   # a window; the keys are shown on screen
+    python main.py --headless --autopilot --report out.json [--screenshot out.png]
 """
 import argparse
-import sys
-
 import pathlib
+import sys
 
 from panda3d.core import ClockObject, Filename, loadPrcFileData
 
 SCENES = pathlib.Path(__file__).resolve().parent / "scenes"
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """One line and exit status 2, instead of argparse's usage block."""
+        self.exit(2, f"main.py: {message} (see --help)\n")
+
+
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description="motionwarp demo: vault and mantle with motion warping")
+    parser = _Parser(description="motionwarp demo: vault and mantle with motion warping")
     parser.add_argument("--scene", default=str(SCENES / "course.json"), help="obstacle course (default scenes/course.json)")
-    parser.add_argument("--screenshot", metavar="PNG", help="render offscreen with the autopilot and save this frame")
-    parser.add_argument("--at", type=float, default=4.0, metavar="SECONDS",
-                        help="simulated seconds before the screenshot (default 4)")
-    parser.add_argument("--fps", type=int, default=60, help="simulation frame rate for --screenshot (default 60)")
+    parser.add_argument("--headless", action="store_true", help="no window: simulate, then report or screenshot")
+    parser.add_argument("--autopilot", action="store_true", help="walk the scene's waypoints and take every box met")
+    parser.add_argument("--report", metavar="JSON", help="with --headless: write the run's report here")
+    parser.add_argument("--screenshot", metavar="PNG", help="with --headless: save a rendered frame here")
+    parser.add_argument("--at", type=float, metavar="SECONDS", help="simulated time of the screenshot (default: the end)")
+    parser.add_argument("--fps", type=int, default=60, help="simulation frame rate with --headless (default 60)")
+    parser.add_argument("--max-seconds", type=float, default=60.0, help="longest headless run (default 60)")
     parser.add_argument("--view", choices=("follow", "side"), default="follow",
                         help="camera: behind the character (default) or beside it")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if (args.report or args.screenshot or args.at is not None) and not args.headless:
+        parser.error("--report, --screenshot and --at need --headless")
+    if args.fps <= 0 or args.max_seconds <= 0 or (args.at is not None and args.at < 0):
+        parser.error("--fps and --max-seconds must be positive, --at not negative")
+    return args
 
 
-def open_base(offscreen):
+def open_base(headless, render_frames):
     """A ShowBase, or None with one line saying why there is no window."""
     loadPrcFileData("main", "window-title motionwarp demo\naudio-library-name null\nsync-video true")
-    if offscreen:
-        loadPrcFileData("main-offscreen", "load-display p3headlessgl\nwindow-type offscreen\nwin-size 960 540")
+    if headless:
+        window = "offscreen" if render_frames else "none"
+        loadPrcFileData("main-headless", f"load-display p3headlessgl\nwindow-type {window}\nwin-size 960 540")
     from direct.showbase.ShowBase import ShowBase
     try:
         return ShowBase()
     except Exception as exc:  # Panda3D raises a bare Exception when no window can be opened
-        hint = "" if offscreen else "; try --screenshot out.png to render without a display"
+        hint = "" if headless else "; try --headless --autopilot --report out.json"
         print(f"main.py: cannot open a window ({exc}: no display here?){hint}", file=sys.stderr)
         return None
 
 
+def run_headless(base, demo, args):
+    """Step the simulation at --fps until the autopilot is done (or --max-seconds); 0 on success."""
+    from demo.report import RunReport
+    report = RunReport(demo, args.scene, args.fps) if args.report else None
+    clock = ClockObject.getGlobalClock()
+    clock.setMode(ClockObject.MNonRealTime)
+    clock.setFrameRate(args.fps)
+    last_frame = round(args.max_seconds * args.fps)
+    shot_frame = round(args.at * args.fps) if args.at is not None else None
+    frames = 0
+    while frames < last_frame and frames != shot_frame and not demo.done:
+        base.taskMgr.step()
+        frames += 1
+    if args.screenshot:
+        base.graphicsEngine.renderFrame()
+        if not base.win.saveScreenshot(Filename.fromOsSpecific(args.screenshot)):
+            print(f"main.py: could not write {args.screenshot}", file=sys.stderr)
+            return 2
+    if report is not None:
+        try:
+            report.write(args.report, frames)
+        except OSError as exc:
+            print(f"main.py: could not write {args.report}: {exc}", file=sys.stderr)
+            return 2
+    print(f"{frames / args.fps:.2f} s simulated: {demo.status.getText() or 'walking'}")
+    return 0
+
+
 def main(argv=None):
     args = parse_args(argv)
-    if args.fps <= 0 or args.at < 0:
-        print("main.py: --fps must be positive and --at not negative", file=sys.stderr)
-        return 2
     from motionwarp import MotionWarpError
     from demo.scene import Scene
     try:
@@ -51,24 +90,14 @@ def main(argv=None):
     except MotionWarpError as exc:
         print(f"main.py: {exc}", file=sys.stderr)
         return 2
-    base = open_base(offscreen=args.screenshot is not None)
+    base = open_base(args.headless, render_frames=bool(args.screenshot))
     if base is None:
         return 2
     from demo.app import Demo
-    demo = Demo(base, scene, autopilot=args.screenshot is not None, view=args.view)
-    if args.screenshot is None:
-        base.run()
-        return 0
-    clock = ClockObject.getGlobalClock()
-    clock.setMode(ClockObject.MNonRealTime)
-    clock.setFrameRate(args.fps)
-    for _ in range(round(args.at * args.fps)):
-        base.taskMgr.step()
-    base.graphicsEngine.renderFrame()
-    if not base.win.saveScreenshot(Filename.fromOsSpecific(args.screenshot)):
-        print(f"main.py: could not write {args.screenshot}", file=sys.stderr)
-        return 2
-    print(f"wrote {args.screenshot} at {args.at:.2f} s: {demo.status.getText() or 'walking'}")
+    demo = Demo(base, scene, autopilot=args.autopilot, view=args.view)
+    if args.headless:
+        return run_headless(base, demo, args)
+    base.run()
     return 0
 
 

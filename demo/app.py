@@ -14,6 +14,8 @@ from .world import add_lights
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TURN_DEG_PER_S = 120.0
 HELP = ("W / Up: walk    Shift: run    A D / Left Right: turn    Space: vault or mantle    Esc: quit")
+
+
 class Demo:
     """Keyboard control of a mannequin whose motion is root motion, warped over a scene's boxes.
 
@@ -42,6 +44,10 @@ class Demo:
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
+        #: Where the autopilot gives up on a box no clip can take.
+        self.skip_distance = max(self.authored_distance.values())
+        #: Hooks for reports: on_start(interaction, warp) and on_skip(box, reason).
+        self.on_start = self.on_skip = None
         self.keys = dict.fromkeys(("forward", "left", "right", "run"), False)
         self.gait = None
         self._bind_keys()
@@ -51,13 +57,19 @@ class Demo:
         base.disableMouse()
         base.setBackgroundColor(0.62, 0.74, 0.86, 1)
         base.taskMgr.add(self._control_task, "demo-control", sort=40)  # before the warper (45)
-        base.taskMgr.add(self._camera_task, "demo-camera", sort=47)    # after it, before render (50)
+        if base.camera is not None:  # there is none with window-type none
+            base.taskMgr.add(self._camera_task, "demo-camera", sort=47)  # after the warper, before render (50)
+            self._place_camera(snap=True)
         base.accept("motionwarp-finished", lambda *args: self._set_gait())
         base.accept("motionwarp-cancelled", lambda *args: self._set_gait())
         base.accept("motionwarp-phase-start", lambda warper, name, index: self._say(
             f"{warper.current.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"))
         self._set_gait()
-        self._place_camera(snap=True)
+
+    @property
+    def done(self):
+        """True once the autopilot has reached its last waypoint and nothing is playing."""
+        return self.autopilot and not self.waypoints and not self.warper.is_warping
 
     def _bind_keys(self):
         for key, name in (("w", "forward"), ("arrow_up", "forward"), ("a", "left"), ("arrow_left", "left"),
@@ -71,22 +83,37 @@ class Demo:
         self.status.setText(text)
 
     def interact(self, within=None):
-        """Vault or mantle the box in front of the character (if no farther than `within`), or say why not."""
+        """Vault or mantle the box in front of the character, or say why not.
+
+        `within` (the autopilot's) maps a clip to the farthest distance from the near face at
+        which to start it; nothing happens farther away.
+        """
         if self.warper.is_warping:
             return False
         found = boxprobe.nearest(self.boxes, self.actor, self.base.render)
-        if not isinstance(found, boxprobe.Interaction):
-            self._say(found)
+        if found is None:
+            if within is None:  # a player pressed Space
+                self._say("nothing to vault or mantle in front")
             return False
-        if within is not None and found.distance > within(found.clip):
+        clip = getattr(found, "clip", None)
+        if within is not None and found.distance > within(clip):
             return False
+        if isinstance(found, boxprobe.Skip):
+            return self._skip(found.box, found.reason)
         try:
-            self.warper.play(self.assets[found.clip], found.targets)
+            warp = self.warper.play(self.assets[clip], found.targets)
         except WarpRefused as refusal:
-            self._say(f"{found.box.getName()}: {found.clip} refused: {refusal.reason}")
-            return False
+            return self._skip(found.box, f"{clip} refused: {refusal.reason}")
         self.gait = None
+        if self.on_start is not None:
+            self.on_start(found, warp)
         return True
+
+    def _skip(self, box, reason):
+        self._say(f"{box.getName()}: {reason}")
+        if self.on_skip is not None:
+            self.on_skip(box, reason)
+        return False
 
     def _steer(self):
         """Autopilot: head for the next waypoint, take boxes on the way, stop at the last one."""
@@ -99,7 +126,7 @@ class Demo:
         wanted = math.degrees(math.atan2(-to_go.x, to_go.y))
         turn = (wanted - self.actor.getH() + 180.0) % 360.0 - 180.0
         self.keys["left"], self.keys["right"] = turn > 2.0, turn < -2.0
-        self.interact(within=self.authored_distance.get)
+        self.interact(within=lambda clip: self.authored_distance.get(clip, self.skip_distance))
 
     def _set_gait(self):
         if self.warper.is_warping:

@@ -1,4 +1,5 @@
 """main.py as a user meets it: no display, bad options, and an offscreen screenshot of a vault."""
+import json
 import os
 import subprocess
 import sys
@@ -30,16 +31,23 @@ def test_no_display_is_one_clear_line():
     assert len(lines) == 1 and "cannot open a window" in lines[0]
 
 
-def test_unknown_option_exits_2():
-    result = run_main("--warp-speed")
-    assert result.returncode == 2 and "unrecognized arguments: --warp-speed" in result.stderr
+@pytest.mark.parametrize("args, message", [
+    (["--warp-speed"], "unrecognized arguments: --warp-speed"),
+    (["--report", "r.json"], "--report, --screenshot and --at need --headless"),
+    (["--headless", "--fps", "0"], "--fps and --max-seconds must be positive"),
+    (["--headless", "--scene", "nowhere.json"], "nowhere.json: file not found"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    result = run_main(*args, env=without_display())
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1 and message in result.stderr and result.stderr.startswith("main.py: ")
 
 
 def test_screenshot_shows_the_vault(tmp_path):
     png = tmp_path / "vault.png"
-    result = run_main("--screenshot", str(png), "--at", "3.6", env=without_display())
+    result = run_main("--headless", "--autopilot", "--screenshot", str(png), "--at", "3.6", env=without_display())
     assert result.returncode == 0, result.stderr
-    assert "vault: phase far_edge" in result.stdout
+    assert "3.60 s simulated: vault: phase far_edge" in result.stdout
     image = PNMImage(Filename.fromOsSpecific(str(png)))
     # The mannequin's blue shirt is in the middle of the frame, above the crate.
     width, height = image.getXSize(), image.getYSize()
@@ -53,3 +61,38 @@ def test_bad_scene_is_one_clear_line(tmp_path):
     result = run_main("--scene", str(scene), env=without_display())
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip() == f"main.py: {scene}: spawn.pos: expected a list of three finite numbers, got [0, 0]"
+
+
+def test_headless_report_of_the_course(tmp_path):
+    out = tmp_path / "report.json"
+    result = run_main("--headless", "--autopilot", "--report", str(out), "--fps", "30", env=without_display())
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert report["fps"] == 30 and report["sim_seconds"] == pytest.approx(report["frames"] / 30, abs=1e-3)
+    assert report["scene"].endswith("course.json")
+    taken = {(i["obstacle"], i["asset"]) for i in report["interactions"]}
+    assert taken == {("crate", "vault"), ("low wall", "vault"), ("long crate", "vault"), ("ledge", "mantle")}
+    for interaction in report["interactions"]:
+        assert interaction["completed"]
+        assert len(interaction["phases"]) == (3 if interaction["kind"] == "vault" else 1)
+        for phase in interaction["phases"]:
+            assert phase["error_m"] < 1e-3 and phase["error_deg"] < 0.1
+            assert 0.5 <= phase["play_rate"] <= 1.6
+    ledge = next(i for i in report["interactions"] if i["obstacle"] == "ledge")
+    assert ledge["final_pos"][2] == pytest.approx(1.5, abs=0.01)  # standing on top
+    assert report["skipped"] == []
+
+
+def test_headless_report_names_what_was_skipped(tmp_path):
+    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]},
+                          {"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}]
+    scene["autopilot"] = [[0, -3], [0, 12]]
+    path = tmp_path / "walls.json"
+    path.write_text(json.dumps(scene))
+    out = tmp_path / "report.json"
+    result = run_main("--headless", "--autopilot", "--scene", str(path), "--report", str(out), env=without_display())
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert [(i["obstacle"], i["asset"]) for i in report["interactions"]] == [("platform", "mantle_high")]
+    assert report["skipped"] == [{"obstacle": "tower", "reason": "too high to vault (3.0 m > 1.45 m) or mantle (3.0 m > 2.25 m)"}]

@@ -1,0 +1,67 @@
+"""The headless run's report (DESIGN.md 8): every interaction with its phases' errors, every skip."""
+import math
+import os
+
+from motionwarp.jsonfields import dumps, write_text_atomic
+from motionwarp.warpmath import angle_between
+
+
+def _vec(values):
+    return [round(float(v), 4) for v in values]
+
+
+def _heading(quat):
+    return round(float(quat.getHpr()[0]), 3)
+
+
+class RunReport:
+    """Listens to a Demo and its warper and collects the report of a run."""
+
+    def __init__(self, demo, scene_path, fps):
+        self.demo, self.scene_path, self.fps = demo, scene_path, fps
+        self.interactions, self.skipped = [], []
+        self._open = None  # (record, warp) of the interaction in progress
+        demo.on_start, demo.on_skip = self._started, self._skipped
+        demo.base.accept("motionwarp-finished", self._ended, [True])
+        demo.base.accept("motionwarp-cancelled", self._ended, [False])
+
+    def _started(self, interaction, warp):
+        width, depth, height = interaction.box.getPythonTag("size")
+        record = {"obstacle": interaction.box.getName(), "kind": "vault" if interaction.clip == "vault" else "mantle",
+                  "asset": interaction.clip, "obstacle_height": round(height, 4), "obstacle_depth": round(depth, 4),
+                  "completed": False, "final_pos": None, "phases": []}
+        self.interactions.append(record)
+        self._open = (record, warp)
+
+    def _skipped(self, box, reason):
+        name = box.getName()
+        if all(s["obstacle"] != name for s in self.skipped):
+            self.skipped.append({"obstacle": name, "reason": reason})
+
+    def _ended(self, completed, warper, clip):
+        if self._open is None:
+            return
+        record, warp = self._open
+        self._open = None
+        record["completed"] = completed
+        record["final_pos"] = _vec(warper.actor.getPos(self.demo.base.render))
+        for result in warp.results:
+            error_m = math.dist(result["arrived"], result["target"])
+            record["phases"].append({
+                "name": result["name"], "target": _vec(result["target"]), "arrived": _vec(result["arrived"]),
+                "error_m": round(error_m, 6), "target_h": _heading(result["target_quat"]),
+                "arrived_h": _heading(result["arrived_quat"]),
+                "error_deg": round(angle_between(result["arrived_quat"], result["target_quat"]), 4),
+                "play_rate": round(result["play_rate"], 4)})
+
+    def to_dict(self, frames):
+        # Interactions the autopilot later managed are not skips.
+        taken = {r["obstacle"] for r in self.interactions if r["completed"]}
+        scene = os.path.relpath(self.scene_path)
+        return {"scene": scene if not scene.startswith("..") else os.path.abspath(self.scene_path),
+                "fps": self.fps, "frames": frames,
+                "sim_seconds": round(frames / self.fps, 4), "interactions": self.interactions,
+                "skipped": [s for s in self.skipped if s["obstacle"] not in taken]}
+
+    def write(self, path, frames):
+        write_text_atomic(path, dumps(self.to_dict(frames)))
