@@ -53,11 +53,14 @@ class MotionWarper:
         return self._warp.rate if self._warp else 1.0
 
     def play(self, asset, targets, rate=1.0):
-        """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not."""
-        if self._warp is not None:
-            self.cancel()
+        """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
+
+        A warp already playing is cancelled, unless this one is refused.
+        """
         warp = Warp(self, asset, list(targets), rate)
         warp._check()
+        if self._warp is not None:
+            self.cancel()
         warp._start()
         self._warp = warp
         return warp

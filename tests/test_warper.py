@@ -203,3 +203,15 @@ def test_refusals_carry_a_reason(base, rig, targets, reason):
     with pytest.raises(WarpRefused, match=reason):
         warper.play(VAULT, targets)
     assert not warper.is_warping
+
+
+def test_a_refused_play_leaves_the_running_warp_alone(base, rig):
+    actor, warper = rig
+    start_and_step(base, warper, VAULT, vault_targets(1.0, 0.6, 1.0), 0.2)
+    running = warper.current
+    with pytest.raises(WarpRefused):
+        warper.play(VAULT, vault_targets(1.0, 0.6, -2.0))
+    assert warper.current is running
+    while warper.is_warping:
+        step(base, 1 / 60)
+    assert len(running.results) == 3
