@@ -38,3 +38,12 @@ class MotionWarpSettings:
             if value is not None:
                 setattr(settings, name, value)
         return settings
+
+
+def from_base(name):
+    """`base.<name>` (taskMgr, render, ...) for components whose caller did not inject one."""
+    import builtins
+    base = getattr(builtins, "base", None)
+    if base is None:
+        raise RuntimeError(f"no ShowBase: pass {name} explicitly or create a ShowBase first")
+    return getattr(base, name)

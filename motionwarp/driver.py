@@ -2,6 +2,7 @@
 from panda3d.core import ClockObject, PartBundle
 
 from . import rootmotion
+from .config import MotionWarpSettings, from_base
 from .loader import clip_control, require_joint
 from .motion import Motion
 
@@ -18,7 +19,7 @@ class RootMotionDriver:
     """
 
     def __init__(self, actor, root_joint="root", root_mode="bone", projected_yaw=False,
-                 taskmgr=None, sort=45, clips=None, task=True):
+                 taskmgr=None, sort=None, clips=None, task=True):
         require_joint(actor, root_joint)
         self.actor = actor
         self.root_joint, self.root_mode = root_joint, root_mode
@@ -37,8 +38,8 @@ class RootMotionDriver:
         self._taskmgr = None
         self._task_name = f"motionwarp-rootmotion-{id(self)}"
         if task:
-            self._taskmgr = taskmgr or _default_taskmgr()
-            self._taskmgr.add(self._task, self._task_name, sort=sort)
+            self._taskmgr = taskmgr or from_base("taskMgr")
+            self._taskmgr.add(self._task, self._task_name, sort=MotionWarpSettings.from_prc(task_sort=sort).task_sort)
 
     def destroy(self):
         """Stop driving the actor (the clips stay stripped: other Actors may share them)."""
@@ -141,8 +142,3 @@ def apply_motion(nodepath, motion):
     nodepath.setPos(nodepath, *motion.pos)
     if motion.h:
         nodepath.setH(nodepath, motion.h)
-
-
-def _default_taskmgr():
-    import builtins
-    return builtins.base.taskMgr

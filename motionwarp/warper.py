@@ -1,12 +1,11 @@
 """MotionWarper: plays a warp asset so each phase ends exactly on its target (DESIGN.md 4)."""
-import builtins
 import math
 
 import numpy as np
 from direct.showbase.MessengerGlobal import messenger
 from panda3d.core import LQuaternion, Vec3
 
-from .config import MotionWarpSettings
+from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver, apply_motion, track_motion
 from .errors import WarpRefused
 from .loader import clip_control
@@ -31,10 +30,10 @@ class MotionWarper:
                  sort=None, **settings):
         self.actor = actor
         self.settings = MotionWarpSettings.from_prc(task_sort=sort, **settings)
-        self.render = render if render is not None else builtins.base.render
+        self.render = render if render is not None else from_base("render")
         self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False)
         self._warp = None
-        self._taskmgr = taskmgr or builtins.base.taskMgr
+        self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-warper-{id(self)}"
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.task_sort)
 
