@@ -1,6 +1,7 @@
 """Load a glTF character into a `direct.actor.Actor`, with its clips baked correctly."""
 import dataclasses
 import os
+import struct
 
 from direct.actor.Actor import Actor
 from gltf import GltfSettings
@@ -36,7 +37,7 @@ def load_model_node(path, gltf_settings=None):
     if key not in _model_cache:
         try:
             _model_cache[key] = _gltf_fix.convert(path, settings)
-        except (ValueError, KeyError, IndexError, UnicodeDecodeError, RuntimeError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError, RuntimeError, struct.error) as exc:
             raise LoadError(f"{path}: not a readable glTF file ({type(exc).__name__}: {exc})") from exc
     return _model_cache[key]
 

@@ -73,6 +73,13 @@ def test_not_gltf(base, tmp_path):
         load_actor(path)
 
 
+def test_truncated_glb(base, tmp_path):
+    path = tmp_path / "cut.glb"
+    path.write_bytes(b"glTF\x02\x00\x00\x00")
+    with pytest.raises(LoadError, match="cut.glb: not a readable glTF file"):
+        load_actor(path)
+
+
 def test_model_without_skeleton(base, tmp_path):
     with pytest.raises(LoadError, match="has no skeleton"):
         load_actor(static_mesh(tmp_path / "tri.gltf"))
