@@ -1,10 +1,7 @@
 """Bone alignment: where a joint (a hand) sits relative to the root at a clip time."""
-import math
-
-import numpy as np
-
 from . import rootmotion
 from .loader import clip_control, load_actor
+from .motion import Motion
 
 
 def joint_offsets(asset, requests):
@@ -24,12 +21,10 @@ def joint_offsets(asset, requests):
             exposed = actor.exposeJoint(None, "modelRoot", joint)
             actor.pose(asset.clip, frame)
             actor.update(force=True)
-            joint_pos = np.array(exposed.getPos(actor))
+            joint = Motion(tuple(exposed.getPos(actor)))
             exposed.removeNode()
-            root_pos, root_h = (np.zeros(3), 0.0) if stripped else _absolute_root(track, frame)
-            c, s = math.cos(math.radians(-root_h)), math.sin(math.radians(-root_h))
-            d = joint_pos - root_pos
-            offsets.append((c * d[0] - s * d[1], s * d[0] + c * d[1], d[2]))
+            root = Motion() if stripped else _absolute_root(track, frame)
+            offsets.append((root.inverse() * joint).pos)
         return offsets
     finally:
         actor.cleanup()
@@ -37,9 +32,6 @@ def joint_offsets(asset, requests):
 
 
 def _absolute_root(track, frame):
-    """Root position and heading at `frame` in model space (tracks are stored relative to frame 0)."""
-    h0 = math.radians(track.origin_h)
-    rel = track.position(frame)
-    c, s = math.cos(h0), math.sin(h0)
-    pos = track.origin_pos + np.array([c * rel[0] - s * rel[1], s * rel[0] + c * rel[1], rel[2]])
-    return pos, track.origin_h + track.heading(frame)
+    """The root at `frame` in model space (tracks are stored relative to frame 0)."""
+    x, y, z, h = track.sample(frame)
+    return Motion(track.origin_pos, track.origin_h) * Motion((x, y, z), h)

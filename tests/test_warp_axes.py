@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from panda3d.core import Point3
 
-from motionwarp import MotionWarper, WarpAsset, WarpTarget, load_actor
+from motionwarp import MotionWarper, RootMotionDriver, WarpAsset, WarpTarget, load_actor
 from motionwarp.warpmath import axis_weights
 
 from .conftest import ASSETS, MANNEQUIN
@@ -125,3 +125,22 @@ def test_mantle_hand_grabs_the_ledge_for_every_height(base, rig, name):
             assert np.linalg.norm(probe.hits[-1] - (edge + offset)) < 0.01, (height, distance)
     finally:
         probe.close()
+
+
+def test_align_offset_is_the_same_before_and_after_stripping(base, tmp_path):
+    """The joint offset is relative to the root, whether or not the clip still holds its root motion."""
+    turned = [0.9659258, 0, 0, 0.2588190]  # 30 degrees heading at the start
+    two_bone_quad(tmp_path / "reach.glb", {"reach": [
+        ("root", "translation", [0.0, 1.0], [[0.5, 0.2, 0], [0.5, 2.2, 0.3]]),
+        ("root", "rotation", [0.0, 1.0], [turned, [1, 0, 0, 0]]),
+        ("bone", "translation", [0.0, 1.0], [[0, 0, 1], [0.2, 0.3, 1.2]])]})
+    data = {"format": "motionwarp.asset/1", "model": "reach.glb", "clip": "reach", "root_joint": "root",
+            "phases": [{"name": "reach", "start": 0.2, "end": 0.8, "align_joint": "bone"}]}
+    before = WarpAsset.from_dict(data, str(tmp_path / "reach.warp.json")).phases[0].align_offset
+    actor = load_actor(tmp_path / "reach.glb")
+    driver = RootMotionDriver(actor, task=False)  # strips the shared clip
+    after = WarpAsset.from_dict(data, str(tmp_path / "reach.warp.json")).phases[0].align_offset
+    assert np.allclose(before, after, atol=1e-5)
+    assert np.allclose(after, (0.16, 0.24, 1.16), atol=1e-5)  # the bone's own translation at 0.8 s
+    driver.destroy()
+    actor.cleanup()
