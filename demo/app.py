@@ -4,19 +4,22 @@ import math
 import pathlib
 
 from direct.gui.OnscreenText import OnscreenText
+from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode, Vec3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, load_actor
 
 from . import boxprobe
-from .world import add_lights
+from .curves import CurvePanel
+from .tuner import AssetTuner
+from .world import add_lights, remove_lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TURN_DEG_PER_S = 120.0
 HELP = ("W / Up: walk    Shift: run    A D / Left Right: turn    Space: vault or mantle    Esc: quit")
 
 
-class Demo:
+class Demo(DirectObject):
     """Keyboard control of a mannequin whose motion is root motion, warped over a scene's boxes.
 
     With `autopilot`, the character walks the scene's waypoints and takes whatever box it
@@ -26,7 +29,8 @@ class Demo:
     #: Camera offsets from the character, in its own frame.
     VIEWS = {"follow": Vec3(0, -6.5, 2.8), "side": Vec3(5.5, -2.5, 1.6)}
 
-    def __init__(self, base, scene, autopilot=False, view="follow"):
+    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS):
+        super().__init__()
         self.base, self.scene, self.autopilot = base, scene, autopilot
         self.view = self.VIEWS[view]
         self.waypoints = list(scene.autopilot[1:] if autopilot else [])
@@ -40,7 +44,9 @@ class Demo:
         self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
         self.warper = MotionWarper(self.actor, taskmgr=base.taskMgr, render=render)
-        self.assets = {name: WarpAsset.load(ASSETS / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")}
+        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")}
+        self.tuner = AssetTuner(self.assets)
+        self.curves = CurvePanel(base.aspect2d)
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
@@ -53,16 +59,18 @@ class Demo:
         self._bind_keys()
         self.status = OnscreenText(text="", pos=(-1.3, -0.9), scale=0.05, align=TextNode.ALeft,
                                    fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), mayChange=True)
-        OnscreenText(text=HELP, pos=(-1.3, 0.92), scale=0.045, align=TextNode.ALeft, fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1))
+        self.help = OnscreenText(text=HELP, pos=(-1.3, 0.92), scale=0.045, align=TextNode.ALeft, fg=(1, 1, 1, 1),
+                                 shadow=(0, 0, 0, 1))
         base.disableMouse()
         base.setBackgroundColor(0.62, 0.74, 0.86, 1)
-        base.taskMgr.add(self._control_task, "demo-control", sort=40)  # before the warper (45)
+        self.addTask(self._control_task, "demo-control", sort=40)  # before the warper (45)
+        self.addTask(self._hud_task, "demo-hud", sort=48)          # after it, before render (50)
         if base.camera is not None:  # there is none with window-type none
-            base.taskMgr.add(self._camera_task, "demo-camera", sort=47)  # after the warper, before render (50)
+            self.addTask(self._camera_task, "demo-camera", sort=47)
             self._place_camera(snap=True)
-        base.accept("motionwarp-finished", lambda *args: self._set_gait())
-        base.accept("motionwarp-cancelled", lambda *args: self._set_gait())
-        base.accept("motionwarp-phase-start", lambda warper, name, index: self._say(
+        self.accept("motionwarp-finished", lambda *args: self._set_gait())
+        self.accept("motionwarp-cancelled", lambda *args: self._set_gait())
+        self.accept("motionwarp-phase-start", lambda warper, name, index: self._say(
             f"{warper.current.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"))
         self._set_gait()
 
@@ -74,10 +82,10 @@ class Demo:
     def _bind_keys(self):
         for key, name in (("w", "forward"), ("arrow_up", "forward"), ("a", "left"), ("arrow_left", "left"),
                           ("d", "right"), ("arrow_right", "right"), ("shift", "run")):
-            self.base.accept(key, self.keys.__setitem__, [name, True])
-            self.base.accept(f"{key}-up", self.keys.__setitem__, [name, False])
-        self.base.accept("space", self.interact)
-        self.base.accept("escape", self.base.userExit)
+            self.accept(key, self.keys.__setitem__, [name, True])
+            self.accept(f"{key}-up", self.keys.__setitem__, [name, False])
+        self.accept("space", self.interact)
+        self.accept("escape", self.base.userExit)
 
     def _say(self, text):
         self.status.setText(text)
@@ -156,3 +164,27 @@ class Demo:
     def _camera_task(self, task):
         self._place_camera()
         return task.cont
+
+    def _hud_task(self, task):
+        """The curve panel shows the warp in progress with its clip time, else the tuned asset."""
+        warp = self.warper.current
+        if warp is None:
+            self.curves.show(self.tuner.asset)
+            self.curves.set_time(None)
+        else:
+            self.curves.show(warp.asset)
+            self.curves.set_time(warp.control.getFullFframe() / warp.track.fps)
+        return task.cont
+
+    def destroy(self):
+        """Remove everything the demo added (tasks, handlers, HUD, the character)."""
+        self.ignoreAll()
+        self.removeAllTasks()
+        self.tuner.destroy()
+        self.curves.destroy()
+        self.status.destroy()
+        self.help.destroy()
+        self.warper.destroy()
+        self.actor.cleanup()
+        self.actor.removeNode()
+        remove_lights(self.base.render)

@@ -2,6 +2,8 @@
 import math
 import os
 
+from direct.showbase.DirectObject import DirectObject
+
 from motionwarp.jsonfields import dumps, write_text_atomic
 from motionwarp.warpmath import angle_between
 
@@ -14,16 +16,17 @@ def _heading(quat):
     return round(float(quat.getHpr()[0]), 3)
 
 
-class RunReport:
+class RunReport(DirectObject):
     """Listens to a Demo and its warper and collects the report of a run."""
 
     def __init__(self, demo, scene_path, fps):
+        super().__init__()
         self.demo, self.scene_path, self.fps = demo, scene_path, fps
         self.interactions, self.skipped = [], []
         self._open = None  # (record, warp) of the interaction in progress
         demo.on_start, demo.on_skip = self._started, self._skipped
-        demo.base.accept("motionwarp-finished", self._ended, [True])
-        demo.base.accept("motionwarp-cancelled", self._ended, [False])
+        self.accept("motionwarp-finished", self._ended, [True])
+        self.accept("motionwarp-cancelled", self._ended, [False])
 
     def _started(self, interaction, warp):
         width, depth, height = interaction.box.getPythonTag("size")

@@ -61,10 +61,20 @@ def add_box(parent, name, pos, size, h=0.0, color=(0.62, 0.45, 0.28, 1)):
     return box
 
 
+def remove_lights(render):
+    """Undo add_lights."""
+    render.clearLight()
+    render.clearShader()
+    for light in render.findAllMatches("=demo-light"):
+        light.removeNode()
+
+
 def add_lights(render):
     ambient = render.attachNewNode(AmbientLight("ambient"))
+    ambient.setTag("demo-light", "")
     ambient.node().setColor(Vec4(0.45, 0.45, 0.5, 1))
     sun = render.attachNewNode(DirectionalLight("sun"))
+    sun.setTag("demo-light", "")
     sun.node().setColor(Vec4(0.8, 0.78, 0.7, 1))
     sun.lookAt(Vec3(-0.4, 0.8, -1.0))
     render.setLight(ambient)

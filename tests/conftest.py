@@ -25,6 +25,10 @@ def _make_showbase():
 @pytest.fixture(scope="session")
 def showbase():
     base = _make_showbase()
+    # Nothing here looks at pixels (the screenshot tests run main.py in a subprocess), and
+    # drawing whatever a test left in view would make later tests slower: tasks still run
+    # and the clock still ticks with the window inactive.
+    base.win.setActive(False)
     clock = ClockObject.getGlobalClock()
     clock.setMode(ClockObject.MNonRealTime)
     clock.setFrameRate(60)
@@ -39,6 +43,8 @@ def base(showbase):
     for child in showbase.render.getChildren():
         if child != showbase.camera:
             child.removeNode()
+    showbase.render.clearLight()   # render state a test left behind would slow every later frame
+    showbase.render.clearShader()
 
 
 def step(base, dt):

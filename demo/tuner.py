@@ -1,0 +1,107 @@
+"""Hotkeys that tune the warp assets while the demo runs, and save them (atomically)."""
+from direct.gui.OnscreenText import OnscreenText
+from direct.showbase.DirectObject import DirectObject
+from panda3d.core import TextNode
+
+from motionwarp import MotionWarpError, WarpAsset
+
+OFFSET_STEP = 0.01  # metres
+RATE_STEP = 0.05
+#: key -> (what it changes, how much)
+EDITS = {
+    "j": (("t_offset", 0), -OFFSET_STEP), "l": (("t_offset", 0), OFFSET_STEP),
+    "k": (("t_offset", 1), -OFFSET_STEP), "i": (("t_offset", 1), OFFSET_STEP),
+    "u": (("t_offset", 2), -OFFSET_STEP), "o": (("t_offset", 2), OFFSET_STEP),
+    "9": (("min_rate", None), -RATE_STEP), "0": (("min_rate", None), RATE_STEP),
+    "-": (("max_rate", None), -RATE_STEP), "=": (("max_rate", None), RATE_STEP),
+}
+HELP = "Tab: asset   [ ]: phase   J L / K I / U O: offset x / y / z   9 0: min rate   - =: max rate   F5: save"
+
+
+class AssetTuner(DirectObject):
+    """Edits one phase of one asset at a time; each edit is validated like a loaded file.
+
+    `assets` is the demo's name -> WarpAsset dict; edited assets replace their entry, so the
+    next warp uses them. Saving writes the asset's own file atomically.
+    """
+
+    def __init__(self, assets, show=True):
+        super().__init__()
+        self.assets = assets
+        self.names = list(assets)
+        self.asset_index = self.phase_index = 0
+        self.unsaved = set()
+        self.message = ""
+        self.text = OnscreenText(text="", pos=(1.3, 0.85), scale=0.04, align=TextNode.ARight, fg=(1, 1, 0.85, 1),
+                                 shadow=(0, 0, 0, 1), mayChange=True) if show else None
+        for key, (field, delta) in EDITS.items():
+            self.accept(key, self.edit, [field, delta])
+        self.accept("tab", self.next_asset)
+        self.accept("]", self.next_phase, [1])
+        self.accept("[", self.next_phase, [-1])
+        self.accept("f5", self.save)
+        self._show()
+
+    @property
+    def asset(self):
+        return self.assets[self.names[self.asset_index]]
+
+    @property
+    def phase(self):
+        return self.asset.phases[self.phase_index]
+
+    def next_asset(self):
+        self.asset_index = (self.asset_index + 1) % len(self.names)
+        self.phase_index = 0
+        self._show()
+
+    def next_phase(self, step):
+        self.phase_index = (self.phase_index + step) % len(self.asset.phases)
+        self._show()
+
+    def edit(self, field, delta):
+        """Change one value of the selected phase; a value the asset rules refuse is not kept."""
+        name, axis = field
+        data = self.asset.to_dict()
+        phase = data["phases"][self.phase_index]
+        if axis is None:
+            phase[name] = round(phase[name] + delta, 4)
+        else:
+            phase[name][axis] = round(phase[name][axis] + delta, 4)
+        try:
+            self.assets[self.names[self.asset_index]] = WarpAsset.from_dict(data, self.asset.path)
+        except MotionWarpError as refusal:
+            self.message = f"not changed: {refusal.expected}"
+        else:
+            self.unsaved.add(self.names[self.asset_index])
+            self.message = ""
+        self._show()
+
+    def save(self):
+        """Write the selected asset to its file."""
+        try:
+            self.asset.save()
+        except OSError as exc:
+            self.message = f"could not save {self.asset.path}: {exc}"
+        else:
+            self.unsaved.discard(self.names[self.asset_index])
+            self.message = f"saved {self.asset.path}"
+        self._show()
+
+    def describe(self):
+        phase = self.phase
+        star = " (unsaved)" if self.names[self.asset_index] in self.unsaved else ""
+        offset = ", ".join(f"{v:+.2f}" for v in phase.t_offset)
+        lines = [f"{self.asset.clip}{star}: phase {self.phase_index + 1}/{len(self.asset.phases)} {phase.name} "
+                 f"({phase.start:.2f}-{phase.end:.2f} s)",
+                 f"t_offset [{offset}] m   rate {phase.min_rate:.2f}..{phase.max_rate:.2f}", HELP]
+        return "\n".join(lines + ([self.message] if self.message else []))
+
+    def _show(self):
+        if self.text is not None:
+            self.text.setText(self.describe())
+
+    def destroy(self):
+        self.ignoreAll()
+        if self.text is not None:
+            self.text.destroy()

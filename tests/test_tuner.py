@@ -1,0 +1,68 @@
+"""The demo's asset hotkeys: edits are validated, applied to the next warp, and saved atomically."""
+import json
+import shutil
+
+import pytest
+
+from demo.app import Demo
+from demo.scene import Scene
+
+from .conftest import ASSETS, ROOT
+
+
+@pytest.fixture
+def demo(base, tmp_path):
+    """A demo whose warp assets are copies in a temporary folder (the model stays in assets/)."""
+    for name in ("vault", "mantle", "mantle_high"):
+        data = json.loads((ASSETS / f"{name}.warp.json").read_text())
+        data["model"] = str(ASSETS / "mannequin.glb")
+        (tmp_path / f"{name}.warp.json").write_text(json.dumps(data, indent=2))
+    shutil.copymode(ASSETS / "vault.warp.json", tmp_path / "vault.warp.json")
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=tmp_path)
+    yield demo
+    demo.destroy()
+
+
+def press(base, *keys):
+    for key in keys:
+        base.messenger.send(key)
+
+
+def test_offset_keys_edit_the_selected_phase_until_saved(base, demo, tmp_path):
+    path = tmp_path / "vault.warp.json"
+    before = path.read_text()
+    y = demo.assets["vault"].phases[0].t_offset[1]
+    press(base, "i", "i", "u")
+    phase = demo.assets["vault"].phases[0]
+    assert phase.t_offset[1] == pytest.approx(y + 0.02) and phase.t_offset[2] == pytest.approx(demo.tuner.phase.t_offset[2])
+    assert "(unsaved)" in demo.tuner.describe()
+    assert path.read_text() == before  # nothing written until F5
+    press(base, "f5")
+    saved = json.loads(path.read_text())
+    assert saved["phases"][0]["t_offset"][1] == pytest.approx(y + 0.02)
+    assert "saved" in demo.tuner.describe() and "(unsaved)" not in demo.tuner.describe()
+
+
+def test_values_the_asset_rules_refuse_are_not_kept(base, demo):
+    press(base, *["0"] * 20)  # min_rate may not go above 1
+    assert demo.assets["vault"].phases[0].min_rate == pytest.approx(1.0)
+    assert "not changed: expected 0 < min_rate <= 1" in demo.tuner.describe()
+
+
+def test_tab_and_brackets_select_asset_and_phase(base, demo):
+    press(base, "]", "]")
+    assert demo.tuner.phase.name == "landing"
+    press(base, "tab")
+    assert demo.tuner.asset.clip == "mantle" and demo.tuner.phase.name == "ledge_top"
+    press(base, "l")
+    assert demo.assets["mantle"].phases[0].t_offset[0] == pytest.approx(0.01)
+    assert demo.assets["vault"].phases[2].t_offset[0] == pytest.approx(0.0)
+
+
+def test_the_next_warp_uses_the_edited_asset(base, demo):
+    press(base, "tab", "tab", "tab", "9")  # back to the vault; min rate of close_edge down by 0.05
+    edited = demo.assets["vault"]
+    assert edited.phases[0].min_rate == pytest.approx(0.45)
+    demo.actor.setPos(0, 1.0, 0)  # 0.7 m before the crate's near face (at y = 1.7), facing it
+    assert demo.interact()
+    assert demo.warper.current.asset is edited
