@@ -22,8 +22,12 @@ def test_regenerating_gives_the_same_files(tmp_path):
 
 
 @pytest.fixture
-def actor(base):
-    actor = load_actor(MANNEQUIN)
+def actor(base, tmp_path):
+    """An Actor on a private copy of the model: its clips still hold their root motion
+    (other tests' warpers strip the shared clips of assets/mannequin.glb)."""
+    copy = tmp_path / "mannequin.glb"
+    copy.write_bytes(MANNEQUIN.read_bytes())
+    actor = load_actor(copy)
     actor.reparentTo(base.render)
     yield actor
     actor.cleanup()
