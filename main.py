@@ -39,18 +39,27 @@ def parse_args(argv):
 
 
 def open_base(headless, render_frames):
-    """A ShowBase, or None with one line saying why there is no window."""
+    """A ShowBase, or None with one line saying why there is no window.
+
+    Headless frames render with p3headlessgl (Mesa), or the software p3tinydisplay where
+    that does not work.
+    """
     loadPrcFileData("main", "window-title motionwarp demo\naudio-library-name null\nsync-video true")
+    displays = ("p3headlessgl", "p3tinydisplay") if headless else (None,)
     if headless:
         window = "offscreen" if render_frames else "none"
-        loadPrcFileData("main-headless", f"load-display p3headlessgl\nwindow-type {window}\nwin-size 960 540")
+        loadPrcFileData("main-headless", f"window-type {window}\nwin-size 960 540")
     from direct.showbase.ShowBase import ShowBase
-    try:
-        return ShowBase()
-    except Exception as exc:  # Panda3D raises a bare Exception when no window can be opened
-        hint = "" if headless else "; try --headless --autopilot --report out.json"
-        print(f"main.py: cannot open a window ({exc}: no display here?){hint}", file=sys.stderr)
-        return None
+    for display in displays:
+        if display:
+            loadPrcFileData("main-display", f"load-display {display}")
+        try:
+            return ShowBase()
+        except Exception as exc:  # Panda3D raises a bare Exception when no window can be opened
+            problem = exc
+    hint = "" if headless else "; try --headless --autopilot --report out.json"
+    print(f"main.py: cannot open a window ({problem}: no display here?){hint}", file=sys.stderr)
+    return None
 
 
 def run_headless(base, demo, args):
