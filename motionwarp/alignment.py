@@ -33,5 +33,4 @@ def joint_offsets(asset, requests):
 
 def _absolute_root(track, frame):
     """The root at `frame` in model space (tracks are stored relative to frame 0)."""
-    x, y, z, h = track.sample(frame)
-    return Motion(track.origin_pos, track.origin_h) * Motion((x, y, z), h)
+    return Motion(track.origin_pos, track.origin_h) * track.motion(frame)

@@ -2,6 +2,8 @@
 import dataclasses
 import os
 
+from panda3d.core import CharacterJoint, NodePath
+
 from .errors import LoadError
 from .jsonfields import FieldChecker, dumps, read_json, write_text_atomic
 from .loader import load_model_node
@@ -114,14 +116,10 @@ class WarpAsset:
         write_text_atomic(path, dumps(self.to_dict()))
         self.path = path
 
-    def refresh(self):
-        """Recompute phase motion after editing times (validates the edited values too)."""
-        return WarpAsset.from_dict(self.to_dict(), self.path)
 
 
 def _clip_source(asset, check):
     """The model's clips (name -> AnimBundle) and joint names."""
-    from panda3d.core import NodePath
     try:
         node = load_model_node(asset.model_path)
     except LoadError as exc:
@@ -134,15 +132,10 @@ def _clip_source(asset, check):
         stack = [character.node().getBundle(0)]
         while stack:
             group = stack.pop()
-            if group.isOfType(_joint_type()):
+            if group.isOfType(CharacterJoint.getClassType()):
                 joints.append(group.getName())
             stack.extend(reversed([group.getChild(i) for i in range(group.getNumChildren())]))
     return bundles, joints
-
-
-def _joint_type():
-    from panda3d.core import CharacterJoint
-    return CharacterJoint.getClassType()
 
 
 def _read_phase(check, data, field, asset, joints):

@@ -127,9 +127,7 @@ class RootMotionDriver:
 
 def track_motion(track, start, end, wraps=0, loop_start=0, loop_end=None):
     """Motion from frame `start` to frame `end` of a track, crossing the loop seam `wraps` times."""
-    def at(frame):
-        x, y, z, h = track.sample(frame)
-        return Motion((x, y, z), h)
+    at = track.motion
     if wraps == 0:
         return at(start).inverse() * at(end)
     seam_in, seam_out = (at(loop_end), at(loop_start)) if wraps > 0 else (at(loop_start), at(loop_end))

@@ -1,6 +1,8 @@
 """Planar rigid motions (translation + heading about Z), the algebra of root motion."""
 import math
 
+import numpy as np
+
 
 class Motion:
     """A transform from a child frame to its parent: turn by `h` degrees about Z, then move by `pos`.
@@ -37,3 +39,9 @@ class Motion:
 
     def __repr__(self):
         return f"Motion(pos={tuple(round(v, 5) for v in self.pos)}, h={self.h:.4f})"
+
+
+def turn_points(points, degrees):
+    """Nx3 points (numpy) turned by `degrees` about Z, all at once."""
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return np.column_stack([c * points[:, 0] - s * points[:, 1], s * points[:, 0] + c * points[:, 1], points[:, 2]])

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from .motion import turn_points
+
 
 class PhaseMotion:
     """Root motion of one clip between frames f0 and f1, in the root frame at f0.
@@ -17,10 +19,8 @@ class PhaseMotion:
         self.f0, self.f1 = float(f0), float(f1)
         inner = np.arange(math.floor(f0) + 1, math.ceil(f1))
         self.frames = np.concatenate([[self.f0], inner, [self.f1]])
-        h0 = math.radians(track.heading(f0))
-        c, s = math.cos(-h0), math.sin(-h0)
         world = np.array([track.position(f) for f in self.frames]) - track.position(f0)
-        self.samples = np.column_stack([c * world[:, 0] - s * world[:, 1], s * world[:, 0] + c * world[:, 1], world[:, 2]])
+        self.samples = turn_points(world, -track.heading(f0))
         steps = np.abs(np.diff(self.samples, axis=0))
         self.cumulative = np.vstack([np.zeros((1, 3)), np.cumsum(steps, axis=0)])
         #: S(t1) per axis: the phase's total root motion.

@@ -4,12 +4,11 @@ A clip's root motion is the translation (model space) and heading of one joint, 
 every baked frame. Stripping removes it from the shared table so the pose plays in place;
 the character's NodePath then carries the motion (see `driver.RootMotionDriver`).
 """
-import math
-
 import numpy as np
 from panda3d.core import AnimChannelMatrixXfmTable, LVector3f, LVector3
 
 from .errors import LoadError
+from .motion import Motion, turn_points
 
 if LVector3 is LVector3f:
     from panda3d.core import CPTA_float as _CPTA, PTA_float as _PTA
@@ -35,13 +34,9 @@ class RootMotionTrack:
         headings = np.unwrap(np.radians(np.asarray(headings, dtype=np.float64)))
         #: Absolute root position and heading (degrees) at frame 0, in model space.
         self.origin_pos, self.origin_h = positions[0].copy(), float(np.degrees(headings[0]))
-        self.positions = positions - positions[0]
+        # Every frame's position in the frame-0 root frame (the initial heading undone).
+        self.positions = turn_points(positions - positions[0], -self.origin_h)
         self.headings = np.degrees(headings - headings[0])
-        # Express every frame's position in the frame-0 root frame (undo the initial heading).
-        if abs(headings[0]) > 1e-12:
-            c, s = math.cos(-headings[0]), math.sin(-headings[0])
-            x, y = self.positions[:, 0].copy(), self.positions[:, 1].copy()
-            self.positions[:, 0], self.positions[:, 1] = c * x - s * y, s * x + c * y
         self.num_frames = len(self.positions)
         # Plain-float copies for the per-frame path: numpy costs more than it saves on 3-vectors.
         self._rows = [(float(x), float(y), float(z), float(h))
@@ -74,6 +69,11 @@ class RootMotionTrack:
         """Root heading in degrees at a (fractional) frame."""
         return self.sample(fframe)[3]
 
+    def motion(self, fframe):
+        """The root at a (fractional) frame as a Motion, relative to frame 0."""
+        x, y, z, h = self.sample(fframe)
+        return Motion((x, y, z), h)
+
 
 def find_channel(bundle, joint):
     """The AnimChannelMatrixXfmTable of `joint` in an AnimBundle, or None."""
@@ -88,7 +88,7 @@ def _table(channel, component, num_frames):
     if len(values) == 0:
         return np.zeros(num_frames)
     if len(values) < num_frames:  # a constant channel is stored as one value
-        return np.resize(values, num_frames) if len(values) == 1 else np.pad(values, (0, num_frames - len(values)), mode="edge")
+        return np.pad(values, (0, num_frames - len(values)), mode="edge")
     return values[:num_frames]
 
 
