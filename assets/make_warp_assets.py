@@ -16,11 +16,17 @@ ASSETS = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(ASSETS.parent))
 
 from motionwarp import WarpAsset, WarpPhase  # noqa: E402
+from motionwarp.asset import Traversal  # noqa: E402
 from motionwarp.loader import load_model_node  # noqa: E402
 from motionwarp.rootmotion import track_for  # noqa: E402
 
 MODEL = "mannequin.glb"
 LANDING_PAST_FAR_FACE = 1.0
+#: The obstacles each clip fits (DESIGN.md 5), centred on the one it was authored over
+#: (mannequin.contacts.json: vault 1.0 m high and 0.6 m deep, ledges 1.5 m and 2.0 m high).
+TRAVERSAL = {"vault": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.1, 1.1]},
+             "mantle": {"kind": "mantle", "height": [0.9, 2.1], "depth": [0.5, 50.0]},
+             "mantle_high": {"kind": "mantle", "height": [1.7, 2.3], "depth": [0.5, 50.0]}}
 RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
 
 
@@ -78,7 +84,10 @@ def main():
     contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
     for name, build in (("vault", vault), ("mantle", mantle), ("mantle_high", mantle)):
         track = clip_track(name)
-        asset = WarpAsset(model=MODEL, clip=name, root_joint="root", phases=build(contacts[name], track))
+        asset = WarpAsset(model=MODEL, clip=name, root_joint="root", phases=build(contacts[name], track),
+                          traversal=Traversal(**TRAVERSAL[name]))
+        authored = contacts[name]["obstacle"]["size"]
+        assert asset.traversal.centre[0] == authored[2], f"{name}: height range not centred on the authored obstacle"
         path = ASSETS / f"{name}.warp.json"
         asset.save(path)
         WarpAsset.load(path)  # validate what was written

@@ -6,23 +6,8 @@ from panda3d.core import ConfigVariableBool, ConfigVariableDouble, ConfigVariabl
 _CONFIG_TYPES = {int: ConfigVariableInt, float: ConfigVariableDouble, bool: ConfigVariableBool}
 
 
-@dataclasses.dataclass
-class MotionWarpSettings:
-    """Defaults for the runtime; each field `some_name` reads PRC variable `motionwarp-some-name`.
-
-    Constructor arguments of MotionWarper override these per character.
-    """
-
-    #: Sort of the per-character task: after collisionLoop (30) and user IK, before igLoop (50).
-    task_sort: int = 45
-    #: Refuse a phase whose real distance is more than this many times the clip's distance.
-    max_stretch: float = 3.0
-    #: Refuse a phase whose real distance is less than this fraction of the clip's distance.
-    min_stretch: float = 0.1
-    #: Refuse a phase whose target heading differs from the clip's by more than this (degrees).
-    max_turn_deg: float = 75.0
-    #: Below this many metres of clip motion an axis counts as "not moving" (time-weight fallback).
-    still_axis_m: float = 0.02
+class PrcSettings:
+    """Base of settings dataclasses whose field `some_name` reads PRC variable `motionwarp-some-name`."""
 
     @classmethod
     def from_prc(cls, **overrides):
@@ -38,6 +23,53 @@ class MotionWarpSettings:
             if value is not None:
                 setattr(settings, name, value)
         return settings
+
+
+@dataclasses.dataclass
+class MotionWarpSettings(PrcSettings):
+    """Defaults for the runtime (PRC `motionwarp-*`); constructor arguments of MotionWarper override them."""
+
+    #: Sort of the per-character task: after collisionLoop (30) and user IK, before igLoop (50).
+    task_sort: int = 45
+    #: Refuse a phase whose real distance is more than this many times the clip's distance.
+    max_stretch: float = 3.0
+    #: Refuse a phase whose real distance is less than this fraction of the clip's distance.
+    min_stretch: float = 0.1
+    #: Refuse a phase whose target heading differs from the clip's by more than this (degrees).
+    max_turn_deg: float = 75.0
+    #: Below this many metres of clip motion an axis counts as "not moving" (time-weight fallback).
+    still_axis_m: float = 0.02
+
+
+@dataclasses.dataclass
+class ProviderSettings(PrcSettings):
+    """How warp providers probe the scene (PRC `motionwarp-*`); provider keyword arguments override them.
+
+    Which clip fits which obstacle size is not here: it is the assets' `traversal` data (DESIGN.md 5).
+    """
+
+    #: The character's capsule: radius and total height (metres), for the room checks.
+    capsule_radius: float = 0.3
+    capsule_height: float = 1.8
+    #: Farthest face (metres from the character) a provider looks at.
+    reach: float = 2.0
+    #: The face sweep: a capsule of this radius from knee to chest height above the feet.
+    face_radius: float = 0.15
+    face_low: float = 0.35
+    face_high: float = 1.3
+    #: Most a face may turn away from the character's facing (degrees).
+    max_approach_deg: float = 50.0
+    #: Steepest top (and landing ground) a hand or foot may go on (degrees).
+    max_incline_deg: float = 35.0
+    #: Spacing of the down rays over the top, and the precision of the edges' binary search (metres).
+    probe_step: float = 0.15
+    edge_tolerance: float = 0.002
+    #: Farthest the top is followed past the close edge (metres): deeper tops read as this deep.
+    max_scan_depth: float = 3.0
+    #: Lowest the landing ground may lie below the character's feet (metres).
+    max_drop: float = 0.6
+    #: Gap kept between the capsule and the geometry in the room checks (metres).
+    clearance: float = 0.04
 
 
 def from_base(name):

@@ -1,0 +1,215 @@
+"""Measuring the obstacle in front of a character from the geometry a probe hits (DESIGN.md 7).
+
+The face is found by sweeping a knee-to-chest capsule along the facing. The top is sampled
+by down rays from just in front of the face inward, against the face normal, and each edge
+is placed by binary search between a ray that lands on the top and one that does not. The
+close edge is where the top first becomes walkable (incline at most `max_incline_deg`): the
+top of the face on a box, the inner line of a chamfer, the shoulder of a lying log. The far
+edge is where the walkable top ends (a drop, a step up or a slope too steep), so round,
+sloped and bevelled obstacles are measured the same way as boxes.
+"""
+import dataclasses
+import math
+
+from panda3d.core import NodePath, Point3, Vec3
+
+_UP = Vec3(0, 0, 1)
+
+
+@dataclasses.dataclass
+class Measurement:
+    """What the probe found in front of a character; edges are None where there are none."""
+
+    node: NodePath            # the scene node whose face is in front
+    distance: float           # metres from the character to the face, along its facing
+    normal: Vec3              # the face's horizontal unit normal, pointing at the character
+    approach_deg: float       # angle between the character's facing and minus the normal
+    ground: float             # z of the character's feet
+    taller_than: float = None  # the face goes on above this height over the feet (no top looked for)
+    close_edge: Point3 = None  # where the top becomes walkable
+    far_edge: Point3 = None    # where the walkable top ends (None: deeper than the scan)
+    top: float = None          # highest z of the walkable top
+    depth: float = None        # close to far edge, horizontally against the normal
+    incline_deg: float = None  # steepest incline of the walkable top, or the least steep one seen
+
+    @property
+    def height(self):
+        """Highest point of the top above the character's feet."""
+        return self.top - self.ground
+
+    @property
+    def inward(self):
+        """The horizontal direction across the obstacle (minus the face normal)."""
+        return -self.normal
+
+
+def heading(direction):
+    """Panda3D heading (degrees) of a horizontal direction: 0 faces +Y."""
+    return math.degrees(math.atan2(-direction.x, direction.y))
+
+
+def incline_deg(normal):
+    """How far a surface with this normal tilts from level (degrees; back faces count as front ones)."""
+    return math.degrees(math.acos(max(-1.0, min(1.0, abs(normal.z) / max(normal.length(), 1e-9)))))
+
+
+def facing(h):
+    """The horizontal unit vector a heading of `h` degrees faces."""
+    return Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0)
+
+
+def measure(probe, settings, pos, h, max_height):
+    """The Measurement of what stands in front of a character at `pos` facing heading `h`, or None.
+
+    None means nothing within reach but the floor (or a walkable slope). `max_height` (above the
+    feet) bounds the search for the top: the highest obstacle any clip at hand can take.
+    """
+    pos = Point3(pos)
+    forward = facing(h)
+    face = _face(probe, settings, pos, forward)
+    if face is None:
+        return None
+    hit, normal = face
+    along = forward.dot(normal)
+    if along > -1e-3:
+        return None  # a face we move along or away from is not in front
+    distance = (hit.pos - pos).dot(normal) / along
+    found = Measurement(hit.node, distance, normal, math.degrees(math.acos(min(1.0, -along))), pos.z)
+    if found.approach_deg > settings.max_approach_deg:
+        return found
+    _TopScan(probe, settings, pos + forward * distance, found, max_height).run()
+    return found
+
+
+def _face(probe, settings, pos, forward):
+    """The first non-walkable surface a knee-to-chest capsule meets along `forward`: (hit, normal)."""
+    low, high = settings.face_low, settings.face_high
+    centre = pos + _UP * ((low + high) / 2)
+    hit = probe.sweep_capsule(settings.face_radius, high - low, centre, centre + forward * settings.reach)
+    if hit is None:
+        return None
+    normal = _horizontal(hit.normal)
+    if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
+        return None  # the floor, or a slope the character walks up
+    # The sweep's normal carries its margins; a ray at the contact reads the surface's own.
+    ray = probe.ray(hit.pos + normal * 0.3, hit.pos - normal * 0.3)
+    if ray is not None:
+        hit, normal = ray, _horizontal(ray.normal) or normal
+    return hit, normal
+
+
+def _horizontal(vector):
+    flat = Vec3(vector.x, vector.y, 0)
+    if flat.length() < 1e-3:
+        return None
+    flat.normalize()
+    return flat
+
+
+class _TopScan:
+    """Down rays across the top from the face inward, filling a Measurement's edges, top and depth."""
+
+    def __init__(self, probe, settings, face_point, found, max_height):
+        self.probe, self.settings, self.found = probe, settings, found
+        self.origin = Point3(face_point.x, face_point.y, 0)
+        self.inward = found.inward
+        self.slope = math.tan(math.radians(settings.max_incline_deg))
+        self.min_up = math.cos(math.radians(settings.max_incline_deg))
+        self.lowest_top = found.ground + settings.face_low
+        self.floor = found.ground - settings.max_drop - 0.1
+        # Rays start below anything hanging over the face (a low ceiling over a ledge).
+        ceiling_from = face_point + found.normal * settings.face_radius + _UP * settings.face_low
+        ceiling = probe.ray(ceiling_from, Point3(ceiling_from.x, ceiling_from.y, found.ground + max_height + 0.5))
+        self.start = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + max_height + 0.5
+        self.most_up = None  # the least steep top seen, as the cos of its incline
+
+    def sample(self, s, start=None):
+        """(z, cos of the incline) of the surface under the point `s` metres in from the face, or None."""
+        return self.probe.drop(self.origin.x + self.inward.x * s, self.origin.y + self.inward.y * s,
+                               self.start if start is None else start, self.floor)
+
+    def walkable(self, sample):
+        if sample is None or sample[0] < self.lowest_top:
+            return False
+        if self.most_up is None or sample[1] > self.most_up:
+            self.most_up = sample[1]
+        return sample[1] >= self.min_up
+
+    def _bisect_close(self, outside, inside, sample):
+        """Binary search between `outside` (not on the top) and `inside` (on it): the close edge's (s, sample)."""
+        while inside - outside > self.settings.edge_tolerance:
+            middle = (inside + outside) / 2
+            middle_sample = self.sample(middle)
+            if self.walkable(middle_sample):
+                inside, sample = middle, middle_sample
+            else:
+                outside = middle
+        return inside, sample
+
+    def next_start(self, reference, ds):
+        """Where a ray `ds` past a top sample starts: just above the steepest walkable rise, below any ceiling."""
+        return min(self.start, reference[0] + ds * self.slope + self.settings.clearance)
+
+    def taller(self):
+        """True when the face still stands at the height the rays start from: no top within reach."""
+        at = self.origin + self.found.normal * self.settings.face_radius
+        at.z = self.start
+        return self.probe.ray(at, at - self.found.normal * (self.settings.face_radius + self.settings.probe_step)) is not None
+
+    def run(self):
+        settings, found = self.settings, self.found
+        step = settings.probe_step
+        if self.taller():
+            found.taller_than = self.start - found.ground
+            return
+        # The close edge: the first walkable sample, then the edge between it and the one before.
+        previous, s, close = 0.0, step, None
+        while s <= settings.max_scan_depth:
+            sample = self.sample(s)
+            if self.walkable(sample):
+                close = self._bisect_close(previous, s, sample)
+                break
+            if sample is None or (sample[0] < self.lowest_top and s > step):
+                break  # past the obstacle, never found a top to stand on
+            previous, s = s, s + step
+        if close is None:
+            found.incline_deg = math.degrees(math.acos(self.most_up)) if self.most_up is not None else 90.0
+            return
+        # The far edge: follow the walkable top while it stays continuous, then bisect where it ends.
+        good_s, good = close
+        top, steepest = good[0], good[1]  # steepest: the least cos
+        far = None
+        while good_s < close[0] + settings.max_scan_depth:
+            s = good_s + step
+            sample = self.sample(s, self.next_start(good, step))
+            if not self._continues(good, step, sample):
+                edge_s, edge_sample = self._bisect_far(good_s, good, s)
+                far = (edge_s, edge_sample)
+                break
+            good_s, good = s, sample
+            top, steepest = max(top, good[0]), min(steepest, good[1])
+        found.close_edge = self.point(*close)
+        if far is not None:
+            top, steepest = max(top, far[1][0]), min(steepest, far[1][1])
+            found.far_edge = self.point(*far)
+            found.depth = far[0] - close[0]
+        else:
+            found.depth = settings.max_scan_depth
+        found.top, found.incline_deg = top, math.degrees(math.acos(min(1.0, steepest)))
+
+    def _continues(self, reference, ds, sample):
+        return self.walkable(sample) and abs(sample[0] - reference[0]) <= ds * self.slope + self.settings.edge_tolerance
+
+    def _bisect_far(self, good_s, good, bad_s):
+        while bad_s - good_s > self.settings.edge_tolerance:
+            middle = (good_s + bad_s) / 2
+            sample = self.sample(middle, self.next_start(good, middle - good_s))
+            if self._continues(good, middle - good_s, sample):
+                good_s, good = middle, sample
+            else:
+                bad_s = middle
+        return good_s, good
+
+    def point(self, s, sample):
+        at = self.origin + self.inward * s
+        return Point3(at.x, at.y, sample[0])
