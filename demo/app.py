@@ -1,4 +1,4 @@
-"""The interactive demo: walk the mannequin around a small course and vault or mantle its boxes."""
+"""The interactive demo: walk the mannequin around a course and vault or mantle what the providers find."""
 import json
 import math
 import pathlib
@@ -7,9 +7,8 @@ from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode, Vec3
 
-from motionwarp import MotionWarper, WarpAsset, WarpRefused, load_actor
+from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, load_actor
 
-from . import boxprobe
 from .curves import CurvePanel
 from .tuner import AssetTuner
 from .world import add_lights, remove_lights
@@ -20,9 +19,10 @@ HELP = ("W / Up: walk    Shift: run    A D / Left Right: turn    Space: vault or
 
 
 class Demo(DirectObject):
-    """Keyboard control of a mannequin whose motion is root motion, warped over a scene's boxes.
+    """Keyboard control of a mannequin whose motion is root motion, warped over a scene's obstacles.
 
-    With `autopilot`, the character walks the scene's waypoints and takes whatever box it
+    Targets come from the warp providers probing the scene's geometry, never from the scene
+    file. With `autopilot`, the character walks the scene's waypoints and takes whatever it
     meets (for screenshots and unattended runs).
     """
 
@@ -36,8 +36,9 @@ class Demo(DirectObject):
         self.waypoints = list(scene.autopilot[1:] if autopilot else [])
         render = base.render
         add_lights(render)
-        obstacles = scene.build(render, base.loader)
-        self.boxes = [node for node in obstacles if node.hasPythonTag("size")]
+        self.obstacles = scene.build(render, base.loader)
+        # Built before the character is added: the probe sees the level, not the mannequin.
+        self.probe = SceneProbe.from_geometry(render)
         self.actor = load_actor(ASSETS / "mannequin.glb")
         self.actor.reparentTo(render)
         self.actor.setPos(*scene.spawn_pos)
@@ -45,6 +46,7 @@ class Demo(DirectObject):
         self.actor.setBlend(frameBlend=True)
         self.warper = MotionWarper(self.actor, taskmgr=base.taskMgr, render=render)
         self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")}
+        self.traversal = TraversalProvider(self.probe, self.assets.values(), space=render)
         self.tuner = AssetTuner(self.assets)
         self.curves = CurvePanel(base.aspect2d)
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
@@ -52,13 +54,15 @@ class Demo(DirectObject):
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
         #: Where the autopilot gives up on a box no clip can take.
         self.skip_distance = max(self.authored_distance.values())
-        #: Hooks for reports: on_start(interaction, warp) and on_skip(box, reason).
+        #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
         self.on_start = self.on_skip = None
         self.keys = dict.fromkeys(("forward", "left", "right", "run"), False)
         self.gait = None
         self._bind_keys()
         self.status = OnscreenText(text="", pos=(-1.3, -0.9), scale=0.05, align=TextNode.ALeft,
                                    fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), mayChange=True)
+        self.prompt = OnscreenText(text="", pos=(0, -0.8), scale=0.06, fg=(1, 1, 0.6, 1), shadow=(0, 0, 0, 1),
+                                   mayChange=True)
         self.help = OnscreenText(text=HELP, pos=(-1.3, 0.92), scale=0.045, align=TextNode.ALeft, fg=(1, 1, 1, 1),
                                  shadow=(0, 0, 0, 1))
         base.disableMouse()
@@ -91,40 +95,61 @@ class Demo(DirectObject):
         self.status.setText(text)
 
     def interact(self, within=None):
-        """Vault or mantle the box in front of the character, or say why not.
+        """Vault or mantle what is in front of the character, or say why not.
 
-        `within` (the autopilot's) maps a clip to the farthest distance from the near face at
-        which to start it; nothing happens farther away.
+        `within` (the autopilot's) maps a clip (None for a refusal) to the farthest distance
+        from the face at which to act; nothing happens farther away.
         """
         if self.warper.is_warping:
             return False
-        found = boxprobe.nearest(self.boxes, self.actor, self.base.render)
-        if found is None:
+        found = self.traversal.find(self.actor)
+        if found.node is None:
             if within is None:  # a player pressed Space
-                self._say("nothing to vault or mantle in front")
+                self._say(found.reason)
             return False
-        clip = getattr(found, "clip", None)
+        clip = found.asset.clip if found else None
         if within is not None and found.distance > within(clip):
             return False
-        if isinstance(found, boxprobe.Skip):
-            return self._skip(found.box, found.reason)
+        name = self.obstacle_name(found.node)
+        if not found:
+            return self._skip(name, found.reason)
         try:
-            warp = self.warper.play(self.assets[clip], found.targets)
+            warp = self.warper.play(found.asset, found.targets)
         except WarpRefused as refusal:
-            return self._skip(found.box, f"{clip} refused: {refusal.reason}")
+            return self._skip(name, f"{clip} refused: {refusal.reason}")
         self.gait = None
         if self.on_start is not None:
-            self.on_start(found, warp)
+            self.on_start(name, found, warp)
         return True
 
-    def _skip(self, box, reason):
-        self._say(f"{box.getName()}: {reason}")
+    def obstacle_name(self, node):
+        """The scene obstacle a probed node belongs to (its own name when it is not one of them)."""
+        for obstacle in self.obstacles:
+            if obstacle == node or obstacle.isAncestorOf(node):
+                return obstacle.getName()
+        return node.getName()
+
+    def prompt_text(self):
+        """What Space would do now, or why not."""
+        if self.warper.is_warping:
+            return ""
+        found = self.traversal.find(self.actor)
+        if found.node is None:
+            return f"Space: {found.reason}"
+        name = self.obstacle_name(found.node)
+        if not found:
+            return f"{name}: {found.reason}"
+        return (f"Space: {found.kind} {name} ({found.asset.clip}, {found.height:.2f} m high, "
+                f"{found.depth:.2f} m deep, {found.distance:.1f} m away)")
+
+    def _skip(self, name, reason):
+        self._say(f"{name}: {reason}")
         if self.on_skip is not None:
-            self.on_skip(box, reason)
+            self.on_skip(name, reason)
         return False
 
     def _steer(self):
-        """Autopilot: head for the next waypoint, take boxes on the way, stop at the last one."""
+        """Autopilot: head for the next waypoint, take obstacles on the way, stop at the last one."""
         while self.waypoints and (self.actor.getPos().getXy() - self.waypoints[0]).length() < 0.5:
             self.waypoints.pop(0)
         self.keys["forward"] = bool(self.waypoints)
@@ -166,7 +191,8 @@ class Demo(DirectObject):
         return task.cont
 
     def _hud_task(self, task):
-        """The curve panel shows the warp in progress with its clip time, else the tuned asset."""
+        """The prompt, and the curve panel: the warp in progress with its clip time, else the tuned asset."""
+        self.prompt.setText(self.prompt_text())
         warp = self.warper.current
         if warp is None:
             self.curves.show(self.tuner.asset)
@@ -183,6 +209,7 @@ class Demo(DirectObject):
         self.tuner.destroy()
         self.curves.destroy()
         self.status.destroy()
+        self.prompt.destroy()
         self.help.destroy()
         self.warper.destroy()
         self.actor.cleanup()

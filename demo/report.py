@@ -28,16 +28,14 @@ class RunReport(DirectObject):
         self.accept("motionwarp-finished", self._ended, [True])
         self.accept("motionwarp-cancelled", self._ended, [False])
 
-    def _started(self, interaction, warp):
-        width, depth, height = interaction.box.getPythonTag("size")
-        record = {"obstacle": interaction.box.getName(), "kind": "vault" if interaction.clip == "vault" else "mantle",
-                  "asset": interaction.clip, "obstacle_height": round(height, 4), "obstacle_depth": round(depth, 4),
+    def _started(self, name, interaction, warp):
+        record = {"obstacle": name, "kind": interaction.kind, "asset": interaction.asset.clip,
+                  "obstacle_height": round(interaction.height, 4), "obstacle_depth": round(interaction.depth, 4),
                   "completed": False, "final_pos": None, "phases": []}
         self.interactions.append(record)
         self._open = (record, warp)
 
-    def _skipped(self, box, reason):
-        name = box.getName()
+    def _skipped(self, name, reason):
         if all(s["obstacle"] != name for s in self.skipped):
             self.skipped.append({"obstacle": name, "reason": reason})
 

@@ -66,6 +66,8 @@ class ProviderSettings(PrcSettings):
     edge_tolerance: float = 0.002
     #: Farthest the top is followed past the close edge (metres): deeper tops read as this deep.
     max_scan_depth: float = 3.0
+    #: How high above the feet to look for a ceiling, and for the top of a face too high to take (metres).
+    max_look_up: float = 8.0
     #: Lowest the landing ground may lie below the character's feet (metres).
     max_drop: float = 0.6
     #: Gap kept between the capsule and the geometry in the room checks (metres).

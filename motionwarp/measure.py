@@ -25,7 +25,8 @@ class Measurement:
     normal: Vec3              # the face's horizontal unit normal, pointing at the character
     approach_deg: float       # angle between the character's facing and minus the normal
     ground: float             # z of the character's feet
-    taller_than: float = None  # the face goes on above this height over the feet (no top looked for)
+    taller_than: float = None  # too tall to look for a top: the face goes on above this height over the feet
+    too_tall: float = None     # ... and its top's height over the feet, when one was seen (else None)
     close_edge: Point3 = None  # where the top becomes walkable
     far_edge: Point3 = None    # where the walkable top ends (None: deeper than the scan)
     top: float = None          # highest z of the walkable top
@@ -34,8 +35,8 @@ class Measurement:
 
     @property
     def height(self):
-        """Highest point of the top above the character's feet."""
-        return self.top - self.ground
+        """Highest point of the top above the character's feet (to 0.1 mm, so 1.5 m reads 1.5, not 1.5000001)."""
+        return round(self.top - self.ground, 4)
 
     @property
     def inward(self):
@@ -91,10 +92,6 @@ def _face(probe, settings, pos, forward):
     normal = _horizontal(hit.normal)
     if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
         return None  # the floor, or a slope the character walks up
-    # The sweep's normal carries its margins; a ray at the contact reads the surface's own.
-    ray = probe.ray(hit.pos + normal * 0.3, hit.pos - normal * 0.3)
-    if ray is not None:
-        hit, normal = ray, _horizontal(ray.normal) or normal
     return hit, normal
 
 
@@ -119,8 +116,9 @@ class _TopScan:
         self.floor = found.ground - settings.max_drop - 0.1
         # Rays start below anything hanging over the face (a low ceiling over a ledge).
         ceiling_from = face_point + found.normal * settings.face_radius + _UP * settings.face_low
-        ceiling = probe.ray(ceiling_from, Point3(ceiling_from.x, ceiling_from.y, found.ground + max_height + 0.5))
-        self.start = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + max_height + 0.5
+        ceiling = probe.ray(ceiling_from, Point3(ceiling_from.x, ceiling_from.y, found.ground + settings.max_look_up))
+        self.above = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + settings.max_look_up
+        self.start = min(self.above, found.ground + max_height + 0.5)
         self.most_up = None  # the least steep top seen, as the cos of its incline
 
     def sample(self, s, start=None):
@@ -161,6 +159,9 @@ class _TopScan:
         step = settings.probe_step
         if self.taller():
             found.taller_than = self.start - found.ground
+            seen = self.sample(step, self.above)
+            if seen is not None and seen[0] > self.start:
+                found.too_tall = seen[0] - found.ground
             return
         # The close edge: the first walkable sample, then the edge between it and the one before.
         previous, s, close = 0.0, step, None
@@ -192,7 +193,7 @@ class _TopScan:
         if far is not None:
             top, steepest = max(top, far[1][0]), min(steepest, far[1][1])
             found.far_edge = self.point(*far)
-            found.depth = far[0] - close[0]
+            found.depth = round(far[0] - close[0], 4)
         else:
             found.depth = settings.max_scan_depth
         found.top, found.incline_deg = top, math.degrees(math.acos(min(1.0, steepest)))

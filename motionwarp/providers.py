@@ -12,6 +12,7 @@ Which asset fits is data: each asset's `traversal` key (DESIGN.md 5). Where a va
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
 import dataclasses
+import re
 
 from panda3d.core import NodePath, Point3, Vec3
 
@@ -67,15 +68,24 @@ class _Provider:
     kind = None
 
     def __init__(self, probe, assets, space=None, **settings):
+        """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits."""
         self.probe = probe
         self.space = space
         self.settings = ProviderSettings.from_prc(**settings)
-        self.assets = [asset for asset in assets if asset.traversal is not None and asset.traversal.kind == self.kind]
+        self._given = assets
         if not self.assets:
             raise ValueError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
                              f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
-        #: The highest obstacle any of the assets takes: how high to look for a top.
-        self.max_height = max(asset.traversal.height[1] for asset in self.assets)
+
+    @property
+    def assets(self):
+        """The given assets of this provider's kind."""
+        return [asset for asset in self._given if asset.traversal is not None and asset.traversal.kind == self.kind]
+
+    @property
+    def max_height(self):
+        """The highest obstacle any of the assets takes: how high to look for a top."""
+        return _highest(self.assets)
 
     def find(self, actor):
         """An Interaction or a Refusal for `actor` as it stands now (its position and heading)."""
@@ -84,9 +94,13 @@ class _Provider:
 
     def find_at(self, pos, h):
         """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
-        return self.judge(measure(self.probe, self.settings, pos, h, self.max_height))
+        assets = self.assets
+        return self._judge(measure(self.probe, self.settings, pos, h, _highest(assets)), assets)
 
     def judge(self, found):
+        return self._judge(found, self.assets)
+
+    def _judge(self, found, assets):
         """The answer for a Measurement (shared when several providers look at the same obstacle)."""
         if found is None:
             return Refusal(NOTHING)
@@ -94,13 +108,16 @@ class _Provider:
         if found.approach_deg > self.settings.max_approach_deg:
             return refuse(f"not facing it ({found.approach_deg:.0f}° > {self.settings.max_approach_deg:.0f}°)",
                           approach_deg=found.approach_deg)
+        if found.too_tall is not None:
+            return refuse(f"too high to {self.kind} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
+                          height=found.too_tall)
         if found.taller_than is not None:
             return refuse(f"too high to {self.kind} (more than {_metres(found.taller_than)})",
                           height=found.taller_than)
         if found.close_edge is None:
             return refuse(f"top too steep ({found.incline_deg:.0f}° > {self.settings.max_incline_deg:.0f}°)",
                           incline_deg=found.incline_deg)
-        asset = self._choose(found)
+        asset = self._choose(found, assets)
         if isinstance(asset, Refusal):
             return asset
         return self._targets(found, asset, refuse)
@@ -112,13 +129,13 @@ class _Provider:
                            {k: round(v, 4) for k, v in numbers.items() if v is not None})
         return refuse
 
-    def _choose(self, found):
+    def _choose(self, found, assets):
         """The asset whose ranges hold the measured size, centred nearest it; else a Refusal with the numbers."""
         height, depth = found.height, found.depth
-        fitting = [a for a in self.assets if a.traversal.fits(height, depth)]
+        fitting = [a for a in assets if a.traversal.fits(height, depth)]
         if fitting:
             return min(fitting, key=lambda a: abs(a.traversal.centre[0] - height) + abs(a.traversal.centre[1] - depth))
-        ranges = [a.traversal for a in self.assets]
+        ranges = [a.traversal for a in assets]
         high = max(t.height[1] for t in ranges)
         low = min(t.height[0] for t in ranges)
         deep = max(t.depth[1] for t in ranges)
@@ -134,6 +151,10 @@ class _Provider:
         else:
             reason = f"no {self.kind} clip fits {_metres(height)} high and {_metres(depth)} deep"
         return self._refuser(found)(reason)
+
+
+def _highest(assets):
+    return max(asset.traversal.height[1] for asset in assets)
 
 
 def authored_target(asset, index):
@@ -205,6 +226,9 @@ class MantleProvider(_Provider):
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
         run = authored_root(asset, asset.duration) - authored_target(asset, 0)
+        needed = run.y + radius
+        if found.depth < needed:
+            return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
         spot = found.close_edge + _across(found, run)
         floor = self.probe.ray(Point3(spot.x, spot.y, found.top + clearance),
                                Point3(spot.x, spot.y, found.close_edge.z - self.settings.probe_step))
@@ -227,23 +251,31 @@ class TraversalProvider:
     """Vault if possible, else mantle, on one measurement; refusals of both are joined."""
 
     def __init__(self, probe, assets, space=None, **settings):
+        """`assets` as for the providers: re-read at every query."""
         self.providers = [VaultProvider(probe, assets, space, **settings),
                           MantleProvider(probe, assets, space, **settings)]
         self.probe, self.space = probe, space
         self.settings = self.providers[0].settings
-        self.max_height = max(p.max_height for p in self.providers)
 
     def find(self, actor):
         space = self.space if self.space is not None else actor.getTop()
         return self.find_at(actor.getPos(space), actor.getH(space))
 
     def find_at(self, pos, h):
-        found = measure(self.probe, self.settings, pos, h, self.max_height)
+        found = measure(self.probe, self.settings, pos, h, max(p.max_height for p in self.providers))
         answers = [provider.judge(found) for provider in self.providers]
         for answer in answers:
             if answer:
                 return answer
-        reasons = list(dict.fromkeys(answer.reason for answer in answers))
         first = answers[0]
         numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
-        return Refusal("; ".join(reasons), first.node, first.distance, None, numbers)
+        return Refusal(_join(answer.reason for answer in answers), first.node, first.distance, None, numbers)
+
+
+def _join(reasons):
+    """Refusals of several providers as one reason: "too high to vault (..) or mantle (..)" when they agree."""
+    reasons = list(dict.fromkeys(reasons))
+    parts = [re.match(r"^(too \w+) to (\w+) (\(.*\))$", reason) for reason in reasons]
+    if len(reasons) > 1 and all(parts) and len({part.group(1) for part in parts}) == 1:
+        return parts[0].group(1) + " to " + " or ".join(f"{part.group(2)} {part.group(3)}" for part in parts)
+    return "; ".join(reasons)
