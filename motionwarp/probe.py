@@ -140,7 +140,7 @@ def _static_body(node, space):
         shape = BulletBoxShape(Vec3(half.x * scale.x, half.y * scale.y, half.z * scale.z))
         shape.setMargin(0.0)
         centre = transform.getMat().xformPoint((low + high) * 0.5)
-        body.addShape(shape, TransformState.makePosQuat(centre, transform.getQuat()))
+        body.addShape(shape, TransformState.makePosQuatScale(centre, transform.getQuat(), Vec3(1, 1, 1)))
         return body
     mesh = BulletTriangleMesh()
     for geom in node.node().getGeoms():

@@ -1,0 +1,195 @@
+"""Warp providers (DESIGN.md 7) against analytic obstacles: edges, normals and sizes from the geometry itself."""
+import math
+
+import pytest
+from panda3d.core import Point3, Vec3
+
+from motionwarp import Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, VaultProvider, WarpAsset
+from motionwarp.probe import SHAPE_TAG
+
+from .conftest import ASSETS
+from .obstacles import box_profile, circle_profile, distance_to_edge_line, level, prism, to_local, top, walkable_run
+
+MAX_INCLINE = 35.0  # the provider default the oracle uses for "walkable"
+
+
+@pytest.fixture(scope="module")
+def assets():
+    return [WarpAsset.load(ASSETS / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")]
+
+
+def ground(root, size=40.0):
+    return prism(root, "ground", box_profile(size, 0.1), size, pos=(0, 0, -0.1))
+
+
+def facing_point(path, profile, h_char, distance):
+    """A character position `distance` before the profile's front face centre, facing heading `h_char`."""
+    front_y = min(y for y, _ in profile) if _from_minus_y(path, h_char) else max(y for y, _ in profile)
+    face = path.getTop().getRelativePoint(path, Point3(0, front_y, 0.6))
+    forward = Vec3(-math.sin(math.radians(h_char)), math.cos(math.radians(h_char)), 0)
+    start = face - forward * distance
+    return Point3(start.x, start.y, 0.0)
+
+
+def _from_minus_y(path, h_char):
+    forward = Vec3(-math.sin(math.radians(h_char)), math.cos(math.radians(h_char)), 0)
+    return path.getRelativeVector(path.getTop(), forward).y > 0
+
+
+def expected_edges(path, profile, h_char):
+    close, far = walkable_run(profile, MAX_INCLINE)
+    return (close, far) if _from_minus_y(path, h_char) else (far, close)
+
+
+def expected_normal(path, h_char):
+    local = Vec3(0, -1, 0) if _from_minus_y(path, h_char) else Vec3(0, 1, 0)
+    return path.getTop().getRelativeVector(path, local)
+
+
+def angle(a, b):
+    return math.degrees(math.acos(max(-1.0, min(1.0, a.normalized().dot(b.normalized())))))
+
+
+def check_measured(found, path, profile, h_char):
+    """Edges within 1 cm of the true edge lines, normal within 2 degrees, height and depth within 1 cm."""
+    close, far = expected_edges(path, profile, h_char)
+    assert isinstance(found, Interaction), found
+    assert distance_to_edge_line(path, found.close_edge, close) < 0.01
+    assert distance_to_edge_line(path, found.far_edge, far) < 0.01
+    assert angle(found.normal, expected_normal(path, h_char)) < 2.0
+    assert found.height == pytest.approx(top(profile), abs=0.01)
+    assert found.depth == pytest.approx(abs(far[0] - close[0]), abs=0.01)
+    for target in found.targets:
+        assert abs(to_local(path, target.pos).x) < 1.0  # on this obstacle's span, not beside it
+
+
+@pytest.mark.parametrize("exact_box", [False, True], ids=["mesh", "box shape"])
+@pytest.mark.parametrize("h", [0, 15, 30, 45, 180])
+def test_box_edges_at_headings(assets, h, exact_box):
+    root = level()
+    ground(root)
+    profile = box_profile(0.6, 1.0)
+    crate = prism(root, "crate", profile, 2.0, pos=(1, 3, 0), h=h)
+    if exact_box:
+        crate.setTag(SHAPE_TAG, "box")
+    start = facing_point(crate, profile, 0.0, 1.1)
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(start, 0.0)
+    check_measured(found, crate, profile, 0.0)
+    assert found.asset.clip == "vault" and found.node == crate
+    assert found.distance == pytest.approx(1.1, abs=0.01)  # along the facing, to the face centre it looks at
+
+
+@pytest.mark.parametrize("name, profile, width, kind, h", [
+    ("log", circle_profile(0.4, 32, 0.4), 2.4, "vault", 0),
+    ("log", circle_profile(0.4, 32, 0.4), 2.4, "vault", 25),
+    ("wedge", [(-0.4, 0.0), (0.4, 0.0), (0.4, 1.1), (-0.4, 0.9)], 1.6, "vault", 0),
+    ("wedge", [(-0.4, 0.0), (0.4, 0.0), (0.4, 1.1), (-0.4, 0.9)], 1.6, "vault", 180),
+    ("chamfered block", [(-1.2, 0.0), (1.2, 0.0), (1.2, 1.6), (-1.05, 1.6), (-1.2, 1.45)], 3.0, "mantle", 0),
+    ("chamfered block", [(-1.2, 0.0), (1.2, 0.0), (1.2, 1.6), (-1.05, 1.6), (-1.2, 1.45)], 3.0, "mantle", -20),
+])
+def test_mesh_edges(assets, name, profile, width, kind, h):
+    root = level()
+    ground(root)
+    path = prism(root, name, profile, width, pos=(-2, 5, 0), h=h)
+    start = facing_point(path, profile, 0.0, 0.9)
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(start, 0.0)
+    check_measured(found, path, profile, 0.0)
+    assert found.kind == kind
+
+
+def test_scaled_model_transform_is_baked_in(assets):
+    root = level()
+    ground(root)
+    holder = root.attachNewNode("model")
+    holder.setPos(0, 4, 0)
+    holder.setScale(1.5)
+    log = prism(holder, "log", circle_profile(0.4, 32, 0.4), 2.0)
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 2.2, 0), 0.0)
+    assert isinstance(found, Interaction) and found.node == log
+    assert found.height == pytest.approx(1.2, abs=0.01)  # 0.8 m log scaled 1.5 times
+
+
+def refusal(assets, build, start=Point3(0, 0, 0), h=0.0, provider=TraversalProvider):
+    root = level()
+    build(root)
+    found = provider(SceneProbe.from_geometry(root), assets).find_at(start, h)
+    assert isinstance(found, Refusal)
+    return found
+
+
+def test_too_high_names_the_height(assets):
+    found = refusal(assets, lambda root: (ground(root), prism(root, "tower", box_profile(2, 3.0), 2, pos=(0, 2, 0))))
+    assert found.reason == "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m)"
+    assert found.node.getName() == "tower" and found.numbers["height"] == pytest.approx(3.0, abs=0.01)
+
+
+def test_too_deep_to_vault(assets):
+    found = refusal(assets, lambda root: (ground(root), prism(root, "table", box_profile(2.0, 1.0), 2, pos=(0, 2, 0))),
+                    provider=VaultProvider)
+    assert found.reason == "too deep to vault (2.00 m > 1.10 m)"
+
+
+def test_no_landing_ground_over_a_drop(assets):
+    def build(root):
+        prism(root, "roof", box_profile(6, 3.0), 6, pos=(0, 0, 0))       # standing on a roof 3 m up...
+        prism(root, "parapet", box_profile(0.3, 0.9), 6, pos=(0, 2.85, 3.0))  # ...with a parapet at its edge
+        ground(root)
+    found = refusal(assets, build, start=Point3(0, 1.5, 3.0), provider=VaultProvider)
+    assert found.reason.startswith("no landing ground") and found.node.getName() == "parapet"
+
+
+def test_landing_blocked_by_a_wall_behind(assets):
+    def build(root):
+        ground(root)
+        prism(root, "crate", box_profile(0.6, 1.0), 1.2, pos=(0, 2, 0))
+        prism(root, "wall", box_profile(0.3, 2.2), 2.0, pos=(0, 2.9, 0))
+    found = refusal(assets, build, provider=VaultProvider)
+    assert found.reason.startswith("landing blocked by wall") and found.node.getName() == "crate"
+
+
+def test_no_head_room_under_a_low_ceiling(assets):
+    def build(root):
+        ground(root)
+        prism(root, "ledge", box_profile(2.0, 1.4), 3.0, pos=(0, 2, 0))
+        prism(root, "ceiling", box_profile(1.8, 0.2), 3.0, pos=(0, 2.2, 2.6))
+    found = refusal(assets, build, provider=MantleProvider)
+    assert found.reason == "no head room on top (1.20 m < 1.80 m)"
+
+
+def test_top_too_steep(assets):
+    gable = [(-0.5, 0.0), (0.5, 0.0), (0.5, 0.5), (0.0, 1.1), (-0.5, 0.5)]  # roof slopes of 50 degrees
+    found = refusal(assets, lambda root: (ground(root), prism(root, "gable", gable, 2, pos=(0, 2, 0))))
+    assert found.reason.startswith("top too steep (50°")
+
+
+def test_not_facing_it(assets):
+    found = refusal(assets, lambda root: (ground(root), prism(root, "crate", box_profile(0.6, 1.0), 6, pos=(0, 2, 0), h=65)))
+    assert found.reason == "not facing it (65° > 50°)"
+
+
+def test_nothing_in_front(assets):
+    found = refusal(assets, ground)
+    assert found.reason == "nothing to vault or mantle in front" and found.node is None
+
+
+def test_a_mantle_needs_room_to_stand(assets):
+    found = refusal(assets, lambda root: (ground(root), prism(root, "post", box_profile(0.65, 1.4), 2, pos=(0, 2, 0))),
+                    provider=MantleProvider)
+    assert found.reason.startswith("no room to stand on top (0.65 m deep")
+
+
+def test_clip_choice_follows_the_traversal_ranges(assets):
+    """mantle for 1.5 m, mantle_high for 2.0 m: the asset centred nearest the measured height."""
+    chosen = {}
+    for height in (1.2, 1.5, 1.8, 2.0, 2.2):
+        root = level()
+        ground(root)
+        prism(root, "ledge", box_profile(3.0, height), 3.0, pos=(0, 2, 0))
+        found = MantleProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+        chosen[height] = found.asset.clip
+    assert chosen == {1.2: "mantle", 1.5: "mantle", 1.8: "mantle_high", 2.0: "mantle_high", 2.2: "mantle_high"}
+
+
+def test_a_provider_needs_an_asset_of_its_kind(assets):
+    with pytest.raises(ValueError, match="no vault asset"):
+        VaultProvider(SceneProbe.from_geometry(level()), assets[1:])
