@@ -1,13 +1,16 @@
 """Warp providers (DESIGN.md 7) against analytic obstacles: edges, normals and sizes from the geometry itself."""
+import json
 import math
+import random
 
 import pytest
 from panda3d.core import Point3, Vec3
 
-from motionwarp import Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, VaultProvider, WarpAsset
+from motionwarp import AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, VaultProvider, WarpAsset
 from motionwarp.probe import SHAPE_TAG
 
 from .conftest import ASSETS
+from .warp_helpers import WarpRun
 from .obstacles import box_profile, circle_profile, distance_to_edge_line, level, prism, to_local, top, walkable_run
 
 MAX_INCLINE = 35.0  # the provider default the oracle uses for "walkable"
@@ -193,3 +196,126 @@ def test_clip_choice_follows_the_traversal_ranges(assets):
 def test_a_provider_needs_an_asset_of_its_kind(assets):
     with pytest.raises(ValueError, match="no vault asset"):
         VaultProvider(SceneProbe.from_geometry(level()), assets[1:])
+
+
+@pytest.mark.parametrize("fps", [30, 144])
+@pytest.mark.parametrize("kind, profile, h, y", [
+    ("vault", box_profile(0.7, 1.1), 20, 1.8),
+    ("vault", circle_profile(0.45, 32, 0.45), -10, 1.6),
+    ("mantle", [(-1.2, 0.0), (1.2, 0.0), (1.2, 1.6), (-1.05, 1.6), (-1.2, 1.45)], -15, 1.75),
+])
+def test_played_through_the_warper_ends_over_or_on_top(base, rig, assets, kind, profile, h, y, fps):
+    """The real MotionWarper on the found targets: a vault ends past the far face on the ground, a mantle on top."""
+    actor, warper = rig
+    root = level()
+    ground(root)
+    path = prism(root, "obstacle", profile, 3.0, pos=(0.3, y, 0), h=h)  # about where each clip was authored
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find(actor)
+    assert isinstance(found, Interaction) and found.kind == kind
+    run = WarpRun(base, warper, found.asset, found.targets, fps=fps)
+    assert run.finished
+    final = to_local(path, actor.getPos(base.render))
+    assert abs(final.x) < 1.5
+    back = max(y for y, _ in profile)
+    if kind == "vault":
+        assert final.y > back + 0.3  # past the far face by more than the capsule's radius
+        assert actor.getZ(base.render) == pytest.approx(0.0, abs=1e-3)
+    else:
+        assert min(y for y, _ in profile) < final.y < back
+        assert actor.getZ(base.render) == pytest.approx(top(profile), abs=1e-3)
+
+
+def inside(path, profile, width, point):
+    """True when a world point lies inside a prism (the test's own geometry, not the probe's)."""
+    local = to_local(path, point)
+    if abs(local.x) >= width / 2 or local.z <= 0.0:
+        return False
+    count = len(profile)
+    return all((profile[(i + 1) % count][0] - profile[i][0]) * (local.z - profile[i][1])
+               - (profile[(i + 1) % count][1] - profile[i][1]) * (local.y - profile[i][0]) > 0 for i in range(count))
+
+
+def random_scene(rng):
+    """A character facing an obstacle (box, log or wedge) at a random size, heading and distance, maybe
+    with a wall behind it or a slab over it; returns (root, prisms, start, h)."""
+    root = level()
+    ground(root)
+    shape = rng.choice(["box", "box", "log", "wedge"])
+    depth, height = rng.uniform(0.2, 2.6), rng.uniform(0.3, 2.8)
+    profile = {"box": box_profile(depth, height),
+               "log": circle_profile(height / 2, 24, height / 2),
+               "wedge": [(-depth / 2, 0.0), (depth / 2, 0.0), (depth / 2, height), (-depth / 2, height * rng.uniform(0.3, 1.0))],
+               }[shape]
+    width = rng.uniform(0.8, 3.0)
+    heading = rng.uniform(0, 360)
+    obstacle = prism(root, "obstacle", profile, width, pos=(0, 0, 0), h=heading)
+    prisms = [(obstacle, profile, width)]
+    if rng.random() < 0.3:
+        gap = rng.uniform(0.0, 1.6)
+        wall = box_profile(0.3, rng.uniform(0.5, 3.0))
+        back = max(y for y, _ in profile)
+        prisms.append((prism(obstacle, "wall", wall, width + 1, pos=(0, back + gap + 0.15, 0)), wall, width + 1))
+    if rng.random() < 0.3:
+        slab = box_profile(depth + 1.0, 0.2)
+        prisms.append((prism(obstacle, "slab", slab, width, pos=(0, 0, height + rng.uniform(0.3, 2.0))), slab, width))
+    side = rng.choice([-1, 1])
+    local_dir = Vec3(0, side, 0)
+    front = (min if side > 0 else max)(y for y, _ in profile)
+    aim = root.getRelativePoint(obstacle, Point3(rng.uniform(-width / 3, width / 3), front, 0))
+    approach = root.getRelativeVector(obstacle, local_dir)
+    start_h = math.degrees(math.atan2(-approach.x, approach.y)) + rng.uniform(-60, 60)
+    forward = Vec3(-math.sin(math.radians(start_h)), math.cos(math.radians(start_h)), 0)
+    start = aim - forward * rng.uniform(0.4, 2.2)
+    return root, prisms, Point3(start.x, start.y, 0), start_h
+
+
+def test_random_scenes_never_land_inside_geometry(assets):
+    rng = random.Random(7)
+    kinds = {"vault": 0, "mantle": 0, "refused": 0}
+    for _ in range(300):
+        root, prisms, start, h = random_scene(rng)
+        found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(start, h)
+        forward = Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0)
+        if isinstance(found, Refusal):
+            kinds["refused"] += 1
+            assert found.reason and all(math.isfinite(v) for v in found.numbers.values())
+            continue
+        kinds[found.kind] += 1
+        for target in found.targets:
+            assert target.is_finite()
+            assert (target.pos - start).dot(forward) > 0, "a target behind the character"
+        assert all(math.isfinite(v) for v in (found.height, found.depth, found.distance))
+        feet = found.landing if found.kind == "vault" else found.targets[0].pos
+        for path, profile, width in prisms:
+            assert not inside(path, profile, width, feet + Vec3(0, 0, 0.02)), "a target inside geometry"
+            if found.kind == "vault":  # the standing capsule at the landing is clear too
+                for z in (0.35, 0.9, 1.5):
+                    for angle_deg in range(0, 360, 45):
+                        a = math.radians(angle_deg)
+                        probe_point = found.landing + Vec3(0.28 * math.cos(a), 0.28 * math.sin(a), z)
+                        assert not inside(path, profile, width, probe_point), "landing blocked by geometry"
+    assert min(kinds.values()) >= 20, kinds  # the generator exercises every outcome
+
+
+@pytest.mark.parametrize("traversal, field, expected", [
+    ({"kind": "hop", "height": [0, 1], "depth": [0, 1]}, "traversal.kind", "expected one of 'vault', 'mantle'"),
+    ({"kind": "mantle", "height": [0, 1], "depth": [0, 1]}, "traversal.kind", "a mantle needs 1 phase(s)"),
+    ({"kind": "vault", "height": [1.5, 0.5], "depth": [0, 1]}, "traversal.height", "0 <= low <= high"),
+    ({"kind": "vault", "height": [0.5], "depth": [0, 1]}, "traversal.height", "a list of two finite numbers"),
+    ({"kind": "vault", "height": [0.5, 1.5]}, "traversal.depth", "missing (required)"),
+    ({"kind": "vault", "height": [0.5, 1.5], "depth": [0, 1], "speed": 2}, "traversal.speed", "unknown key"),
+])
+def test_traversal_key_errors_name_the_field(traversal, field, expected):
+    data = json.loads((ASSETS / "vault.warp.json").read_text())
+    data["model"] = str(ASSETS / "mannequin.glb")
+    data["traversal"] = traversal
+    with pytest.raises(AssetError) as error:
+        WarpAsset.from_dict(data, "vault.warp.json")
+    assert error.value.field == field and expected in error.value.expected
+
+
+def test_traversal_survives_saving(tmp_path):
+    path = tmp_path / "vault.warp.json"
+    WarpAsset.load(ASSETS / "vault.warp.json").save(path)
+    saved = json.loads(path.read_text())
+    assert saved["traversal"] == {"kind": "vault", "height": [0.5, 1.5], "depth": [0.1, 1.1]}
