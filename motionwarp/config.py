@@ -62,7 +62,7 @@ class ProviderSettings(PrcSettings):
     #: Steepest top (and landing ground) a hand or foot may go on (degrees).
     max_incline_deg: float = 35.0
     #: Spacing of the down rays over the top, and the precision of the edges' binary search (metres).
-    probe_step: float = 0.15
+    probe_step: float = 0.25
     edge_tolerance: float = 0.002
     #: Farthest the top is followed past the close edge (metres): deeper tops read as this deep.
     max_scan_depth: float = 3.0

@@ -133,16 +133,41 @@ class _TopScan:
             self.most_up = sample[1]
         return sample[1] >= self.min_up
 
-    def _bisect_close(self, outside, inside, sample):
-        """Binary search between `outside` (not on the top) and `inside` (on it): the close edge's (s, sample)."""
-        while inside - outside > self.settings.edge_tolerance:
-            middle = (inside + outside) / 2
-            middle_sample = self.sample(middle)
-            if self.walkable(middle_sample):
-                inside, sample = middle, middle_sample
+    def _edge(self, outside, inside, inside_sample, test, hint=None):
+        """Binary search for an edge between `outside` (s off the top) and `inside` (s on it): (s, sample).
+
+        `test(s, inside, inside_sample)` says whether `s` is on the top (and its sample). A `hint`
+        (where a horizontal ray met the face) is tried first, a tolerance either side: on a
+        vertical face that brackets the edge with two rays instead of a full search.
+        """
+        tolerance = self.settings.edge_tolerance
+        toward = 1.0 if inside > outside else -1.0
+        tries = [hint + toward * tolerance / 2, hint - toward * tolerance / 2] if hint is not None else []
+        while abs(inside - outside) > tolerance:
+            s = tries.pop(0) if tries else (inside + outside) / 2
+            if not min(inside, outside) < s < max(inside, outside):
+                continue
+            on_top, sample = test(s, inside, inside_sample)
+            if on_top:
+                inside, inside_sample = s, sample
             else:
-                outside = middle
-        return inside, sample
+                outside = s
+        return inside, inside_sample
+
+    def _close_test(self, s, inside, inside_sample):
+        sample = self.sample(s)
+        return self.walkable(sample), sample
+
+    def _far_test(self, s, inside, inside_sample):
+        ds = abs(s - inside)
+        sample = self.sample(s, self.next_start(inside_sample, ds))
+        return self._continues(inside_sample, ds, sample), sample
+
+    def _face_between(self, s_from, s_to, z):
+        """Where (s) a horizontal ray from `s_from` to `s_to` at height `z` meets a face, or None."""
+        start, end = self.origin + self.inward * s_from, self.origin + self.inward * s_to
+        hit = self.probe.ray(Point3(start.x, start.y, z), Point3(end.x, end.y, z))
+        return None if hit is None else (hit.pos - self.origin).dot(self.inward)
 
     def next_start(self, reference, ds):
         """Where a ray `ds` past a top sample starts: just above the steepest walkable rise, below any ceiling."""
@@ -168,7 +193,8 @@ class _TopScan:
         while s <= settings.max_scan_depth:
             sample = self.sample(s)
             if self.walkable(sample):
-                close = self._bisect_close(previous, s, sample)
+                hint = self._face_between(-self.settings.face_radius, s, sample[0] - 2 * settings.edge_tolerance)
+                close = self._edge(previous, s, sample, self._close_test, hint)
                 break
             if sample is None or (sample[0] < self.lowest_top and s > step):
                 break  # past the obstacle, never found a top to stand on
@@ -184,14 +210,17 @@ class _TopScan:
             s = good_s + step
             sample = self.sample(s, self.next_start(good, step))
             if not self._continues(good, step, sample):
-                edge_s, edge_sample = self._bisect_far(good_s, good, s)
-                far = (edge_s, edge_sample)
+                hint = self._face_between(s, good_s, good[0] - 2 * settings.edge_tolerance)
+                far = self._edge(s, good_s, good, self._far_test, hint)
                 break
             good_s, good = s, sample
             top, steepest = max(top, good[0]), min(steepest, good[1])
         found.close_edge = self.point(*close)
         if far is not None:
             top, steepest = max(top, far[1][0]), min(steepest, far[1][1])
+            middle = self.sample((close[0] + far[0]) / 2, self.next_start(close[1], (far[0] - close[0]) / 2))
+            if self._continues(close[1], (far[0] - close[0]) / 2, middle):  # a round top peaks between the edges
+                top = max(top, middle[0])
             found.far_edge = self.point(*far)
             found.depth = round(far[0] - close[0], 4)
         else:
@@ -200,16 +229,6 @@ class _TopScan:
 
     def _continues(self, reference, ds, sample):
         return self.walkable(sample) and abs(sample[0] - reference[0]) <= ds * self.slope + self.settings.edge_tolerance
-
-    def _bisect_far(self, good_s, good, bad_s):
-        while bad_s - good_s > self.settings.edge_tolerance:
-            middle = (good_s + bad_s) / 2
-            sample = self.sample(middle, self.next_start(good, middle - good_s))
-            if self._continues(good, middle - good_s, sample):
-                good_s, good = middle, sample
-            else:
-                bad_s = middle
-        return good_s, good
 
     def point(self, s, sample):
         at = self.origin + self.inward * s
