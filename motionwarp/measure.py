@@ -155,7 +155,7 @@ class _TopScan:
         return inside, inside_sample
 
     def _close_test(self, s, inside, inside_sample):
-        sample = self.sample(s)
+        sample = self.sample(s, self.close_start(s))
         return self.walkable(sample), sample
 
     def _far_test(self, s, inside, inside_sample):
@@ -173,16 +173,30 @@ class _TopScan:
         """Where a ray `ds` past a top sample starts: just above the steepest walkable rise, below any ceiling."""
         return min(self.start, reference[0] + ds * self.slope + self.settings.clearance)
 
-    def taller(self):
-        """True when the face still stands at the height the rays start from: no top within reach."""
-        at = self.origin + self.found.normal * self.settings.face_radius
-        at.z = self.start
-        return self.probe.ray(at, at - self.found.normal * (self.settings.face_radius + self.settings.probe_step)) is not None
+    def face_top(self):
+        """A height just above the top of the face: the first of horizontal rays one probe step apart,
+        from the knee up, that meets no face within a step of it; None when the face goes on up to
+        where the rays start (too tall to look for a top). Stopping at the first gap keeps the top
+        search under a roof or slab further up."""
+        front = self.origin + self.found.normal * self.settings.face_radius
+        back = self.origin + self.inward * self.settings.probe_step
+        z = self.lowest_top + self.settings.probe_step
+        while z <= self.start:
+            if self.probe.ray(Point3(front.x, front.y, z), Point3(back.x, back.y, z)) is None:
+                return z
+            z += self.settings.probe_step
+        return None
+
+    def close_start(self, s):
+        """Where a ray `s` in from the face starts while the close edge is looked for: above the face
+        top plus the steepest walkable rise, below anything hanging higher."""
+        return min(self.start, self.gap + s * self.slope + self.settings.clearance)
 
     def run(self):
         settings, found = self.settings, self.found
         step = settings.probe_step
-        if self.taller():
+        self.gap = self.face_top()
+        if self.gap is None:
             found.taller_than = self.start - found.ground
             seen = self.sample(step, self.above)
             if seen is not None and seen[0] > self.start:
@@ -191,7 +205,7 @@ class _TopScan:
         # The close edge: the first walkable sample, then the edge between it and the one before.
         previous, s, close = 0.0, step, None
         while s <= settings.max_scan_depth:
-            sample = self.sample(s)
+            sample = self.sample(s, self.close_start(s))
             if self.walkable(sample):
                 hint = self._face_between(-self.settings.face_radius, s, sample[0] - 2 * settings.edge_tolerance)
                 close = self._edge(previous, s, sample, self._close_test, hint)

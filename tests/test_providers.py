@@ -150,11 +150,12 @@ def test_landing_blocked_by_a_wall_behind(assets):
     assert found.reason.startswith("landing blocked by wall") and found.node.getName() == "crate"
 
 
-def test_no_head_room_under_a_low_ceiling(assets):
+@pytest.mark.parametrize("thickness", [0.1, 0.3])  # the second holds the height the top search starts from
+def test_no_head_room_under_a_low_ceiling(assets, thickness):
     def build(root):
         ground(root)
         prism(root, "ledge", box_profile(2.0, 1.4), 3.0, pos=(0, 2, 0))
-        prism(root, "ceiling", box_profile(1.8, 0.2), 3.0, pos=(0, 2.2, 2.6))
+        prism(root, "ceiling", box_profile(1.8, thickness), 3.0, pos=(0, 1.9, 2.6))  # flush with the face
     found = refusal(assets, build, provider=MantleProvider)
     assert found.reason == "no head room on top (1.20 m < 1.80 m)"
 
