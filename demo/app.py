@@ -61,8 +61,8 @@ class Demo(DirectObject):
         self._bind_keys()
         self.status = OnscreenText(text="", pos=(-1.3, -0.9), scale=0.05, align=TextNode.ALeft,
                                    fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), mayChange=True)
-        self.prompt = OnscreenText(text="", pos=(0, -0.8), scale=0.06, fg=(1, 1, 0.6, 1), shadow=(0, 0, 0, 1),
-                                   mayChange=True)
+        self.prompt = OnscreenText(text="", pos=(-0.25, -0.75), scale=0.05, align=TextNode.ALeft, fg=(1, 1, 0.6, 1),
+                                   shadow=(0, 0, 0, 1), mayChange=True)  # right of the curve panel
         self.help = OnscreenText(text=HELP, pos=(-1.3, 0.92), scale=0.045, align=TextNode.ALeft, fg=(1, 1, 1, 1),
                                  shadow=(0, 0, 0, 1))
         base.disableMouse()
