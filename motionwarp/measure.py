@@ -78,7 +78,7 @@ def measure(probe, settings, pos, h, max_height):
     found = Measurement(hit.node, distance, normal, math.degrees(math.acos(min(1.0, -along))), pos.z)
     if found.approach_deg > settings.max_approach_deg:
         return found
-    _TopScan(probe, settings, pos + forward * distance, found, max_height).run()
+    _TopScan(probe, settings, pos + forward * distance, found, max_height, hit.pos.z).run()
     return found
 
 
@@ -106,7 +106,7 @@ def _horizontal(vector):
 class _TopScan:
     """Down rays across the top from the face inward, filling a Measurement's edges, top and depth."""
 
-    def __init__(self, probe, settings, face_point, found, max_height):
+    def __init__(self, probe, settings, face_point, found, max_height, face_z):
         self.probe, self.settings, self.found = probe, settings, found
         self.origin = Point3(face_point.x, face_point.y, 0)
         self.inward = found.inward
@@ -120,6 +120,7 @@ class _TopScan:
         self.above = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + settings.max_look_up
         self.start = min(self.above, found.ground + max_height + 0.5)
         self.most_up = None  # the least steep top seen, as the cos of its incline
+        self.face_z = max(face_z, self.lowest_top)  # where the sweep met the face
 
     def sample(self, s, start=None):
         """(z, cos of the incline) of the surface under the point `s` metres in from the face, or None."""
@@ -175,12 +176,12 @@ class _TopScan:
 
     def face_top(self):
         """A height just above the top of the face: the first of horizontal rays one probe step apart,
-        from the knee up, that meets no face within a step of it; None when the face goes on up to
+        from where the sweep met it up, that meets no face within a step of it; None when the face goes on up to
         where the rays start (too tall to look for a top). Stopping at the first gap keeps the top
         search under a roof or slab further up."""
         front = self.origin + self.found.normal * self.settings.face_radius
         back = self.origin + self.inward * self.settings.probe_step
-        z = self.lowest_top + self.settings.probe_step
+        z = self.face_z + self.settings.probe_step
         while z <= self.start:
             if self.probe.ray(Point3(front.x, front.y, z), Point3(back.x, back.y, z)) is None:
                 return z

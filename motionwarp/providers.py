@@ -263,10 +263,11 @@ class TraversalProvider:
 
     def find_at(self, pos, h):
         found = measure(self.probe, self.settings, pos, h, max(p.max_height for p in self.providers))
-        answers = [provider.judge(found) for provider in self.providers]
-        for answer in answers:
-            if answer:
-                return answer
+        answers = []
+        for provider in self.providers:
+            answers.append(provider.judge(found))
+            if answers[-1]:
+                return answers[-1]
         first = answers[0]
         numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
         return Refusal(_join(answer.reason for answer in answers), first.node, first.distance, None, numbers)
