@@ -64,7 +64,18 @@ def _metres(value):
     return f"{value:.2f} m"
 
 
-class _Provider:
+class _Asked:
+    """What every provider answers: `find(actor)` for a character as it stands, `find_at(pos, h)`."""
+
+    space = None
+
+    def find(self, actor):
+        """An Interaction or a Refusal for `actor` as it stands now (its position and heading)."""
+        space = self.space if self.space is not None else actor.getTop()
+        return self.find_at(actor.getPos(space), actor.getH(space))
+
+
+class _Provider(_Asked):
     kind = None
 
     def __init__(self, probe, assets, space=None, **settings):
@@ -87,21 +98,16 @@ class _Provider:
         """The highest obstacle any of the assets takes: how high to look for a top."""
         return _highest(self.assets)
 
-    def find(self, actor):
-        """An Interaction or a Refusal for `actor` as it stands now (its position and heading)."""
-        space = self.space if self.space is not None else actor.getTop()
-        return self.find_at(actor.getPos(space), actor.getH(space))
-
     def find_at(self, pos, h):
         """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
         assets = self.assets
         return self._judge(measure(self.probe, self.settings, pos, h, _highest(assets)), assets)
 
     def judge(self, found):
+        """The answer for a Measurement (shared when several providers look at the same obstacle)."""
         return self._judge(found, self.assets)
 
     def _judge(self, found, assets):
-        """The answer for a Measurement (shared when several providers look at the same obstacle)."""
         if found is None:
             return Refusal(NOTHING)
         refuse = self._refuser(found)
@@ -247,7 +253,7 @@ class MantleProvider(_Provider):
                            found.normal, found.node, found.distance)
 
 
-class TraversalProvider:
+class TraversalProvider(_Asked):
     """Vault if possible, else mantle, on one measurement; refusals of both are joined."""
 
     def __init__(self, probe, assets, space=None, **settings):
@@ -257,11 +263,8 @@ class TraversalProvider:
         self.probe, self.space = probe, space
         self.settings = self.providers[0].settings
 
-    def find(self, actor):
-        space = self.space if self.space is not None else actor.getTop()
-        return self.find_at(actor.getPos(space), actor.getH(space))
-
     def find_at(self, pos, h):
+        """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
         found = measure(self.probe, self.settings, pos, h, max(p.max_height for p in self.providers))
         answers = []
         for provider in self.providers:
