@@ -7,13 +7,13 @@ NodePath it came from, so a report or prompt can name the obstacle.
 """
 import dataclasses
 
-from panda3d.bullet import (BulletBoxShape, BulletCapsuleShape, BulletGhostNode, BulletRigidBodyNode,
+from panda3d.bullet import (BulletCapsuleShape, BulletGhostNode, BulletRigidBodyNode,
                             BulletSphereShape, BulletTriangleMesh, BulletTriangleMeshShape, BulletWorld)
 from panda3d.core import BitMask32, Character, GeomNode, NodePath, Point3, TransformState, Vec3
 
 #: Python tag on a Bullet node: the scene NodePath its shape was built from (set it on your own bodies too).
 SOURCE_TAG = "motionwarp-source"
-#: Tag a GeomNode's NodePath with `motionwarp-shape=box` to probe its local bounds as an exact box.
+#: Tag a GeomNode's NodePath with `motionwarp-shape=box` to probe its local bounds as a box, not its triangles.
 SHAPE_TAG = "motionwarp-shape"
 
 
@@ -40,7 +40,7 @@ class SceneProbe:
 
         Each GeomNode whose into-collide mask meets `mask` becomes a static triangle mesh with its
         transform relative to `space` (default: `root`'s top, i.e. render) baked in, scale
-        included; one tagged `motionwarp-shape=box` becomes an exact box of its local bounds.
+        included; one tagged `motionwarp-shape=box` becomes the box of its local bounds.
         Animated geometry (under a Character) is left out: it is not level geometry.
         """
         space = space if space is not None else root.getTop()
@@ -124,6 +124,18 @@ class SceneProbe:
         return Hit(result.getHitPos(), result.getHitNormal(), result.getHitFraction(), self.source(result.getNode()))
 
 
+def _add_box(mesh, low, high, mat):
+    """The 12 triangles of the box from `low` to `high`, through `mat`.
+
+    A triangle mesh rather than a BulletBoxShape: Bullet's rays against convex shapes are off by
+    up to a centimetre on turned boxes, against triangles they are exact.
+    """
+    corners = [mat.xformPoint(Point3(x, y, z)) for z in (low.z, high.z) for y in (low.y, high.y) for x in (low.x, high.x)]
+    for a, b, c, d in ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)):
+        mesh.addTriangle(corners[a], corners[b], corners[c])
+        mesh.addTriangle(corners[a], corners[c], corners[d])
+
+
 def _animated(node):
     return any(node.getAncestor(i).node().isOfType(Character.getClassType()) for i in range(node.getNumNodes()))
 
@@ -133,18 +145,12 @@ def _static_body(node, space):
     transform = node.getTransform(space)
     body = BulletRigidBodyNode(node.getName())
     body.setPythonTag(SOURCE_TAG, node)
-    if node.getTag(SHAPE_TAG) == "box":
-        low, high = node.getTightBounds(node)
-        half = (high - low) * 0.5
-        scale = transform.getScale()
-        shape = BulletBoxShape(Vec3(half.x * scale.x, half.y * scale.y, half.z * scale.z))
-        shape.setMargin(0.0)
-        centre = transform.getMat().xformPoint((low + high) * 0.5)
-        body.addShape(shape, TransformState.makePosQuatScale(centre, transform.getQuat(), Vec3(1, 1, 1)))
-        return body
     mesh = BulletTriangleMesh()
-    for geom in node.node().getGeoms():
-        mesh.addGeom(geom, True, transform)
+    if node.getTag(SHAPE_TAG) == "box":
+        _add_box(mesh, *node.getTightBounds(node), transform.getMat())
+    else:
+        for geom in node.node().getGeoms():
+            mesh.addGeom(geom, True, transform)
     if mesh.getNumTriangles() == 0:
         return None
     body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))

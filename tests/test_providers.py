@@ -100,6 +100,24 @@ def test_mesh_edges(assets, name, profile, width, kind, h):
     assert found.kind == kind
 
 
+def test_a_node_tagged_box_is_probed_as_its_bounds(assets):
+    root = level()
+    ground(root)
+    chamfered = [(-1.2, 0.0), (1.2, 0.0), (1.2, 1.6), (-1.05, 1.6), (-1.2, 1.45)]
+    block = prism(root, "block", chamfered, 3.0, pos=(0, 2, 0), h=30)
+    block.setTag(SHAPE_TAG, "box")
+    found = MantleProvider(SceneProbe.from_geometry(root), assets).find(_standing(root, block, chamfered))
+    assert distance_to_edge_line(block, found.close_edge, (-1.2, 1.6)) < 0.01  # the bounds' edge, not the chamfer's
+
+
+def _standing(root, path, profile):
+    """A character NodePath 0.5 m before the profile's front face, facing it."""
+    character = root.attachNewNode("character")
+    character.setPos(facing_point(path, profile, path.getH(), 0.5))
+    character.setH(path.getH())
+    return character
+
+
 def test_scaled_model_transform_is_baked_in(assets):
     root = level()
     ground(root)
