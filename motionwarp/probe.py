@@ -70,8 +70,7 @@ class SceneProbe:
         result = self.world.rayTestClosest(Point3(x, y, top), Point3(x, y, bottom), self.mask)
         if not result.hasHit():
             return None
-        normal = result.getHitNormal()
-        return result.getHitPos().z, abs(normal.z) / (normal.length() or 1.0)
+        return result.getHitPos()[2], abs(result.getHitNormal()[2])  # Bullet's ray normals are unit length
 
     def sweep_sphere(self, radius, start, end):
         """The first hit of a sphere moved from `start` to `end` (centres), or None."""

@@ -4,7 +4,7 @@ import math
 import random
 
 import pytest
-from panda3d.core import Point3, Vec3
+from panda3d.core import Point3, Vec3, loadPrcFileData, unloadPrcFile
 
 from motionwarp import AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, VaultProvider, WarpAsset
 from motionwarp.probe import SHAPE_TAG
@@ -338,3 +338,17 @@ def test_traversal_survives_saving(tmp_path):
     WarpAsset.load(ASSETS / "vault.warp.json").save(path)
     saved = json.loads(path.read_text())
     assert saved["traversal"] == {"kind": "vault", "height": [0.5, 1.5], "depth": [0.1, 1.1]}
+
+
+def test_settings_come_from_prc_and_keywords(assets):
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), 3, pos=(0, 2, 0), h=40)
+    probe = SceneProbe.from_geometry(root)
+    page = loadPrcFileData("provider-settings", "motionwarp-max-approach-deg 30")
+    try:
+        assert VaultProvider(probe, assets).find_at(Point3(0, 0.5, 0), 0.0).reason == "not facing it (40° > 30°)"
+        assert VaultProvider(probe, assets, max_approach_deg=45).find_at(Point3(0, 0.5, 0), 0.0)
+    finally:
+        unloadPrcFile(page)
+    assert VaultProvider(probe, assets).settings.max_approach_deg == 50.0
