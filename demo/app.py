@@ -52,7 +52,7 @@ class Demo(DirectObject):
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
-        #: Where the autopilot gives up on a box no clip can take.
+        #: Where the autopilot gives up on an obstacle no clip can take.
         self.skip_distance = max(self.authored_distance.values())
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
         self.on_start = self.on_skip = None
