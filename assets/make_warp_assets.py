@@ -24,7 +24,7 @@ MODEL = "mannequin.glb"
 LANDING_PAST_FAR_FACE = 1.0
 #: The obstacles each clip fits (DESIGN.md 5), centred on the one it was authored over
 #: (mannequin.contacts.json: vault 1.0 m high and 0.6 m deep, ledges 1.5 m and 2.0 m high).
-TRAVERSAL = {"vault": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.1, 1.1]},
+TRAVERSAL = {"vault": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]},
              "mantle": {"kind": "mantle", "height": [0.9, 2.1], "depth": [0.5, 50.0]},
              "mantle_high": {"kind": "mantle", "height": [1.7, 2.3], "depth": [0.5, 50.0]}}
 RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
@@ -88,6 +88,7 @@ def main():
                           traversal=Traversal(**TRAVERSAL[name]))
         authored = contacts[name]["obstacle"]["size"]
         assert asset.traversal.centre[0] == authored[2], f"{name}: height range not centred on the authored obstacle"
+        assert name != "vault" or asset.traversal.centre[1] == authored[1], "vault: depth range not centred on it"
         path = ASSETS / f"{name}.warp.json"
         asset.save(path)
         WarpAsset.load(path)  # validate what was written

@@ -14,6 +14,8 @@ import math
 from panda3d.core import NodePath, Point3, Vec3
 
 _UP = Vec3(0, 0, 1)
+#: Faces whose normals differ by more than this are different faces (a corner), not one rough face.
+_SAME_FACE_DEG = 10.0
 
 
 @dataclasses.dataclass
@@ -31,7 +33,7 @@ class Measurement:
     far_edge: Point3 = None    # where the walkable top ends (None: deeper than the scan)
     top: float = None          # highest z of the walkable top
     depth: float = None        # close to far edge, horizontally against the normal
-    incline_deg: float = None  # steepest incline of the walkable top, or the least steep one seen
+    incline_deg: float = None  # steepest incline of the walkable top, or the least steep one seen (None: none)
 
     @property
     def height(self):
@@ -70,15 +72,29 @@ def measure(probe, settings, pos, h, max_height):
     face = _face(probe, settings, pos, forward)
     if face is None:
         return None
-    hit, normal = face
+    return _from_face(probe, settings, pos, forward, *face, max_height, again=True)
+
+
+def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
+    """The Measurement across a face met at `hit` with horizontal `normal`.
+
+    On a corner the sweep's normal points from the corner to the capsule, not along either face;
+    the face actually under the close edge then gives the normal, and the scan runs `again` across it.
+    """
     along = forward.dot(normal)
-    if along > -1e-3:
-        return None  # a face we move along or away from is not in front
+    if along > -1e-3:  # the face under the edge runs along the way or turns away: beside a corner
+        return Measurement(hit.node, (hit.pos - pos).dot(forward), normal, math.degrees(math.acos(-along)), pos.z)
     distance = (hit.pos - pos).dot(normal) / along
     found = Measurement(hit.node, distance, normal, math.degrees(math.acos(min(1.0, -along))), pos.z)
     if found.approach_deg > settings.max_approach_deg:
         return found
-    _TopScan(probe, settings, pos + forward * distance, found, max_height, hit.pos.z).run()
+    scan = _TopScan(probe, settings, pos + forward * distance, found, max_height, hit.pos.z)
+    scan.run()
+    edge_face = scan.edge_face
+    if again and edge_face is not None:
+        turned = _horizontal(edge_face.normal)
+        if turned is not None and turned.dot(normal) < math.cos(math.radians(_SAME_FACE_DEG)):
+            return _from_face(probe, settings, pos, forward, edge_face, turned, max_height, again=False)
     return found
 
 
@@ -120,6 +136,7 @@ class _TopScan:
         self.above = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + settings.max_look_up
         self.start = min(self.above, found.ground + max_height + 0.5)
         self.most_up = None  # the least steep top seen, as the cos of its incline
+        self.edge_face = None  # the face just under the close edge, where a ray met it
         self.face_z = max(face_z, self.lowest_top)  # where the sweep met the face
 
     def sample(self, s, start=None):
@@ -165,9 +182,12 @@ class _TopScan:
         return self._continues(inside_sample, ds, sample), sample
 
     def _face_between(self, s_from, s_to, z):
-        """Where (s) a horizontal ray from `s_from` to `s_to` at height `z` meets a face, or None."""
+        """The Hit of a horizontal ray from `s_from` to `s_to` at height `z` on a face, or None."""
         start, end = self.origin + self.inward * s_from, self.origin + self.inward * s_to
-        hit = self.probe.ray(Point3(start.x, start.y, z), Point3(end.x, end.y, z))
+        return self.probe.ray(Point3(start.x, start.y, z), Point3(end.x, end.y, z))
+
+    def _along(self, hit):
+        """How far in from the face (s) a hit lies, or None for no hit."""
         return None if hit is None else (hit.pos - self.origin).dot(self.inward)
 
     def next_start(self, reference, ds):
@@ -203,19 +223,21 @@ class _TopScan:
             if seen is not None and seen[0] > self.start:
                 found.too_tall = seen[0] - found.ground
             return
-        # The close edge: the first walkable sample, then the edge between it and the one before.
-        previous, s, close = 0.0, step, None
+        # The close edge: the first walkable sample (the first just inside the face, for thin walls
+        # and fences), then the edge between it and the one before.
+        previous, s, close = 0.0, 2 * settings.edge_tolerance, None
         while s <= settings.max_scan_depth:
             sample = self.sample(s, self.close_start(s))
             if self.walkable(sample):
-                hint = self._face_between(-self.settings.face_radius, s, sample[0] - 2 * settings.edge_tolerance)
-                close = self._edge(previous, s, sample, self._close_test, hint)
+                self.edge_face = self._face_between(-self.settings.face_radius, s, sample[0] - 2 * settings.edge_tolerance)
+                close = self._edge(previous, s, sample, self._close_test, self._along(self.edge_face))
                 break
             if sample is None or (sample[0] < self.lowest_top and s > step):
                 break  # past the obstacle, never found a top to stand on
-            previous, s = s, s + step
+            previous, s = s, (s // step + 1) * step
         if close is None:
-            found.incline_deg = math.degrees(math.acos(self.most_up)) if self.most_up is not None else 90.0
+            # None: no ray met the obstacle above the knee (the sweep touched a corner beside the line).
+            found.incline_deg = math.degrees(math.acos(self.most_up)) if self.most_up is not None else None
             return
         # The far edge: follow the walkable top while it stays continuous, then bisect where it ends.
         good_s, good = close
@@ -225,7 +247,7 @@ class _TopScan:
             s = good_s + step
             sample = self.sample(s, self.next_start(good, step))
             if not self._continues(good, step, sample):
-                hint = self._face_between(s, good_s, good[0] - 2 * settings.edge_tolerance)
+                hint = self._along(self._face_between(s, good_s, good[0] - 2 * settings.edge_tolerance))
                 far = self._edge(s, good_s, good, self._far_test, hint)
                 break
             good_s, good = s, sample

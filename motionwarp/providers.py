@@ -112,7 +112,7 @@ class _Provider(_Asked):
             return Refusal(NOTHING)
         refuse = self._refuser(found)
         if found.approach_deg > self.settings.max_approach_deg:
-            return refuse(f"not facing it ({found.approach_deg:.0f}° > {self.settings.max_approach_deg:.0f}°)",
+            return refuse(f"not facing it ({found.approach_deg:.1f}° > {self.settings.max_approach_deg:.0f}°)",
                           approach_deg=found.approach_deg)
         if found.too_tall is not None:
             return refuse(f"too high to {self.kind} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
@@ -120,6 +120,8 @@ class _Provider(_Asked):
         if found.taller_than is not None:
             return refuse(f"too high to {self.kind} (more than {_metres(found.taller_than)})",
                           height=found.taller_than)
+        if found.close_edge is None and found.incline_deg is None:
+            return refuse("no top in line with the face (its corner is in the way)")
         if found.close_edge is None:
             return refuse(f"top too steep ({found.incline_deg:.0f}° > {self.settings.max_incline_deg:.0f}°)",
                           incline_deg=found.incline_deg)

@@ -17,7 +17,7 @@ def demo(base):
 @pytest.mark.parametrize("pos, h, expected", [
     ((0, 0.2, 0), 0, "Space: vault crate (vault, 1.00 m high, 0.60 m deep, 1.5 m away)"),
     ((0, 4.4, 0), 0, "Space: vault log (vault, 0.80 m high, 0.44 m deep, 1.2 m away)"),
-    ((5, 16.5, 0), 180, "roofed ledge: too deep to vault (2.00 m > 1.10 m); no head room on top (1.20 m < 1.80 m)"),
+    ((5, 16.5, 0), 180, "roofed ledge: too deep to vault (2.00 m > 1.20 m); no head room on top (1.20 m < 1.80 m)"),
     ((0, 0.2, 0), 90, "Space: nothing to vault or mantle in front"),
 ])
 def test_the_prompt_shows_every_frame(base, demo, pos, h, expected):

@@ -147,7 +147,7 @@ def test_too_high_names_the_height(assets):
 def test_too_deep_to_vault(assets):
     found = refusal(assets, lambda root: (ground(root), prism(root, "table", box_profile(2.0, 1.0), 2, pos=(0, 2, 0))),
                     provider=VaultProvider)
-    assert found.reason == "too deep to vault (2.00 m > 1.10 m)"
+    assert found.reason == "too deep to vault (2.00 m > 1.20 m)"
 
 
 def test_no_landing_ground_over_a_drop(assets):
@@ -186,7 +186,22 @@ def test_top_too_steep(assets):
 
 def test_not_facing_it(assets):
     found = refusal(assets, lambda root: (ground(root), prism(root, "crate", box_profile(0.6, 1.0), 6, pos=(0, 2, 0), h=65)))
-    assert found.reason == "not facing it (65° > 50°)"
+    assert found.reason == "not facing it (65.0° > 50°)"
+
+
+def test_a_corner_brushed_in_passing_is_not_faced(assets):
+    """The face sweep touches a crate's corner while the character walks past it: the face under
+    the edge it finds is the crate's side, along the way."""
+    found = refusal(assets, lambda root: (ground(root), prism(root, "crate", box_profile(0.6, 1.0), 1.0, pos=(0.55, 2, 0))))
+    assert found.reason == "not facing it (90.0° > 50°)" and found.node.getName() == "crate"
+
+
+def test_a_thin_fence_is_vaulted(assets):
+    root = level()
+    ground(root)
+    fence = prism(root, "fence", box_profile(0.03, 1.0), 3.0, pos=(0, 2, 0), h=10)
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0.8, 0), 0.0)
+    check_measured(found, fence, box_profile(0.03, 1.0), 0.0)
 
 
 def test_nothing_in_front(assets):
@@ -337,7 +352,7 @@ def test_traversal_survives_saving(tmp_path):
     path = tmp_path / "vault.warp.json"
     WarpAsset.load(ASSETS / "vault.warp.json").save(path)
     saved = json.loads(path.read_text())
-    assert saved["traversal"] == {"kind": "vault", "height": [0.5, 1.5], "depth": [0.1, 1.1]}
+    assert saved["traversal"] == {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]}
 
 
 def test_settings_come_from_prc_and_keywords(assets):
@@ -347,7 +362,7 @@ def test_settings_come_from_prc_and_keywords(assets):
     probe = SceneProbe.from_geometry(root)
     page = loadPrcFileData("provider-settings", "motionwarp-max-approach-deg 30")
     try:
-        assert VaultProvider(probe, assets).find_at(Point3(0, 0.5, 0), 0.0).reason == "not facing it (40° > 30°)"
+        assert VaultProvider(probe, assets).find_at(Point3(0, 0.5, 0), 0.0).reason == "not facing it (40.0° > 30°)"
         assert VaultProvider(probe, assets, max_approach_deg=45).find_at(Point3(0, 0.5, 0), 0.0)
     finally:
         unloadPrcFile(page)
