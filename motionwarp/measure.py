@@ -236,7 +236,7 @@ class _TopScan:
                 break  # past the obstacle, never found a top to stand on
             previous, s = s, (s // step + 1) * step
         if close is None:
-            # None: no ray met the obstacle above the knee (the sweep touched a corner beside the line).
+            # None: no ray met anything above the knee (the sweep touched a corner beside their line).
             found.incline_deg = math.degrees(math.acos(self.most_up)) if self.most_up is not None else None
             return
         # The far edge: follow the walkable top while it stays continuous, then bisect where it ends.

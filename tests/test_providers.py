@@ -196,6 +196,12 @@ def test_a_corner_brushed_in_passing_is_not_faced(assets):
     assert found.reason == "not facing it (90.0° > 50°)" and found.node.getName() == "crate"
 
 
+def test_a_post_touched_beside_the_line_has_no_top_in_line(assets):
+    """The sweep grazes a thin post off to the side: the down rays in line with the face miss it."""
+    found = refusal(assets, lambda root: (ground(root), prism(root, "post", box_profile(0.06, 1.0), 0.06, pos=(0.12, 2, 0))))
+    assert found.reason == "no top in line with the face (its corner is in the way)"
+
+
 def test_a_thin_fence_is_vaulted(assets):
     root = level()
     ground(root)
