@@ -4,7 +4,8 @@ import os
 
 from direct.showbase.DirectObject import DirectObject
 
-from motionwarp.jsonfields import dumps, write_text_atomic
+from motionwarp.atomicfile import write_text_atomic
+from motionwarp.jsonfields import dumps
 from motionwarp.warpmath import angle_between
 
 
