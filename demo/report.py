@@ -42,7 +42,7 @@ class RunReport(DirectObject):
         if all(s["obstacle"] != name for s in self.skipped):
             self.skipped.append({"obstacle": name, "reason": reason})
 
-    def _ended(self, completed, warper, clip):
+    def _ended(self, completed, warper, clip, reason=None):
         if self._open is None:
             return
         record, warp = self._open

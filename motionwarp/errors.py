@@ -24,6 +24,10 @@ class AssetError(FieldError):
     """A warp asset file (`*.warp.json`) is invalid."""
 
 
+class UsageError(MotionWarpError, ValueError):
+    """The game called motionwarp with something it cannot use: a bad target, a destroyed or second warper."""
+
+
 class WarpRefused(MotionWarpError):
     """MotionWarper.play refused a warp; `reason` says why, so the game can pick another clip."""
 
