@@ -168,3 +168,12 @@ def test_a_repeated_name_among_ten_thousand_phases_is_found(base, model):
     data["phases"][-1]["name"] = "p17"
     message = one_line_error("asset", model, asset_text(data))
     assert ": phases[9999].name: expected a unique phase name, 'p17' is used twice" in message
+
+
+@pytest.mark.parametrize("kind", LOADERS)
+def test_a_file_that_is_not_utf8(base, model, kind):
+    path = model / "latin1.json"
+    path.write_bytes('{"format": "caf\u00e9"}'.encode("latin-1"))
+    loader = Scene.load if kind == "scene" else WarpAsset.load
+    with pytest.raises(LOADERS[kind][1], match=re.escape(f"{path}: cannot be read ('utf-8' codec can't decode")):
+        loader(path)
