@@ -13,8 +13,8 @@ from .errors import AssetError
 MAX_FILE_BYTES = 4 * 1024 * 1024
 #: Every number in a file lies within +-LIMIT, so it is finite (and exact enough) in Panda3D's float32.
 LIMIT = 1e5
-#: Longest string a file may hold (names, clip names, model paths).
-MAX_STRING = 200
+#: Longest string a file may hold (names, clip names, model paths: Linux's PATH_MAX).
+MAX_STRING = 4096
 #: Integers with more digits are read as floats (huge ones become inf and fail the range check).
 _MAX_INT_DIGITS = 18
 #: How much of a bad value an error message shows.

@@ -102,8 +102,8 @@ class MotionWarper:
         self._warp = None
         self._taskmgr.remove(self._task_name)
         self.destroyed = True
-        if not self.actor.isEmpty() and self.actor.getPythonTag(_WARPER_TAG) is not None \
-                and self.actor.getPythonTag(_WARPER_TAG)() is self:
+        claim = None if self.actor.isEmpty() else self.actor.getPythonTag(_WARPER_TAG)
+        if claim is not None and claim() is self:
             self.actor.clearPythonTag(_WARPER_TAG)
 
     def _task(self, task):
@@ -254,10 +254,9 @@ class Warp:
 
     def _end(self, event, stop_clip=False, reason=None):
         """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
-        if not self.actor.isEmpty():
-            self.actor.setPlayRate(self.base_rate, self.asset.clip)
-            if stop_clip:
-                self.actor.stop(self.asset.clip)
+        self.actor.setPlayRate(self.base_rate, self.asset.clip)
+        if stop_clip:
+            self.actor.stop(self.asset.clip)
         self.rate = 1.0
         self.warper._warp = None
         messenger.send(event, [self.warper, self.asset.clip] + ([reason] if event == CANCELLED else []))

@@ -151,13 +151,15 @@ def test_follow_node_removed_mid_warp_cancels_with_a_reason(base, rig, cancellat
                              "the follow node of phase 'close_edge''s target was removed")
 
 
-def test_actor_removed_mid_warp_cancels_with_a_reason(base, cancellations):
+@pytest.mark.parametrize("cleanup", [True, False])
+def test_actor_removed_mid_warp_cancels_with_a_reason(base, cancellations, cleanup):
     actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
     warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
     frames(base, 10)
-    actor.cleanup()
+    if cleanup:
+        actor.cleanup()
     actor.removeNode()
     frames(base, 3)
     assert_cancelled_cleanly(warper, actor, cancellations, "the actor was removed")
