@@ -5,7 +5,6 @@
 """
 import argparse
 import errno
-import math
 import os
 import pathlib
 import sys
@@ -34,7 +33,7 @@ def _in_range(kind, low, high, low_open=False):
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}") from None
-        if not (math.isfinite(value) and (value > low if low_open else value >= low) and value <= high):
+        if not ((value > low if low_open else value >= low) and value <= high):  # NaN fails both
             bounds = f"above {low:g} and at most {high:g}" if low_open else f"from {low:g} to {high:g}"
             raise argparse.ArgumentTypeError(f"expected {what} {bounds}, got {text[:40]}")
         return value

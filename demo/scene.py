@@ -4,8 +4,8 @@ import os
 
 from panda3d.core import Filename
 
-from motionwarp.errors import FieldError
-from motionwarp.jsonfields import FieldChecker, read_json, shown
+from motionwarp.errors import FieldError, shown
+from motionwarp.jsonfields import FieldChecker, read_json
 
 from .quiet import captured_output
 from .world import add_box, add_ground

@@ -4,9 +4,9 @@ import os
 
 from panda3d.core import CharacterJoint, NodePath
 
-from .errors import LoadError
 from .atomicfile import write_text_atomic
-from .jsonfields import FieldChecker, dumps, read_json, shown
+from .errors import LoadError, shown
+from .jsonfields import FieldChecker, dumps, read_json
 from .loader import load_model_node
 from .phasemotion import PhaseMotion
 from . import rootmotion

@@ -1,11 +1,10 @@
 """Settings backed by `motionwarp-*` PRC variables, like panda3d-gltf's `gltf-*` ones."""
 import dataclasses
-import math
 import numbers
 
 from panda3d.core import ConfigVariableString
 
-from .errors import UsageError
+from .errors import UsageError, shown
 
 #: Accepted range of each setting (inclusive); values outside raise UsageError naming the setting.
 RANGES = {"task_sort": (-1000, 1000), "max_stretch": (1.0, 1000.0), "min_stretch": (0.0, 1.0),
@@ -56,8 +55,8 @@ def _checked(field, value, where):
     low, high = RANGES[field.name]
     kind = "a whole number" if field.type in (int, "int") else "a number"
     ok_type = isinstance(value, numbers.Integral if kind == "a whole number" else numbers.Real)
-    if not (ok_type and not isinstance(value, bool) and math.isfinite(value) and low <= value <= high):
-        raise UsageError(f"{where}: expected {kind} from {low:g} to {high:g}, got {value!r}")
+    if not (ok_type and not isinstance(value, bool) and low <= value <= high):  # NaN fails the comparison
+        raise UsageError(f"{where}: expected {kind} from {low:g} to {high:g}, got {shown(value)}")
     return value
 
 

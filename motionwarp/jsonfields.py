@@ -1,12 +1,10 @@
 """Reading JSON files field by field, with errors that name the file, the field path and what was expected."""
 import json
-import math
 import os
 import re
-import reprlib
 import stat
 
-from .errors import AssetError
+from .errors import AssetError, shown
 
 
 #: Largest JSON file read (bytes): every format here is a few kilobytes; this stops `/dev/zero`.
@@ -17,18 +15,6 @@ LIMIT = 1e5
 MAX_STRING = 4096
 #: Integers with more digits are read as floats (huge ones become inf and fail the range check).
 _MAX_INT_DIGITS = 18
-#: How much of a bad value an error message shows.
-_SHOWN = reprlib.Repr()
-_SHOWN.maxstring = _SHOWN.maxother = 60
-_SHOWN.maxlist = _SHOWN.maxdict = 6
-_SHOWN.maxlevel = 3
-
-
-def shown(value):
-    """`repr(value)` cut short: an error names a bad value without echoing megabytes of it."""
-    return _SHOWN.repr(value)
-
-
 class _DuplicateKey(Exception):
     pass
 
@@ -84,8 +70,8 @@ def join(field, key):
 
 
 def _is_number(value, limit=LIMIT):
-    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value) \
-        and abs(value) <= limit
+    """A number within +-limit (NaN and infinities fail the comparison; huge ints never reach float())."""
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and abs(value) <= limit
 
 
 class FieldChecker:

@@ -5,8 +5,7 @@ import numbers
 
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
-from .errors import UsageError
-from .jsonfields import shown
+from .errors import UsageError, shown
 
 
 @dataclasses.dataclass
@@ -26,7 +25,7 @@ class WarpTarget:
 
     def __post_init__(self):
         self.pos = Point3(*_three_numbers(self.pos, "pos"))
-        if not _is_real(self.h):
+        if not _is_real(self.h) or not _fits_float(self.h):
             raise UsageError(f"WarpTarget h: expected a number of degrees, got {shown(self.h)}")
         if self.hpr is not None:
             self.hpr = Vec3(*_three_numbers(self.hpr, "hpr"))
@@ -58,11 +57,19 @@ def _is_real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _fits_float(value):
+    try:
+        float(value)
+    except OverflowError:  # an int beyond float range
+        return False
+    return True
+
+
 def _three_numbers(value, name):
     try:
         values = tuple(value)
     except TypeError:
         values = ()
-    if len(values) != 3 or not all(_is_real(v) for v in values):
+    if len(values) != 3 or not all(_is_real(v) and _fits_float(v) for v in values):
         raise UsageError(f"WarpTarget {name}: expected a Point3 or three numbers (x, y, z), got {shown(value)}")
     return values

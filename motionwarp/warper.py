@@ -10,8 +10,7 @@ from panda3d.core import LQuaternion, Vec3
 
 from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver, apply_motion, track_motion
-from .errors import UsageError, WarpRefused
-from .jsonfields import shown
+from .errors import UsageError, WarpRefused, shown
 from .loader import clip_control
 from .target import WarpTarget
 from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp

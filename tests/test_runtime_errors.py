@@ -46,6 +46,8 @@ def test_targets_given_as_points_are_heading_zero_targets(base, rig, as_point):
     ({"pos": "abc"}, "WarpTarget pos: expected a Point3 or three numbers (x, y, z), got 'abc'"),
     ({"pos": None}, "WarpTarget pos: expected a Point3 or three numbers (x, y, z), got None"),
     ({"pos": Point3(0, 2, 1), "h": "abc"}, "WarpTarget h: expected a number of degrees, got 'abc'"),
+    ({"pos": (10 ** 400, 0, 0)}, "WarpTarget pos: expected a Point3 or three numbers (x, y, z), got (1000000"),
+    ({"pos": (0, 0, 0), "h": 10 ** 5000}, "WarpTarget h: expected a number of degrees, got an integer too long to show"),
     ({"pos": Point3(0, 2, 1), "hpr": (1, "x", 3)}, "WarpTarget hpr: expected a Point3 or three numbers"),
     ({"pos": Point3(0, 2, 1), "follow": "platform"}, "WarpTarget follow: expected a NodePath or None, got 'platform'"),
 ])
