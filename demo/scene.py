@@ -48,7 +48,7 @@ class Scene:
         check.object(data, "", ("format", "ground", "spawn", "obstacles", "autopilot"),
                      required=("format", "ground", "spawn", "obstacles"))
         if data["format"] != FORMAT:
-            check.fail("format", f"expected {shown(FORMAT)}, got {shown(data['format'])}")
+            check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
         check.object(data["ground"], "ground", ("size",), required=("size",))
         ground = check.vector(data["ground"], "size", "ground", length=2)
         if min(ground) <= 0:

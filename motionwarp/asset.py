@@ -91,7 +91,7 @@ class WarpAsset:
         check = FieldChecker(path)
         check.object(data, "", _TOP_KEYS, required=("format", "model", "clip", "root_joint", "phases"))
         if data["format"] != FORMAT:
-            check.fail("format", f"expected {shown(FORMAT)}, got {shown(data['format'])}")
+            check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
         asset = cls(model=check.string(data, "model"), clip=check.string(data, "clip"),
                     root_joint=check.string(data, "root_joint"), phases=[],
                     root_mode=data.get("root_mode", "bone"), path=path)

@@ -6,7 +6,6 @@ import stat
 
 from .errors import AssetError, shown
 
-
 #: Largest JSON file read (bytes): every format here is a few kilobytes; this stops `/dev/zero`.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 #: Every number in a file lies within +-LIMIT, so it is finite (and exact enough) in Panda3D's float32.
@@ -15,8 +14,10 @@ LIMIT = 1e5
 MAX_STRING = 4096
 #: Integers with more digits are read as floats (huge ones become inf and fail the range check).
 _MAX_INT_DIGITS = 18
+
+
 class _DuplicateKey(Exception):
-    pass
+    """Raised while parsing; read_json turns it into an error naming the key."""
 
 
 def _unique_keys(pairs):
