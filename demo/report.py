@@ -4,7 +4,8 @@ import os
 
 from direct.showbase.DirectObject import DirectObject
 
-from motionwarp.jsonfields import dumps, write_text_atomic
+from motionwarp.atomicfile import write_text_atomic
+from motionwarp.jsonfields import dumps
 from motionwarp.warpmath import angle_between
 
 
@@ -41,7 +42,7 @@ class RunReport(DirectObject):
         if all(s["obstacle"] != name for s in self.skipped):
             self.skipped.append({"obstacle": name, "reason": reason})
 
-    def _ended(self, completed, warper, clip):
+    def _ended(self, completed, warper, clip, reason=None):
         if self._open is None:
             return
         record, warp = self._open

@@ -6,7 +6,7 @@ clip's root motion toward targets found in the level, and scene-probing warp pro
 from .asset import WarpAsset, WarpPhase
 from .config import MotionWarpSettings
 from .driver import RootMotionDriver
-from .errors import AssetError, LoadError, MotionWarpError, WarpRefused
+from .errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
 from .loader import load_actor
 from .rootmotion import RootMotionTrack
 from .target import WarpTarget
@@ -14,5 +14,5 @@ from .warper import MotionWarper, Warp
 
 __all__ = [
     "AssetError", "LoadError", "MotionWarpError", "MotionWarpSettings", "MotionWarper", "RootMotionDriver",
-    "RootMotionTrack", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
+    "RootMotionTrack", "UsageError", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
 ]

@@ -1,9 +1,14 @@
 """Settings backed by `motionwarp-*` PRC variables, like panda3d-gltf's `gltf-*` ones."""
 import dataclasses
+import numbers
 
-from panda3d.core import ConfigVariableBool, ConfigVariableDouble, ConfigVariableInt
+from panda3d.core import ConfigVariableString
 
-_CONFIG_TYPES = {int: ConfigVariableInt, float: ConfigVariableDouble, bool: ConfigVariableBool}
+from .errors import UsageError, shown
+
+#: Accepted range of each setting (inclusive); values outside raise UsageError naming the setting.
+RANGES = {"task_sort": (-1000, 1000), "max_stretch": (1.0, 1000.0), "min_stretch": (0.0, 1.0),
+          "max_turn_deg": (0.0, 180.0), "still_axis_m": (1e-4, 1.0)}
 
 
 @dataclasses.dataclass
@@ -29,15 +34,30 @@ class MotionWarpSettings:
         """Settings from PRC variables, then `overrides` (keyword arguments, None = keep)."""
         settings = cls()
         for field in dataclasses.fields(cls):
-            var_type = _CONFIG_TYPES[type(field.default)]
             name = "motionwarp-" + field.name.replace("_", "-")
-            setattr(settings, field.name, var_type(name, field.default).get_value())
+            text = ConfigVariableString(name, str(field.default)).get_value().strip()
+            try:
+                value = type(field.default)(text)
+            except ValueError:
+                value = text
+            setattr(settings, field.name, _checked(field, value, f"PRC variable {name}"))
         for name, value in overrides.items():
             if not hasattr(settings, name):
                 raise TypeError(f"unknown motionwarp setting {name!r}")
             if value is not None:
-                setattr(settings, name, value)
+                field = next(f for f in dataclasses.fields(cls) if f.name == name)
+                setattr(settings, name, _checked(field, value, f"setting {name}"))
         return settings
+
+
+def _checked(field, value, where):
+    """`value` if it is a number of the field's kind within RANGES, else a UsageError naming `where`."""
+    low, high = RANGES[field.name]
+    kind = "a whole number" if field.type in (int, "int") else "a number"
+    ok_type = isinstance(value, numbers.Integral if kind == "a whole number" else numbers.Real)
+    if not (ok_type and not isinstance(value, bool) and low <= value <= high):  # NaN fails the comparison
+        raise UsageError(f"{where}: expected {kind} from {low:g} to {high:g}, got {shown(value)}")
+    return value
 
 
 def from_base(name):

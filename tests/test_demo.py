@@ -34,8 +34,8 @@ def test_no_display_is_one_clear_line():
 @pytest.mark.parametrize("args, message", [
     (["--warp-speed"], "unrecognized arguments: --warp-speed"),
     (["--report", "r.json"], "--report, --screenshot and --at need --headless"),
-    (["--headless", "--fps", "0"], "--fps and --max-seconds must be positive"),
-    (["--headless", "--scene", "nowhere.json"], "nowhere.json: file not found"),
+    (["--headless", "--autopilot", "--fps", "0"], "argument --fps: expected a whole number from 1 to 1000, got 0"),
+    (["--headless", "--autopilot", "--scene", "nowhere.json"], "nowhere.json: file not found"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = run_main(*args, env=without_display())
@@ -60,7 +60,8 @@ def test_bad_scene_is_one_clear_line(tmp_path):
     scene.write_text('{"format": "motionwarp.scene/1", "ground": {"size": [10, 10]}, "spawn": {"pos": [0, 0]}, "obstacles": []}')
     result = run_main("--scene", str(scene), env=without_display())
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == f"main.py: {scene}: spawn.pos: expected a list of three finite numbers, got [0, 0]"
+    assert result.stderr.strip() == (f"main.py: {scene}: spawn.pos: expected a list of three finite numbers "
+                                     f"from -100000 to 100000, got [0, 0]")
 
 
 def test_headless_report_of_the_course(tmp_path):
