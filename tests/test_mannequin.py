@@ -64,7 +64,7 @@ def assert_same_structure(new, old, where="glTF"):
 
 
 def test_regenerating_gives_the_same_files(tmp_path):
-    subprocess.run([sys.executable, str(ASSETS / "generate_mannequin.py"), str(tmp_path)], cwd=ROOT,
+    subprocess.run([sys.executable, "-m", "authoring.generate_mannequin", str(tmp_path)], cwd=ROOT,
                    check=True, capture_output=True, timeout=120)
     assert (tmp_path / "mannequin.contacts.json").read_text() == (ASSETS / "mannequin.contacts.json").read_text()
     new_doc, new_blob = read_glb(tmp_path / "mannequin.glb")

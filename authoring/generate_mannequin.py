@@ -1,6 +1,6 @@
 """Generate the stylised humanoid `mannequin.glb` and its ground truth `mannequin.contacts.json`.
 
-Usage:  python assets/generate_mannequin.py [OUT_DIR]      (default: the assets folder)
+Usage:  python -m authoring.generate_mannequin [OUT_DIR]      (default: the assets folder)
 
 Everything is authored deterministically in code, in Panda3D space (Z up, the character
 faces +Y, metres; the character's left is -X):
@@ -20,12 +20,10 @@ import sys
 
 import numpy as np
 
-if __package__ in (None, ""):
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from assets.gltf_writer import GltfBuilder  # noqa: E402
+from authoring.gltf_writer import GltfBuilder
 
 FPS = 30
-ASSETS_DIR = os.path.dirname(os.path.abspath(__file__))
+ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
 
 # --------------------------------------------------------------------------------------
 # Skeleton

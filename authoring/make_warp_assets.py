@@ -6,18 +6,16 @@ moment relative to the target point a provider finds in a level (the box's near 
 its far top edge, the landing point 1 m past the far face; the ledge's top edge). Played
 against the authored obstacle, every warp is then the identity.
 
-    python assets/make_warp_assets.py        # rewrites assets/*.warp.json
+    python -m authoring.make_warp_assets        # rewrites assets/*.warp.json
 """
 import json
 import pathlib
-import sys
 
-ASSETS = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(ASSETS.parent))
+from motionwarp import WarpAsset, WarpPhase
+from motionwarp.loader import load_model_node
+from motionwarp.rootmotion import track_for
 
-from motionwarp import WarpAsset, WarpPhase  # noqa: E402
-from motionwarp.loader import load_model_node  # noqa: E402
-from motionwarp.rootmotion import track_for  # noqa: E402
+ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 
 MODEL = "mannequin.glb"
 LANDING_PAST_FAR_FACE = 1.0

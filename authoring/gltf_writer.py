@@ -284,7 +284,7 @@ class GltfBuilder:
         while len(blob) % 4:
             blob.append(0)
         doc = {
-            "asset": {"version": "2.0", "generator": "motionwarp assets/gltf_writer.py"},
+            "asset": {"version": "2.0", "generator": "motionwarp authoring/gltf_writer.py"},
             "scene": 0,
             "scenes": [{"name": self.scene_name, "nodes": [0]}],
             "nodes": nodes,
