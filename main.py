@@ -30,6 +30,8 @@ def parse_args(argv):
     parser.add_argument("--max-seconds", type=float, default=60.0, help="longest headless run (default 60)")
     parser.add_argument("--view", choices=("follow", "side"), default="follow",
                         help="camera: behind the character (default) or beside it")
+    parser.add_argument("--assets", metavar="DIR", default=str(SCENES.parent / "assets"),
+                        help="folder of the *.warp.json to play and tune (default assets/)")
     args = parser.parse_args(argv)
     if (args.report or args.screenshot or args.at is not None) and not args.headless:
         parser.error("--report, --screenshot and --at need --headless")
@@ -103,7 +105,7 @@ def main(argv=None):
     if base is None:
         return 2
     from demo.app import Demo
-    demo = Demo(base, scene, autopilot=args.autopilot, view=args.view)
+    demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=pathlib.Path(args.assets))
     if args.headless:
         return run_headless(base, demo, args)
     base.run()

@@ -1,4 +1,5 @@
-"""Regenerate the mannequin: `mannequin.glb` and its ground truth `mannequin.contacts.json`.
+"""Regenerate the shipped data: `mannequin.glb`, its ground truth `mannequin.contacts.json`,
+and the warp assets derived from them (this overwrites tuned `*.warp.json` in OUT_DIR).
 
 Usage:  python -m authoring.generate_mannequin [OUT_DIR] [--check]   (default: the assets folder)
 
@@ -15,11 +16,12 @@ import sys
 import numpy as np
 
 from authoring.gltf_writer import GltfBuilder
+from authoring.make_warp_assets import write_warp_assets
 from authoring.mannequin.clips import FPS, all_clips
+from authoring.mannequin.ik import solve_pose
 from authoring.mannequin.mesh import MATERIALS, body_parts, build_meshes, skinned_vertices
 from authoring.mannequin.rotations import mat_to_quat
 from authoring.mannequin.skeleton import JOINT_INDEX, JOINT_NAMES, SKELETON
-from authoring.mannequin.ik import solve_pose
 
 ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
 
@@ -115,6 +117,8 @@ def main(argv):
         print(f"{name:12s} {clip.duration:4.2f}s  {clip.frames + 1} keys  "
               f"root_end={root_end(solved)}  max IK shortfall={worst * 100:.1f} cm")
     print("wrote", os.path.join(out_dir, "mannequin.glb"))
+    write_warp_assets(out_dir, os.path.join(out_dir, "mannequin.glb"),
+                      os.path.join(out_dir, "mannequin.contacts.json"))
 
 
 if __name__ == "__main__":
