@@ -1,9 +1,10 @@
 """motionwarp demo: walk a mannequin into boxes and watch it vault and mantle with motion warping.
 
     python main.py                                   # a window; the keys are shown on screen
-    python main.py --headless --autopilot --report out.json [--screenshot out.png]
+    python main.py --headless --autopilot --report out/course.json [--screenshot out/course.png]
 """
 import argparse
+import contextlib
 import pathlib
 import sys
 
@@ -59,7 +60,7 @@ def open_base(headless, render_frames):
             return ShowBase()
         except Exception as exc:  # Panda3D raises a bare Exception when no window can be opened
             problem = exc
-    hint = "" if headless else "; try --headless --autopilot --report out.json"
+    hint = "" if headless else "; try --headless --autopilot --report out/course.json"
     print(f"main.py: cannot open a window ({problem}: no display here?){hint}", file=sys.stderr)
     return None
 
@@ -71,6 +72,9 @@ def run_headless(base, demo, args):
     clock = ClockObject.getGlobalClock()
     clock.setMode(ClockObject.MNonRealTime)
     clock.setFrameRate(args.fps)
+    for path in filter(None, (args.report, args.screenshot)):
+        with contextlib.suppress(OSError):  # a folder that cannot be made fails at the write, with its message
+            pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
     last_frame = round(args.max_seconds * args.fps)
     shot_frame = round(args.at * args.fps) if args.at is not None else None
     frames = 0

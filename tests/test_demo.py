@@ -44,7 +44,7 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
 
 
 def test_screenshot_shows_the_vault(tmp_path, warp_asset_dir):
-    png = tmp_path / "vault.png"
+    png = tmp_path / "shots" / "vault.png"  # main.py makes the folder
     result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--screenshot", str(png),
                       "--at", "3.6", env=without_display())
     assert result.returncode == 0, result.stderr
@@ -65,7 +65,7 @@ def test_bad_scene_is_one_clear_line(tmp_path):
 
 
 def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
-    out = tmp_path / "report.json"
+    out = tmp_path / "out" / "report.json"  # main.py makes the folder
     result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--report", str(out),
                       "--fps", "30", env=without_display())
     assert result.returncode == 0, result.stderr
