@@ -1,7 +1,7 @@
 """What every clip shares: the frame rate, the Clip record, and torso and free-arm posing from curves."""
 import numpy as np
 
-from ..ik import elbow_pole, relaxed_hand, torso_pose
+from ..ik import elbow_pole, reach_correct, relaxed_hand, torso_fk, torso_pose
 from ..skeleton import SIDES
 
 FPS = 30
@@ -35,3 +35,20 @@ def body_pose(c, t, **extra):
     root = np.array([0.0, c["root_y"](t), c["root_z"](t)])
     hips = np.array([0.0, c["body_y"](t), c["body_z"](t)]) - root
     return torso_pose(root=root, hips=hips, lean_fwd=c["lean"](t), look=c["look"](t), **extra)
+
+
+def gripping_body(c, t, hand_plans, arm_out):
+    """The torso at t, shifted so the shoulders stay within reach of the gripping hands.
+
+    Sets each hand plan's free path (a relaxed arm, `arm_out` to the side) and returns
+    (pose, world rotations, world positions) of the corrected body.
+    """
+    pose = body_pose(c, t)
+    W, P = torso_fk(pose)
+    for s, _ in SIDES:   # free-arm targets for the grip blend need the uncorrected body
+        hand_plans[s].free = lambda tt, s=s: relaxed_hand(W, P, s, arm_out, c["arm_fwd"](tt), c["arm_up"](tt))
+    grip = hand_plans["l"].weight(t)
+    W, P = reach_correct(pose, {s: hand_plans[s](t)[0] for s, _ in SIDES}, grip)
+    for s, _ in SIDES:
+        hand_plans[s].free = lambda tt, s=s: relaxed_hand(W, P, s, arm_out, c["arm_fwd"](tt), c["arm_up"](tt))
+    return pose, W, P

@@ -62,17 +62,16 @@ def gait_clip(name, T, speed, hips_h, bob, lean_fwd, gaits, arm_amp, arm_out, ar
     return Clip(name, T, True, pose_fn, contacts)
 
 
+def gait_pair(T, stride, x, plant, flat, **shape):
+    """Both feet: the right planted at `plant` strides into the cycle, the left half a cycle later."""
+    return {"r": Gait(T, stride, x, stride * plant, 0.0, flat, **shape),
+            "l": Gait(T, stride, -x, stride * (plant + 0.5), 0.5, flat, **shape)}
+
+
 def walk_clip():
     T, speed = 1.0, 1.4
-    stride = speed * T
-    flat = (0.06, 0.42)
     # right foot flat phase centred on phase 0.24, left half a cycle later
-    gaits = {
-        "r": Gait(T, stride, 0.10, stride * 0.24, 0.0, flat, heel=(0.08, 0.3), toe=(0.14, -0.6),
-                  lift=0.07),
-        "l": Gait(T, stride, -0.10, stride * 0.74, 0.5, flat, heel=(0.08, 0.3), toe=(0.14, -0.6),
-                  lift=0.07),
-    }
+    gaits = gait_pair(T, speed * T, 0.10, 0.24, (0.06, 0.42), heel=(0.08, 0.3), toe=(0.14, -0.6), lift=0.07)
     return gait_clip("walk", T, speed, hips_h=0.935, bob=0.02, lean_fwd=0.06, gaits=gaits,
                      arm_amp=0.17, arm_out=0.06, arm_up=-0.50, arm_fwd=0.04, yaw_amp=0.12,
                      bob_sign=1.0)
@@ -80,14 +79,8 @@ def walk_clip():
 
 def run_clip():
     T, speed = 0.7, 4.0
-    stride = speed * T
-    flat = (0.20, 0.36)
-    gaits = {
-        "r": Gait(T, stride, 0.08, stride * 0.28, 0.0, flat, heel=(0.04, 0.15), toe=(0.10, -0.7),
-                  lift=0.36, tuck=0.25),
-        "l": Gait(T, stride, -0.08, stride * 0.78, 0.5, flat, heel=(0.04, 0.15), toe=(0.10, -0.7),
-                  lift=0.36, tuck=0.25),
-    }
+    gaits = gait_pair(T, speed * T, 0.08, 0.28, (0.20, 0.36), heel=(0.04, 0.15), toe=(0.10, -0.7),
+                      lift=0.36, tuck=0.25)
     return gait_clip("run", T, speed, hips_h=0.895, bob=0.03, lean_fwd=0.2, gaits=gaits,
                      arm_amp=0.20, arm_out=0.03, arm_up=-0.30, arm_fwd=0.06, yaw_amp=0.15,
                      bob_sign=-1.0, arm_rise=0.10, elbow=(0.3, 1.0, 0.8))

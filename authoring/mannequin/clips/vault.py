@@ -3,9 +3,9 @@ import numpy as np
 
 from ..contacts import EffectorPlan, Plant, box_obstacle, collect_contacts
 from ..curves import curves
-from ..ik import elbow_pole, flat_foot, hand_plant_rot, knee_pole, reach_correct, relaxed_hand, torso_fk
+from ..ik import elbow_pole, flat_foot, hand_plant_rot, knee_pole
 from ..skeleton import ANKLE_H, HIPS_H, SIDES, STAND_H
-from .base import Clip, body_pose
+from .base import Clip, gripping_body
 
 VAULT_BOX = {"min": (-0.6, 1.0, 0.0), "max": (0.6, 1.6, 1.0)}
 
@@ -55,16 +55,9 @@ def vault_clip():
         foot_plans[s] = EffectorPlan(plants, gaps=["step", "free"], lift=0.12)
 
     def pose_fn(t):
-        pose = body_pose(c, t)
-        W, P = torso_fk(pose)
-        for s, _ in SIDES:   # free-arm targets for the grip blend need the uncorrected body
-            hand_plans[s].free = lambda tt, s=s: relaxed_hand(W, P, s, 0.08, c["arm_fwd"](tt), c["arm_up"](tt))
-        grip = hand_plans["l"].weight(t)
-        W, P = reach_correct(pose, {s: hand_plans[s](t)[0] for s, _ in SIDES}, grip)
+        pose, W, P = gripping_body(c, t, hand_plans, arm_out=0.08)
         for s, side in SIDES:
-            plan = hand_plans[s]
-            plan.free = lambda tt, s=s: relaxed_hand(W, P, s, 0.08, c["arm_fwd"](tt), c["arm_up"](tt))
-            target, w, plant = plan(t)
+            target, w, plant = hand_plans[s](t)
             pose.hands[s] = {"target": target, "pole": elbow_pole(W, s, out=0.5, back=1.0, down=0.0),
                              "rot": plant.rot if plant is not None else None, "weight": w}
             fplan = foot_plans[s]
