@@ -1,9 +1,10 @@
 """motionwarp demo: walk a mannequin into boxes and watch it vault and mantle with motion warping.
 
     python main.py                                   # a window; the keys are shown on screen
-    python main.py --headless --autopilot --report out.json [--screenshot out.png]
+    python main.py --headless --autopilot --report out/course.json [--screenshot out/course.png]
 """
 import argparse
+import contextlib
 import errno
 import os
 import pathlib
@@ -55,6 +56,8 @@ def parse_args(argv):
                         metavar="SECONDS", help="longest headless run, above 0 up to 3600 (default 60)")
     parser.add_argument("--view", choices=("follow", "side"), default="follow",
                         help="camera: behind the character (default) or beside it")
+    parser.add_argument("--assets", metavar="DIR", default=str(SCENES.parent / "assets"),
+                        help="folder of the *.warp.json to play and tune (default assets/)")
     args = parser.parse_args(argv)
     if (args.report or args.screenshot or args.at is not None) and not args.headless:
         parser.error("--report, --screenshot and --at need --headless")
@@ -86,7 +89,7 @@ def open_base(headless, render_frames):
                 return ShowBase()
         except Exception as exc:  # Panda3D raises a bare Exception when no window can be opened
             problem = exc
-    hint = "" if headless else "; try --headless --autopilot --report out.json"
+    hint = "" if headless else "; try --headless --autopilot --report out/course.json"
     print(f"main.py: cannot open a window ({problem}: no display here?){hint}", file=sys.stderr)
     return None
 
@@ -108,6 +111,9 @@ def run_headless(base, demo, args):
     clock = ClockObject.getGlobalClock()
     clock.setMode(ClockObject.MNonRealTime)
     clock.setFrameRate(args.fps)
+    for path in filter(None, (args.report, args.screenshot)):
+        with contextlib.suppress(OSError):  # a folder that cannot be made fails at the write, with its message
+            pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
     last_frame = round(args.max_seconds * args.fps)
     shot_frame = round(args.at * args.fps) if args.at is not None else None
     frames = 0
@@ -141,7 +147,7 @@ def main(argv=None):
         return 2
     from demo.app import Demo
     try:
-        demo = Demo(base, scene, autopilot=args.autopilot, view=args.view)
+        demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=pathlib.Path(args.assets))
     except MotionWarpError as exc:  # a scene model, the character or a warp asset that does not load
         print(f"main.py: {exc}", file=sys.stderr)
         return 2

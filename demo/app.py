@@ -5,7 +5,7 @@ import pathlib
 
 from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import TextNode, Vec3
+from panda3d.core import TextNode, Vec2, Vec3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, load_actor
 
@@ -34,6 +34,7 @@ class Demo(DirectObject):
         self.base, self.scene, self.autopilot = base, scene, autopilot
         self.view = self.VIEWS[view]
         self.waypoints = list(scene.autopilot[1:] if autopilot else [])
+        self._leg_start = scene.autopilot[0] if self.waypoints else None
         render = base.render
         add_lights(render)
         obstacles = scene.build(render, base.loader)
@@ -125,8 +126,8 @@ class Demo(DirectObject):
 
     def _steer(self):
         """Autopilot: head for the next waypoint, take boxes on the way, stop at the last one."""
-        while self.waypoints and (self.actor.getPos().getXy() - self.waypoints[0]).length() < 0.5:
-            self.waypoints.pop(0)
+        while self.waypoints and self._reached(self.waypoints[0]):
+            self._leg_start = self.waypoints.pop(0)
         self.keys["forward"] = bool(self.waypoints)
         if not self.waypoints:
             return
@@ -135,6 +136,11 @@ class Demo(DirectObject):
         turn = (wanted - self.actor.getH() + 180.0) % 360.0 - 180.0
         self.keys["left"], self.keys["right"] = turn > 2.0, turn < -2.0
         self.interact(within=lambda clip: self.authored_distance.get(clip, self.skip_distance))
+
+    def _reached(self, waypoint):
+        """Within 0.5 m of the waypoint, or past it along the leg (a vault can carry the character over it)."""
+        here, start, end = self.actor.getPos().getXy(), Vec2(*self._leg_start), Vec2(*waypoint)
+        return (here - end).length() < 0.5 or (here - start).dot(end - start) >= (end - start).lengthSquared()
 
     def _set_gait(self):
         if self.warper.is_warping:

@@ -1,7 +1,7 @@
 """motionwarp: motion warping for Panda3D Actors.
 
-Root motion for glTF characters, warp assets with warping phases, a warper that bends a
-clip's root motion toward targets found in the level, and scene-probing warp providers.
+Root motion for glTF characters, warp assets with warping phases, and a warper that bends
+a clip's root motion toward targets the game gives it (the demo finds them on boxes).
 """
 from .asset import WarpAsset, WarpPhase
 from .config import MotionWarpSettings

@@ -46,7 +46,7 @@ def test_no_display_prints_exactly_one_line():
     result = run_main(env=without_display())
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == ("main.py: cannot open a window (Could not open window.: no display here?); "
-                             "try --headless --autopilot --report out.json\n")
+                             "try --headless --autopilot --report out/course.json\n")
 
 
 def test_a_headless_run_prints_no_device_or_display_lines(tmp_path):
@@ -56,10 +56,11 @@ def test_a_headless_run_prints_no_device_or_display_lines(tmp_path):
 
 
 def test_an_unwritable_report_names_the_users_path(tmp_path):
-    report = tmp_path / "missing-folder" / "out.json"
+    (tmp_path / "a-file").write_text("")
+    report = tmp_path / "a-file" / "out.json"  # its folder cannot be made: a file is in the way
     result = run_main(*HEADLESS, "--max-seconds", "0.1", "--report", str(report), env=without_display())
     assert result.returncode == 2
-    assert result.stderr == f"main.py: could not write {report}: No such file or directory\n"
+    assert result.stderr == f"main.py: could not write {report}: Not a directory\n"
 
 
 def test_a_failed_screenshot_leaves_no_file(tmp_path):

@@ -43,9 +43,10 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr and result.stderr.startswith("main.py: ")
 
 
-def test_screenshot_shows_the_vault(tmp_path):
-    png = tmp_path / "vault.png"
-    result = run_main("--headless", "--autopilot", "--screenshot", str(png), "--at", "3.6", env=without_display())
+def test_screenshot_shows_the_vault(tmp_path, warp_asset_dir):
+    png = tmp_path / "shots" / "vault.png"  # main.py makes the folder
+    result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--screenshot", str(png),
+                      "--at", "3.6", env=without_display())
     assert result.returncode == 0, result.stderr
     assert "3.60 s simulated: vault: phase far_edge" in result.stdout
     image = PNMImage(Filename.fromOsSpecific(str(png)))
@@ -64,9 +65,10 @@ def test_bad_scene_is_one_clear_line(tmp_path):
                                      f"from -100000 to 100000, got [0, 0]")
 
 
-def test_headless_report_of_the_course(tmp_path):
-    out = tmp_path / "report.json"
-    result = run_main("--headless", "--autopilot", "--report", str(out), "--fps", "30", env=without_display())
+def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
+    out = tmp_path / "out" / "report.json"  # main.py makes the folder
+    result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--report", str(out),
+                      "--fps", "30", env=without_display())
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
     assert report["fps"] == 30 and report["sim_seconds"] == pytest.approx(report["frames"] / 30, abs=1e-3)
@@ -84,7 +86,7 @@ def test_headless_report_of_the_course(tmp_path):
     assert report["skipped"] == []
 
 
-def test_headless_report_names_what_was_skipped(tmp_path):
+def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
     scene = json.loads((ROOT / "scenes" / "course.json").read_text())
     scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]},
                           {"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}]
@@ -92,7 +94,8 @@ def test_headless_report_names_what_was_skipped(tmp_path):
     path = tmp_path / "walls.json"
     path.write_text(json.dumps(scene))
     out = tmp_path / "report.json"
-    result = run_main("--headless", "--autopilot", "--scene", str(path), "--report", str(out), env=without_display())
+    result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--scene", str(path),
+                      "--report", str(out), env=without_display())
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
     assert [(i["obstacle"], i["asset"]) for i in report["interactions"]] == [("platform", "mantle_high")]

@@ -12,7 +12,12 @@ from motionwarp import MotionWarper, MotionWarpSettings, UsageError, WarpAsset, 
 from .conftest import ASSETS, MANNEQUIN, step
 from .warp_helpers import WarpRun, vault_targets
 
-VAULT = WarpAsset.load(ASSETS / "vault.warp.json")
+
+
+@pytest.fixture
+def vault(warp_assets):
+    """The vault asset, derived for the tests (never the shipped file the tuner rewrites)."""
+    return warp_assets["vault"]
 
 
 @pytest.fixture
@@ -31,13 +36,13 @@ def frames(base, count):
 
 @pytest.mark.parametrize("as_point", [lambda t: t.pos, lambda t: tuple(t.pos), lambda t: list(t.pos),
                                       lambda t: np.array(t.pos), lambda t: Vec3(t.pos)])
-def test_targets_given_as_points_are_heading_zero_targets(base, rig, as_point):
+def test_targets_given_as_points_are_heading_zero_targets(base, rig, as_point, vault):
     actor, warper = rig
     targets = vault_targets(1.0, 0.6, 1.0)  # heading 0
-    run = WarpRun(base, warper, VAULT, [as_point(t) for t in targets])
+    run = WarpRun(base, warper, vault, [as_point(t) for t in targets])
     assert run.finished
     for result, target in zip(run.warp.results, targets):
-        offset = [p.t_offset for p in VAULT.phases if p.name == result["name"]][0]
+        offset = [p.t_offset for p in vault.phases if p.name == result["name"]][0]
         assert result["arrived"] == pytest.approx(np.array(target.pos) + np.array(offset), abs=1e-3)
 
 
@@ -58,30 +63,30 @@ def test_bad_target_values(kwargs, message):
 
 
 @pytest.mark.parametrize("targets, shown", [(None, "None"), (5, "5"), ("abc", "'abc'")])
-def test_targets_that_are_not_a_list(base, rig, targets, shown):
+def test_targets_that_are_not_a_list(base, rig, targets, shown, vault):
     actor, warper = rig
     with pytest.raises(UsageError, match=r"MotionWarper.play: targets: expected a list of WarpTarget \(one per "
                                          rf"phase\), got {shown}"):
-        warper.play(VAULT, targets)
+        warper.play(vault, targets)
     assert not warper.is_warping
 
 
-def test_play_after_the_actor_was_removed(base):
+def test_play_after_the_actor_was_removed(base, vault):
     actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
     actor.cleanup()
     actor.removeNode()
     with pytest.raises(WarpRefused, match="the actor was removed"):
-        warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
+        warper.play(vault, vault_targets(1.0, 0.6, 1.0))
     warper.destroy()
 
 
-def test_play_on_a_destroyed_warper_raises(base, rig):
+def test_play_on_a_destroyed_warper_raises(base, rig, vault):
     actor, warper = rig
     warper.destroy()
     with pytest.raises(UsageError, match="MotionWarper.play: this warper was destroyed"):
-        warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
+        warper.play(vault, vault_targets(1.0, 0.6, 1.0))
     frames(base, 3)
     assert not warper.is_warping
 
@@ -93,37 +98,37 @@ def test_a_second_warper_on_one_actor_is_refused(base, rig):
     assert len([t for t in base.taskMgr.getAllTasks() if t.name.startswith("motionwarp-warper-")]) == 1
 
 
-def test_a_new_warper_is_allowed_after_destroying_the_first(base, rig):
+def test_a_new_warper_is_allowed_after_destroying_the_first(base, rig, vault):
     actor, warper = rig
     warper.destroy()
     second = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    run = WarpRun(base, second, VAULT, vault_targets(1.0, 0.6, 1.0))
+    run = WarpRun(base, second, vault, vault_targets(1.0, 0.6, 1.0))
     second.destroy()
     assert run.finished
 
 
 @pytest.mark.parametrize("rate", [1e308, float("inf"), float("nan"), 0.0, -1.0, "fast"])
-def test_absurd_play_rates_are_refused_up_front(base, rig, rate):
+def test_absurd_play_rates_are_refused_up_front(base, rig, rate, vault):
     actor, warper = rig
     with pytest.raises(WarpRefused, match="play rate must be a number above 0 and at most 100"):
-        warper.play(VAULT, vault_targets(1.0, 0.6, 1.0), rate=rate)
+        warper.play(vault, vault_targets(1.0, 0.6, 1.0), rate=rate)
     assert not warper.is_warping
 
 
-def test_a_non_finite_goal_is_refused_up_front(base, rig):
+def test_a_non_finite_goal_is_refused_up_front(base, rig, vault):
     actor, warper = rig
-    asset = copy.copy(VAULT)
-    asset.phases = [copy.copy(p) for p in VAULT.phases]
+    asset = copy.copy(vault)
+    asset.phases = [copy.copy(p) for p in vault.phases]
     asset.phases[0].t_offset = (0.0, 1e308, 0.0)  # finite in Python, inf once Panda3D holds it
     with pytest.raises(WarpRefused, match="phase 'close_edge' would end at a non-finite point"):
         warper.play(asset, vault_targets(1.0, 0.6, 1.0))
 
 
-def test_play_with_the_actor_scaled_to_zero_is_refused(base, rig):
+def test_play_with_the_actor_scaled_to_zero_is_refused(base, rig, vault):
     actor, warper = rig
     actor.setScale(0)
     with pytest.raises(WarpRefused, match="the actor's scale is 0; a warp needs a positive scale"):
-        warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
+        warper.play(vault, vault_targets(1.0, 0.6, 1.0))
 
 
 def assert_cancelled_cleanly(warper, actor, cancellations, reason):
@@ -132,20 +137,20 @@ def assert_cancelled_cleanly(warper, actor, cancellations, reason):
     assert actor.isEmpty() or actor.getAnimControl("vault").getPlayRate() == 1.0
 
 
-def test_actor_scaled_to_zero_mid_warp_cancels_with_a_reason(base, rig, cancellations):
+def test_actor_scaled_to_zero_mid_warp_cancels_with_a_reason(base, rig, cancellations, vault):
     actor, warper = rig
-    warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
+    warper.play(vault, vault_targets(1.0, 0.6, 1.0))
     frames(base, 10)
     actor.setScale(0)
     frames(base, 5)
     assert_cancelled_cleanly(warper, actor, cancellations, "the actor's scale is 0; a warp needs a positive scale")
 
 
-def test_follow_node_removed_mid_warp_cancels_with_a_reason(base, rig, cancellations):
+def test_follow_node_removed_mid_warp_cancels_with_a_reason(base, rig, cancellations, vault):
     actor, warper = rig
     platform = base.render.attachNewNode("platform")
     targets = [WarpTarget(t.pos, h=t.h, follow=platform) for t in vault_targets(1.0, 0.6, 1.0)]
-    warper.play(VAULT, targets)
+    warper.play(vault, targets)
     frames(base, 10)
     platform.removeNode()
     frames(base, 5)
@@ -154,11 +159,11 @@ def test_follow_node_removed_mid_warp_cancels_with_a_reason(base, rig, cancellat
 
 
 @pytest.mark.parametrize("cleanup", [True, False])
-def test_actor_removed_mid_warp_cancels_with_a_reason(base, cancellations, cleanup):
+def test_actor_removed_mid_warp_cancels_with_a_reason(base, cancellations, cleanup, vault):
     actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
+    warper.play(vault, vault_targets(1.0, 0.6, 1.0))
     frames(base, 10)
     if cleanup:
         actor.cleanup()
@@ -168,9 +173,9 @@ def test_actor_removed_mid_warp_cancels_with_a_reason(base, cancellations, clean
     warper.destroy()
 
 
-def test_an_unexpected_error_in_the_task_cancels_instead_of_raising(base, rig, cancellations, monkeypatch):
+def test_an_unexpected_error_in_the_task_cancels_instead_of_raising(base, rig, cancellations, monkeypatch, vault):
     actor, warper = rig
-    warp = warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
+    warp = warper.play(vault, vault_targets(1.0, 0.6, 1.0))
     frames(base, 5)
 
     def broken(*args):
@@ -180,11 +185,11 @@ def test_an_unexpected_error_in_the_task_cancels_instead_of_raising(base, rig, c
     assert_cancelled_cleanly(warper, actor, cancellations, "motionwarp failed (ArithmeticError: simulated fault)")
 
 
-def test_cancel_reasons_of_the_game_and_of_a_replacing_warp(base, rig, cancellations):
+def test_cancel_reasons_of_the_game_and_of_a_replacing_warp(base, rig, cancellations, vault):
     actor, warper = rig
-    warper.play(VAULT, vault_targets(1.0, 0.6, 1.0))
+    warper.play(vault, vault_targets(1.0, 0.6, 1.0))
     frames(base, 5)
-    warper.play(VAULT, vault_targets(1.0, 0.6, 1.2))
+    warper.play(vault, vault_targets(1.0, 0.6, 1.2))
     frames(base, 5)
     warper.cancel()
     assert [args[2] for args in cancellations] == ["a new warp replaced it", "cancel() was called"]
