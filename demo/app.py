@@ -5,7 +5,7 @@ import pathlib
 
 from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import TextNode, Vec3
+from panda3d.core import TextNode, Vec2, Vec3
 
 from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, load_actor
 
@@ -15,6 +15,7 @@ from .world import add_lights, remove_lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TURN_DEG_PER_S = 120.0
+STEP_UP = 0.3  # metres
 HELP = ("W / Up: walk    Shift: run    A D / Left Right: turn    Space: vault or mantle    Esc: quit")
 
 
@@ -34,6 +35,7 @@ class Demo(DirectObject):
         self.base, self.scene, self.autopilot = base, scene, autopilot
         self.view = self.VIEWS[view]
         self.waypoints = list(scene.autopilot[1:] if autopilot else [])
+        self._leg_start = scene.autopilot[0] if self.waypoints else None
         render = base.render
         add_lights(render)
         self.obstacles = scene.build(render, base.loader)
@@ -68,7 +70,8 @@ class Demo(DirectObject):
         base.disableMouse()
         base.setBackgroundColor(0.62, 0.74, 0.86, 1)
         self.addTask(self._control_task, "demo-control", sort=40)  # before the warper (45)
-        self.addTask(self._hud_task, "demo-hud", sort=48)          # after it, before render (50)
+        self.addTask(self._ground_task, "demo-ground", sort=46)    # after it: stand on what is underneath
+        self.addTask(self._hud_task, "demo-hud", sort=48)          # before render (50)
         if base.camera is not None:  # there is none with window-type none
             self.addTask(self._camera_task, "demo-camera", sort=47)
             self._place_camera(snap=True)
@@ -150,8 +153,8 @@ class Demo(DirectObject):
 
     def _steer(self):
         """Autopilot: head for the next waypoint, take obstacles on the way, stop at the last one."""
-        while self.waypoints and (self.actor.getPos().getXy() - self.waypoints[0]).length() < 0.5:
-            self.waypoints.pop(0)
+        while self.waypoints and self._reached(self.waypoints[0]):
+            self._leg_start = self.waypoints.pop(0)
         self.keys["forward"] = bool(self.waypoints)
         if not self.waypoints:
             return
@@ -160,6 +163,11 @@ class Demo(DirectObject):
         turn = (wanted - self.actor.getH() + 180.0) % 360.0 - 180.0
         self.keys["left"], self.keys["right"] = turn > 2.0, turn < -2.0
         self.interact(within=lambda clip: self.authored_distance.get(clip, self.skip_distance))
+
+    def _reached(self, waypoint):
+        """Within 0.5 m of the waypoint, or past it along the leg (a vault can carry the character over it)."""
+        here, start, end = self.actor.getPos().getXy(), Vec2(*self._leg_start), Vec2(*waypoint)
+        return (here - end).length() < 0.5 or (here - start).dot(end - start) >= (end - start).lengthSquared()
 
     def _set_gait(self):
         if self.warper.is_warping:
@@ -188,6 +196,17 @@ class Demo(DirectObject):
 
     def _camera_task(self, task):
         self._place_camera()
+        return task.cont
+
+    def _ground_task(self, task):
+        """No gravity: a walking character stands on whatever the probe finds under it, so walking
+        off a ledge puts it straight down on the ground (no fall), and the next obstacle is measured
+        from there. It steps up at most STEP_UP, less than any vault."""
+        if not self.warper.is_warping:
+            pos = self.actor.getPos()
+            ground = self.probe.drop(pos.x, pos.y, pos.z + STEP_UP, pos.z - 100.0)
+            if ground is not None:
+                self.actor.setZ(ground[0])
         return task.cont
 
     def _hud_task(self, task):

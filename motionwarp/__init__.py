@@ -6,7 +6,7 @@ clip's root motion toward targets found in the level, and scene-probing warp pro
 from .asset import WarpAsset, WarpPhase
 from .config import MotionWarpSettings, ProviderSettings
 from .driver import RootMotionDriver
-from .errors import AssetError, LoadError, MotionWarpError, WarpRefused
+from .errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
 from .loader import load_actor
 from .probe import SceneProbe
 from .providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
@@ -17,5 +17,5 @@ from .warper import MotionWarper, Warp
 __all__ = [
     "AssetError", "Interaction", "LoadError", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
-    "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
+    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
 ]

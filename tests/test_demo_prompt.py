@@ -8,8 +8,8 @@ from .conftest import ROOT, step
 
 
 @pytest.fixture
-def demo(base):
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"))
+def demo(base, warp_asset_dir):
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
     yield demo
     demo.destroy()
 

@@ -6,10 +6,10 @@ import random
 import pytest
 from panda3d.core import Point3, Vec3, loadPrcFileData, unloadPrcFile
 
-from motionwarp import AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, VaultProvider, WarpAsset
+from motionwarp import (AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, UsageError,
+                        VaultProvider, WarpAsset)
 from motionwarp.probe import SHAPE_TAG
 
-from .conftest import ASSETS
 from .warp_helpers import WarpRun
 from .obstacles import box_profile, circle_profile, distance_to_edge_line, level, prism, to_local, top, walkable_run
 
@@ -17,8 +17,9 @@ MAX_INCLINE = 35.0  # the provider default the oracle uses for "walkable"
 
 
 @pytest.fixture(scope="module")
-def assets():
-    return [WarpAsset.load(ASSETS / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")]
+def assets(warp_assets):
+    """The warp assets derived afresh for the tests (never the shipped files the tuner rewrites)."""
+    return list(warp_assets.values())
 
 
 def ground(root, size=40.0):
@@ -345,18 +346,18 @@ def test_random_scenes_never_land_inside_geometry(assets):
     ({"kind": "vault", "height": [0.5, 1.5]}, "traversal.depth", "missing (required)"),
     ({"kind": "vault", "height": [0.5, 1.5], "depth": [0, 1], "speed": 2}, "traversal.speed", "unknown key"),
 ])
-def test_traversal_key_errors_name_the_field(traversal, field, expected):
-    data = json.loads((ASSETS / "vault.warp.json").read_text())
-    data["model"] = str(ASSETS / "mannequin.glb")
+def test_traversal_key_errors_name_the_field(warp_asset_dir, traversal, field, expected):
+    data = json.loads((warp_asset_dir / "vault.warp.json").read_text())
+    data["model"] = str(warp_asset_dir / data["model"])
     data["traversal"] = traversal
     with pytest.raises(AssetError) as error:
         WarpAsset.from_dict(data, "vault.warp.json")
     assert error.value.field == field and expected in error.value.expected
 
 
-def test_traversal_survives_saving(tmp_path):
+def test_traversal_survives_saving(warp_asset_dir, tmp_path):
     path = tmp_path / "vault.warp.json"
-    WarpAsset.load(ASSETS / "vault.warp.json").save(path)
+    WarpAsset.load(warp_asset_dir / "vault.warp.json").save(path)
     saved = json.loads(path.read_text())
     assert saved["traversal"] == {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]}
 
@@ -373,3 +374,5 @@ def test_settings_come_from_prc_and_keywords(assets):
     finally:
         unloadPrcFile(page)
     assert VaultProvider(probe, assets).settings.max_approach_deg == 50.0
+    with pytest.raises(UsageError, match="setting reach: expected a number from 0.1 to 50, got -1"):
+        VaultProvider(probe, assets, reach=-1)

@@ -4,20 +4,16 @@ Each is a prism: a convex profile extruded along an axis, with its caps, standin
 and centred on x = y = 0 like the scene format's boxes (DESIGN.md 6), so providers meet
 round, sloped and bevelled faces instead of boxes.
 
-    python assets/make_obstacle_meshes.py        # rewrites scenes/meshes/*.glb
+    python -m authoring.make_obstacle_meshes        # rewrites scenes/meshes/*.glb
 """
 import math
 import pathlib
-import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from authoring.gltf_writer import GltfBuilder
 
-from assets.gltf_writer import GltfBuilder  # noqa: E402
-
-OUT = ROOT / "scenes" / "meshes"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "scenes" / "meshes"
 
 
 def circle(radius, segments, centre=(0.0, 0.0)):

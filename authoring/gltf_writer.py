@@ -15,7 +15,8 @@ Usage::
     b.write_glb("character.glb")
 
 The output is byte-for-byte deterministic: no timestamps, insertion-ordered everything,
-JSON with sorted keys.
+JSON with sorted keys, and every float rounded to DECIMALS places before it is stored, so
+last-bit differences between numpy builds and CPUs (noise around zero) do not reach the file.
 """
 import json
 import struct
@@ -34,6 +35,9 @@ _ELEMENT_ARRAY_BUFFER = 34963
 _TRIANGLES = 4
 
 _NUM_COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+
+# Every float is rounded to this many decimals (0.1 µm; about float32's own precision near 1).
+DECIMALS = 7
 
 # Rotation taking Panda3D (Z-up) coordinates to glTF (Y-up): (x, y, z) -> (x, z, -y).
 _P2G = np.array([[1.0, 0.0, 0.0],
@@ -64,6 +68,11 @@ def _quat_to_matrix(q):
         [s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x)],
         [s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y)],
     ])
+
+
+def _exact(values):
+    """float64 values rounded to DECIMALS places, with -0.0 made 0.0, so every machine stores the same bits."""
+    return np.round(np.asarray(values, dtype=np.float64), DECIMALS) + 0.0
 
 
 def _round_floats(values):
@@ -208,7 +217,8 @@ class GltfBuilder:
         def add_accessor(array, component_type, acc_type, target=None, minmax=False):
             dtype = {_FLOAT: "<f4", _UNSIGNED_BYTE: "u1",
                      _UNSIGNED_SHORT: "<u2", _UNSIGNED_INT: "<u4"}[component_type]
-            arr = np.ascontiguousarray(np.asarray(array).astype(dtype))
+            values = _exact(array) if component_type == _FLOAT else np.asarray(array)
+            arr = np.ascontiguousarray(values.astype(dtype))
             ncomp = _NUM_COMPONENTS[acc_type]
             count = arr.size // ncomp
             acc = {"bufferView": add_view(arr.tobytes(), target), "componentType": component_type,
@@ -225,10 +235,10 @@ class GltfBuilder:
         joint_node = lambda j: 1 + j  # noqa: E731
         for idx, j in enumerate(self._joints):
             node = {"name": j["name"]}
-            t = panda_to_gltf_point(j["translation"])
+            t = _exact(panda_to_gltf_point(j["translation"]))
             if np.any(t != 0.0):
                 node["translation"] = [float(v) for v in t]
-            q = panda_to_gltf_quat(j["rotation"])
+            q = _exact(panda_to_gltf_quat(j["rotation"]))
             if not np.allclose(q, [0, 0, 0, 1], atol=0.0):
                 node["rotation"] = [float(v) for v in q]
             children = [joint_node(c) for c, cj in enumerate(self._joints) if cj["parent"] == idx]
@@ -296,7 +306,7 @@ class GltfBuilder:
         while len(blob) % 4:
             blob.append(0)
         doc = {
-            "asset": {"version": "2.0", "generator": "motionwarp assets/gltf_writer.py"},
+            "asset": {"version": "2.0", "generator": "motionwarp authoring/gltf_writer.py"},
             "scene": 0,
             "scenes": [{"name": self.scene_name, "nodes": [0]}],
             "nodes": nodes,
