@@ -34,3 +34,12 @@ def test_a_refusal_names_the_obstacle_in_the_report_hook(base, demo):
     demo.actor.setH(180)
     assert not demo.interact()
     assert skipped and skipped[0][0] == "walled crate" and skipped[0][1].startswith("landing blocked by wall behind")
+
+
+def test_a_walking_character_stands_on_what_is_under_it(base, demo):
+    demo.actor.setPos(20, 0, 1.5)  # over open ground, as after walking off a ledge
+    step(base, 1 / 60)
+    assert demo.actor.getZ() == pytest.approx(0.0, abs=1e-4)
+    demo.actor.setPos(5, 15, 1.45)  # on the roofed ledge (1.4 m), a little above it
+    step(base, 1 / 60)
+    assert demo.actor.getZ() == pytest.approx(1.4, abs=1e-4)
