@@ -4,11 +4,12 @@ import math
 import random
 
 import pytest
-from panda3d.core import Point3, Vec3, loadPrcFileData, unloadPrcFile
+from panda3d.bullet import BulletRigidBodyNode, BulletTriangleMesh, BulletTriangleMeshShape, BulletWorld
+from panda3d.core import BitMask32, Point3, Vec3, loadPrcFileData, unloadPrcFile
 
 from motionwarp import (AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, UsageError,
                         VaultProvider, WarpAsset)
-from motionwarp.probe import SHAPE_TAG
+from motionwarp.probe import SHAPE_TAG, SOURCE_TAG
 
 from .warp_helpers import WarpRun
 from .obstacles import box_profile, circle_profile, distance_to_edge_line, level, prism, to_local, top, walkable_run
@@ -376,3 +377,24 @@ def test_settings_come_from_prc_and_keywords(assets):
     assert VaultProvider(probe, assets).settings.max_approach_deg == 50.0
     with pytest.raises(UsageError, match="setting reach: expected a number from 0.1 to 50, got -1"):
         VaultProvider(probe, assets, reach=-1)
+
+
+def test_a_games_own_bullet_world_and_mask(assets):
+    """A game passes its BulletWorld: only bodies whose into-mask meets the probe's mask count, and a
+    body tagged motionwarp-source names the game's scene node."""
+    world, root = BulletWorld(), level()
+    for name, profile, width, pos, mask in (("ground", box_profile(40, 0.1), 40, (0, 0, -0.1), 1),
+                                            ("crate", box_profile(0.6, 1.0), 2, (0, 2, 0), 1),
+                                            ("trigger", box_profile(0.2, 2.0), 3, (0, 1.2, 0), 2)):
+        shape_node = prism(root, name, profile, width, pos=pos)
+        mesh = BulletTriangleMesh()
+        mesh.addGeom(shape_node.node().getGeom(0), True, shape_node.getTransform(root))
+        body = BulletRigidBodyNode(f"{name}-body")
+        body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))
+        body.setIntoCollideMask(BitMask32.bit(mask))
+        body.setPythonTag(SOURCE_TAG, shape_node)
+        world.attachRigidBody(body)
+    found = VaultProvider(SceneProbe(world, BitMask32.bit(1)), assets).find_at(Point3(0, 0.5, 0), 0.0)
+    assert isinstance(found, Interaction) and found.node.getName() == "crate"
+    seen = VaultProvider(SceneProbe(world, BitMask32.bit(1) | BitMask32.bit(2)), assets).find_at(Point3(0, 0.5, 0), 0.0)
+    assert seen.node.getName() == "trigger"  # the same world, the trigger volume now counts
