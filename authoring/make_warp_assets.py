@@ -17,6 +17,7 @@ import pathlib
 import sys
 
 from motionwarp import WarpAsset, WarpPhase
+from motionwarp.asset import Traversal
 from motionwarp.loader import load_model_node
 from motionwarp.rootmotion import track_for
 
@@ -24,6 +25,11 @@ ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 
 MODEL = "mannequin.glb"
 LANDING_PAST_FAR_FACE = 1.0
+#: The obstacles each clip fits (DESIGN.md 5), centred on the one it was authored over
+#: (mannequin.contacts.json: vault 1.0 m high and 0.6 m deep, ledges 1.5 m and 2.0 m high).
+TRAVERSAL = {"vault": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]},
+             "mantle": {"kind": "mantle", "height": [0.9, 2.1], "depth": [0.5, 50.0]},
+             "mantle_high": {"kind": "mantle", "height": [1.7, 2.3], "depth": [0.5, 50.0]}}
 RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
 
 
@@ -88,7 +94,10 @@ def write_warp_assets(out_dir, model_path, contacts_path):
         track = clip_track(model_path, name)
         path = out_dir / f"{name}.warp.json"
         asset = WarpAsset(model=model, clip=name, root_joint="root", phases=build(contacts[name], track),
-                          path=str(path))
+                          traversal=Traversal(**TRAVERSAL[name]), path=str(path))
+        authored = contacts[name]["obstacle"]["size"]
+        assert asset.traversal.centre[0] == authored[2], f"{name}: height range not centred on the authored obstacle"
+        assert name != "vault" or asset.traversal.centre[1] == authored[1], "vault: depth range not centred on it"
         asset.save()
         WarpAsset.load(path)  # validate what was written
         written.append(path)

@@ -12,9 +12,11 @@ from .phasemotion import PhaseMotion
 from . import rootmotion
 
 FORMAT = "motionwarp.asset/1"
-_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases"}
+_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
                "warp_translation", "warp_rotation", "axes", "align_joint"}
+#: Traversal kinds and the phases (targets) each needs, in order (DESIGN.md 1).
+TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",)}
 
 
 @dataclasses.dataclass
@@ -54,6 +56,26 @@ class WarpPhase:
 
 
 @dataclasses.dataclass
+class Traversal:
+    """The obstacles an asset fits (DESIGN.md 5): providers choose among assets by these ranges."""
+
+    kind: str
+    height: tuple
+    depth: tuple
+
+    @property
+    def centre(self):
+        """The (height, depth) the ranges are centred on: the size the clip was authored for."""
+        return (sum(self.height) / 2, sum(self.depth) / 2)
+
+    def fits(self, height, depth):
+        return self.height[0] <= height <= self.height[1] and self.depth[0] <= depth <= self.depth[1]
+
+    def to_dict(self):
+        return {"kind": self.kind, "height": list(self.height), "depth": list(self.depth)}
+
+
+@dataclasses.dataclass
 class WarpAsset:
     """A clip with its warping phases; `load()` validates it and computes each phase's motion."""
 
@@ -62,6 +84,7 @@ class WarpAsset:
     root_joint: str
     phases: list
     root_mode: str = "bone"
+    traversal: Traversal = None
     path: str = None
     track: rootmotion.RootMotionTrack = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -110,6 +133,8 @@ class WarpAsset:
                 check.fail(f"{field}.name", f"expected a unique phase name, {shown(phase.name)} is used twice")
             names.add(phase.name)
             asset.phases.append(phase)
+        if "traversal" in data:
+            asset.traversal = _read_traversal(check, data["traversal"], len(asset.phases))
         _prepare(asset)
         return asset
 
@@ -117,6 +142,8 @@ class WarpAsset:
         data = {"format": FORMAT, "model": self.model, "clip": self.clip, "root_joint": self.root_joint}
         if self.root_mode != "bone":
             data["root_mode"] = self.root_mode
+        if self.traversal is not None:
+            data["traversal"] = self.traversal.to_dict()
         data["phases"] = [phase.to_dict() for phase in self.phases]
         return data
 
@@ -162,6 +189,24 @@ def _clip_source(asset, check):
                 joints.append(group.getName())
             stack.extend(reversed([group.getChild(i) for i in range(group.getNumChildren())]))
     return bundles, joints
+
+
+def _read_traversal(check, data, phase_count):
+    check.object(data, "traversal", ("kind", "height", "depth"), required=("kind", "height", "depth"))
+    kind = data["kind"]
+    if not isinstance(kind, str) or kind not in TRAVERSAL_PHASES:
+        check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_PHASES))}, got {shown(kind)}")
+    needed = TRAVERSAL_PHASES[kind]
+    if phase_count != len(needed):
+        check.fail("traversal.kind", f"a {kind} needs {len(needed)} phase(s) ({', '.join(needed)}), "
+                                     f"the asset has {phase_count}")
+    ranges = {}
+    for key in ("height", "depth"):
+        low, high = check.numbers(data[key], f"traversal.{key}", 2)
+        if not 0.0 <= low <= high:
+            check.fail(f"traversal.{key}", f"expected [low, high] metres with 0 <= low <= high, got {shown(data[key])}")
+        ranges[key] = (low, high)
+    return Traversal(kind, ranges["height"], ranges["depth"])
 
 
 def _read_phase(check, data, field, asset, joints):

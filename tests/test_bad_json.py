@@ -2,6 +2,7 @@
 the field (when there is one) and what was expected; nothing hangs, overflows or echoes megabytes."""
 import json
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -33,6 +34,7 @@ def load_asset(folder, text):
 def load_scene(folder, text):
     path = folder / "scene.json"
     path.write_text(text)
+    shutil.copytree(ROOT / "scenes" / "meshes", folder / "meshes", dirs_exist_ok=True)  # the course's models
     return path, lambda: Scene.load(path)
 
 

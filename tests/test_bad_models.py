@@ -72,7 +72,12 @@ def scene_with_model(folder, model_name):
     data["obstacles"].append({"name": "rock", "shape": "model", "path": model_name, "pos": [6, 2, 0]})
     path = folder / "rocks.json"
     path.write_text(json.dumps(data))
+    shutil.copytree(ROOT / "scenes" / "meshes", folder / "meshes", dirs_exist_ok=True)  # the course's models
     return path
+
+
+#: Where scene_with_model puts the rock: after the course's own obstacles.
+ROCK = f"obstacles[{len(json.loads((ROOT / 'scenes' / 'course.json').read_text())['obstacles'])}]"
 
 
 def test_a_scene_model_that_is_not_gltf_is_one_error_and_prints_nothing(base, tmp_path, capfd):
@@ -84,7 +89,7 @@ def test_a_scene_model_that_is_not_gltf_is_one_error_and_prints_nothing(base, tm
         scene.build(base.render, base.loader)
     out, err = capfd.readouterr()
     assert out == "" and err == ""  # neither the plugin's traceback nor Panda3D's loader error line
-    assert str(caught.value) == (f"{path}: obstacles[6].path: expected a model Panda3D can load, {tmp_path / 'rock.glb'} "
+    assert str(caught.value) == (f"{path}: {ROCK}.path: expected a model Panda3D can load, {tmp_path / 'rock.glb'} "
                                  "is not (json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0))")
 
 
@@ -93,7 +98,7 @@ def test_main_reports_a_bad_scene_model_in_one_line(tmp_path):
     path = scene_with_model(tmp_path, "rock.glb")
     result = run_main("--headless", "--autopilot", "--scene", str(path), env=without_display())
     assert result.returncode == 2
-    assert result.stderr.splitlines() == [f"main.py: {path}: obstacles[6].path: expected a model Panda3D can load, "
+    assert result.stderr.splitlines() == [f"main.py: {path}: {ROCK}.path: expected a model Panda3D can load, "
                                           f"{tmp_path / 'rock.glb'} is not (json.decoder.JSONDecodeError: "
                                           "Expecting value: line 1 column 1 (char 0))"]
 

@@ -73,17 +73,24 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
     report = json.loads(out.read_text())
     assert report["fps"] == 30 and report["sim_seconds"] == pytest.approx(report["frames"] / 30, abs=1e-3)
     assert report["scene"].endswith("course.json")
-    taken = {(i["obstacle"], i["asset"]) for i in report["interactions"]}
-    assert taken == {("crate", "vault"), ("low wall", "vault"), ("long crate", "vault"), ("ledge", "mantle")}
+    taken = [(i["obstacle"], i["asset"]) for i in report["interactions"]]
+    assert taken == [("crate", "vault"), ("log", "vault"), ("wedge crate", "vault"), ("stone wall", "vault"),
+                     ("barrel", "vault"), ("crate", "vault"), ("chamfered ledge", "mantle")]
     for interaction in report["interactions"]:
         assert interaction["completed"]
         assert len(interaction["phases"]) == (3 if interaction["kind"] == "vault" else 1)
         for phase in interaction["phases"]:
             assert phase["error_m"] < 1e-3 and phase["error_deg"] < 0.1
             assert 0.5 <= phase["play_rate"] <= 1.6
-    ledge = next(i for i in report["interactions"] if i["obstacle"] == "ledge")
-    assert ledge["final_pos"][2] == pytest.approx(1.5, abs=0.01)  # standing on top
-    assert report["skipped"] == []
+    crate_north, crate_south = (i for i in report["interactions"] if i["obstacle"] == "crate")
+    assert crate_north["final_pos"][1] > 2.3 and crate_south["final_pos"][1] < 1.7  # over it both ways
+    ledge = next(i for i in report["interactions"] if i["obstacle"] == "chamfered ledge")
+    assert ledge["final_pos"][2] == pytest.approx(1.6, abs=0.01)  # standing on top
+    assert report["end"]["pos"][2] == pytest.approx(1.6, abs=0.01)  # and still there at the end
+    skipped = {s["obstacle"]: s["reason"] for s in report["skipped"]}
+    assert set(skipped) == {"roofed ledge", "walled crate"}
+    assert "no head room on top (1.20 m < 1.80 m)" in skipped["roofed ledge"]
+    assert "landing blocked by wall behind" in skipped["walled crate"]
 
 
 def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
@@ -99,4 +106,4 @@ def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
     assert [(i["obstacle"], i["asset"]) for i in report["interactions"]] == [("platform", "mantle_high")]
-    assert report["skipped"] == [{"obstacle": "tower", "reason": "too high to vault (3.0 m > 1.45 m) or mantle (3.0 m > 2.25 m)"}]
+    assert report["skipped"] == [{"obstacle": "tower", "reason": "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m)"}]
