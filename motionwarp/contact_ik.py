@@ -1,0 +1,223 @@
+"""ContactIK: keeps hands and feet on what they touch, in a task after the warper (DESIGN.md 9).
+
+Root-only warping moves the whole body: on a crate lower than authored the feet sink into the
+ground, on a deeper one a planted hand slides. Each frame this task reads the warp asset's
+contacts (motionwarp.contacts) at the clip's current time, finds where each touching joint
+must be (the phase's target, or the surface a ray finds under it), and bends the limb's two
+bones with analytic IK (motionwarp.ik) to put it there.
+
+Panda3D 1.10 cannot write a joint after animation, so once per frame and actor, for all limbs
+together: freeze the changed joints, recompute the bundle, mark the Character node as updated
+for this frame (so cull does not recompute and drop the IK), release the joints (the next frame
+starts from pure animation). Anything calling `actor.update()` later in the same frame undoes
+it, so the task runs last before rendering. With no contact active it costs next to nothing.
+"""
+from direct.directnotify.DirectNotifyGlobal import directNotify
+from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3
+
+from .asset import joint_parents
+from .config import ContactIKSettings, from_base
+from .errors import UsageError
+from .ik import bend_direction, solve
+
+#: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
+_GROUND_EPSILON = 1e-3
+_notify = directNotify.newCategory("motionwarp")
+
+
+class ContactIK:
+    """Two-bone IK for the contacts of whatever warp `warper` plays, in its own late task.
+
+    `probe` (a motionwarp.SceneProbe) finds the surfaces under feet; without it, surface contacts
+    are left as animated. `feet` names the foot joints kept on the ground outside warps when the
+    `feet_on_ground` setting is on. Keyword arguments override the `motionwarp-ik-*` PRC settings
+    (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`).
+    """
+
+    def __init__(self, actor, warper, probe=None, feet=("foot_l", "foot_r"), taskmgr=None, render=None,
+                 sort=None, **settings):
+        if actor.isEmpty():
+            raise UsageError("ContactIK: the actor is empty (removed)")
+        self.settings = ContactIKSettings.from_prc(ik_task_sort=sort,
+                                                   **{f"ik_{name}": value for name, value in settings.items()})
+        self.actor, self.warper, self.probe = actor, warper, probe
+        self.render = render if render is not None else from_base("render")
+        self.character = actor.find("**/+Character")
+        if self.character.isEmpty():
+            raise UsageError(f"ContactIK: {actor.getName()!r} has no Character node (not an animated model)")
+        self.bundle = self.character.node().getBundle(0)
+        self._parents = joint_parents(self.bundle)
+        self.feet = tuple(feet)
+        if self.settings.ik_feet_on_ground:
+            for foot in self.feet:
+                self._chain(foot)  # a bad foot name fails here, not in the task
+        self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
+        self._held = {}           # joint -> [world target, weight]: what eases out when a contact ends early
+        self._locks = {}          # contact index -> world (x, y) where a planted foot stays
+        self._ground = {}         # foot -> smoothed height correction (metres) outside warps
+        self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
+        self._last_error = None
+        self._taskmgr = taskmgr or from_base("taskMgr")
+        self._task_name = f"motionwarp-contact-ik-{id(self)}"
+        self._taskmgr.add(self._task, self._task_name, sort=self.settings.ik_task_sort)
+
+    def destroy(self):
+        """Remove the task; joints are never left frozen (each frame releases them)."""
+        self._taskmgr.remove(self._task_name)
+        self._warp = None
+
+    def _task(self, task):
+        if self.actor.isEmpty():
+            return task.done
+        try:
+            self.step(ClockObject.getGlobalClock().getDt())
+        except Exception as exc:  # a game's task loop must never see motionwarp fail
+            problem = f"{type(exc).__name__}: {exc}"
+            if problem != self._last_error:
+                _notify.warning(f"{self.actor.getName()} contact IK: {problem}")
+                self._last_error = problem
+        return task.cont
+
+    def step(self, dt):
+        """Bend the limbs whose contacts are active this frame (after the pose is computed)."""
+        goals = self.goals(dt)
+        if not goals:
+            return
+        self.actor.update()
+        char_from_world = self.render.getMat(self.character)
+        frozen = []
+        for joint, (target, weight) in goals.items():
+            frozen += self._bend(joint, char_from_world.xformPoint(target), weight)
+        for name, transform in frozen:
+            self.bundle.freezeJoint(name, transform)
+        self.bundle.update()
+        self.character.node().update()
+        for name, _ in frozen:
+            self.bundle.releaseJoint(name)
+
+    # -- where each joint must be ----------------------------------------------------------
+    def goals(self, dt):
+        """{end joint: (world target, weight)} for this frame; empty when nothing is in contact."""
+        goals = self._contact_goals()
+        blend = self.settings.ik_blend_time
+        for joint, held in list(self._held.items()):
+            if joint in goals:
+                held[:] = goals[joint]
+                continue
+            held[1] = held[1] - dt / blend if blend > 0 else 0.0
+            if held[1] <= 0.0:
+                del self._held[joint]
+            else:
+                goals[joint] = tuple(held)
+        for joint, goal in goals.items():
+            self._held.setdefault(joint, list(goal))
+        if self.settings.ik_feet_on_ground and self._warp is None:
+            self._ground_goals(goals, dt)
+        return goals
+
+    def _contact_goals(self):
+        warp = self.warper.current if self.warper is not None else None
+        if warp is not None and warp is not self._warp:
+            self._warp, self._locks = warp, {}
+        if self._warp is None:
+            return {}
+        control = self._warp.control
+        effect = self.bundle.getControlEffect(control) if not self.actor.isEmpty() else 0.0
+        if effect <= 0.0:
+            self._warp = None
+            return {}
+        seconds = control.getFullFframe() / control.getFrameRate()
+        goals = {}
+        for index, contact in enumerate(self._warp.asset.contacts):
+            weight = contact.weight(seconds, self.settings.ik_blend_time) * effect
+            if weight <= 0.0:
+                self._locks.pop(index, None)
+                continue
+            if weight <= goals.get(contact.joint, (None, 0.0))[1]:
+                continue
+            target = self._contact_point(index, contact, seconds)
+            if target is not None:
+                goals[contact.joint] = (target, weight)
+        return goals
+
+    def _contact_point(self, index, contact, seconds):
+        """Where `contact`'s joint must be (world), or None when no surface is found under it."""
+        heading = self.actor.getQuat(self.render)
+        if contact.touches == "target":
+            phase = next(i for i, p in enumerate(self._warp.asset.phases) if p.name == contact.phase)
+            pos, quat = self._warp.targets[phase].resolve(self.render, self.render)
+            return pos + quat.xform(Vec3(*contact.offset))
+        if self.probe is None:
+            return None
+        animated = self._joint_world(contact.joint)
+        if seconds >= contact.start:  # planted: the foot stays where it touched down
+            x, y = self._locks.setdefault(index, (animated.x, animated.y))
+        else:
+            x, y = animated.x, animated.y
+        hit = self.probe.drop(x, y, animated.z + self.settings.ik_ray_above, animated.z - self.settings.ik_ray_below)
+        if hit is None:
+            return None
+        return Point3(x, y, hit[0]) + heading.xform(Vec3(*contact.offset))
+
+    def _ground_goals(self, goals, dt):
+        """Outside warps: each foot at its animated height above what is under it, not above the
+        character's own ground (slopes, steps); the correction eases in over the blend time."""
+        if self.probe is None:
+            return
+        ground = self.actor.getZ(self.render)
+        ease = min(1.0, dt / self.settings.ik_blend_time) if self.settings.ik_blend_time > 0 else 1.0
+        for foot in self.feet:
+            animated = self._joint_world(foot)
+            hit = self.probe.drop(animated.x, animated.y, ground + self.settings.ik_ray_above,
+                                  ground - self.settings.ik_ray_below)
+            wanted = hit[0] - ground if hit is not None else 0.0
+            lift = self._ground.get(foot, 0.0)
+            lift += (wanted - lift) * ease
+            self._ground[foot] = lift
+            if abs(lift) < _GROUND_EPSILON:
+                continue
+            target = animated + Vec3(0, 0, lift)
+            if foot in goals:  # a contact still easing out: from its target toward the ground's
+                held, weight = goals[foot]
+                target = target + (held - target) * weight
+            goals[foot] = (target, 1.0)
+
+    # -- bending one limb ---------------------------------------------------------------------
+    def _chain(self, joint):
+        """The CharacterJoints (parent of upper, upper, mid, end) of the limb ending at `joint`."""
+        mid = self._parents.get(joint)
+        upper = self._parents.get(mid) if mid else None
+        if upper is None:
+            raise UsageError(f"ContactIK: {joint!r} is not an end joint with a parent and a grandparent "
+                             f"in {self.actor.getName()!r}")
+        names = (self._parents[upper], upper, mid, joint)
+        return [None if name is None else self.character.node().findJoint(name) for name in names]
+
+    def _joint_world(self, joint):
+        net = LMatrix4f()
+        self.character.node().findJoint(joint).getNetTransform(net)
+        return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
+
+    def _bend(self, joint, target, weight):
+        """[(joint name, new local TransformState)] putting `joint` `weight` of the way to `target` (Character space)."""
+        parent, *chain = self._chain(joint)
+        nets = []
+        for part in [parent] + chain:
+            net = LMatrix4f.identMat() if part is None else LMatrix4f()
+            if part is not None:
+                part.getNetTransform(net)
+            nets.append(net)
+        parent_net, upper, mid, end = nets
+        animated = Point3(end.getRow3(3))
+        bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint, Vec3(0, 1, 0)))
+        self._bends[joint] = bend
+        new = solve(upper, mid, end, animated + (target - animated) * weight, bend)
+        parents = (parent_net, new[0], new[1])
+        return [(part.getName(), TransformState.makeMat(net * _inverse(above)))
+                for part, net, above in zip(chain, new, parents)]
+
+
+def _inverse(mat):
+    inverse = LMatrix4f(mat)
+    inverse.invertInPlace()
+    return inverse
