@@ -91,14 +91,19 @@ def mantle(clip, track):
 
 
 def contacts(clip, phases, points):
-    """The asset's contacts from the clip's ground truth: a hand grabs the target of the phase that
-    ends when it plants (at the offset it was authored at); a foot stands on whatever is under it."""
+    """The asset's contacts from the clip's ground truth, each at the offset it was authored at.
+
+    A hand grabs the target of the phase that ends as it plants; a foot touching down at or after
+    the last phase's end stands on that phase's target (the landing point, the ledge top: found
+    by the providers where the character ends); other feet stand on whatever is under them.
+    """
     ends = {phase.end: phase.name for phase in phases}
+    last = phases[-1]
     found = []
     for truth in clip["contacts"]:
         start, end, pos = round(truth["start"], 4), round(truth["end"], 4), truth["pos"]
-        if truth["joint"].startswith("hand"):
-            name = ends[start]
+        name = ends[start] if truth["joint"].startswith("hand") else (last.name if start >= last.end else None)
+        if name is not None:
             offset = tuple(round(p - t, 4) for p, t in zip(pos, points[name]))
             found.append(Contact(truth["joint"], start, end, "target", name, offset))
         else:

@@ -9,6 +9,7 @@ from .contacts import read_contacts
 from .errors import LoadError, shown
 from .jsonfields import FieldChecker, dumps, read_json
 from .loader import load_model_node
+from .motion import Motion
 from .phasemotion import PhaseMotion
 from . import rootmotion
 
@@ -256,13 +257,22 @@ def _read_phase(check, data, field, asset, joints):
 
 
 def _prepare(asset):
-    """Compute what the runtime needs from the clip: phase motion and joint alignment offsets."""
+    """Compute what the runtime needs from the clip: phase motion, joint alignment offsets, and
+    where each targeted contact's joint touches down relative to its phase's end."""
     fps = asset.track.fps
     for phase in asset.phases:
         phase.motion = PhaseMotion(asset.track, phase.start * fps, phase.end * fps)
     aligned = [phase for phase in asset.phases if phase.align_joint]
-    if aligned:
-        from .alignment import joint_offsets
-        offsets = joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned])
-        for phase, offset in zip(aligned, offsets):
-            phase.align_offset = offset
+    targeted = [contact for contact in asset.contacts if contact.touches == "target"]
+    if not aligned and not targeted:
+        return
+    from .alignment import joint_offsets
+    offsets = joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned]
+                            + [(contact.joint, contact.start) for contact in targeted])
+    for phase, offset in zip(aligned, offsets):
+        phase.align_offset = offset
+    ends = {phase.name: phase.end * fps for phase in asset.phases}
+    track = asset.track
+    for contact, offset in zip(targeted, offsets[len(aligned):]):
+        at_end = track.motion(ends[contact.phase]).inverse() * track.motion(contact.start * fps)
+        contact.touchdown = (at_end * Motion(offset)).pos

@@ -52,8 +52,10 @@ class ContactIK:
             for foot in self.feet:
                 self._chain(foot)  # a bad foot name fails here, not in the task
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
-        self._held = {}           # joint -> [world target, weight]: what eases out when a contact ends early
+        self._held = {}           # joint -> [correction, weight]: what eases out when a contact ends early
         self._locks = {}          # contact index -> world (x, y) where a planted foot stays
+        self._lifts = {}          # contact index -> its last correction inside the window (eases out after)
+        self._inside = {}         # joint -> index of its contact whose window holds this frame
         self._ground = {}         # foot -> smoothed height correction (metres) outside warps
         self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
         self._last_error = None
@@ -85,9 +87,12 @@ class ContactIK:
             return
         self.actor.update()
         char_from_world = self.render.getMat(self.character)
+        world_from_char = _inverse(char_from_world)
         frozen = []
-        for joint, (target, weight) in goals.items():
-            frozen += self._bend(joint, char_from_world.xformPoint(target), weight)
+        for joint, (correction, weight) in goals.items():
+            transforms, reached = self._bend(joint, char_from_world.xformVec(correction * weight))
+            frozen += transforms
+            self._reached(joint, world_from_char.xformVec(reached) / weight)
         for name, transform in frozen:
             self.bundle.freezeJoint(name, transform)
         self.bundle.update()
@@ -95,14 +100,23 @@ class ContactIK:
         for name, _ in frozen:
             self.bundle.releaseJoint(name)
 
+    def _reached(self, joint, correction):
+        """Remember the correction the limb really achieved (an out-of-reach target is not), so
+        easing out starts from where the joint is and spreads over the whole blend time."""
+        if joint in self._held:
+            self._held[joint][0] = correction
+        index = self._inside.get(joint)
+        if index is not None:
+            self._lifts[index] = correction
+
     # -- where each joint must be ----------------------------------------------------------
     def goals(self, dt):
-        """{end joint: (world target, weight)} for this frame; empty when nothing is in contact."""
+        """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
+        animated place this frame; empty when nothing is in contact."""
         goals = self._contact_goals()
         blend = self.settings.ik_blend_time
         for joint, held in list(self._held.items()):
             if joint in goals:
-                held[:] = goals[joint]
                 continue
             held[1] = held[1] - dt / blend if blend > 0 else 0.0
             if held[1] <= 0.0:
@@ -110,54 +124,80 @@ class ContactIK:
             else:
                 goals[joint] = tuple(held)
         for joint, goal in goals.items():
-            self._held.setdefault(joint, list(goal))
+            self._held[joint] = list(goal)
         if self.settings.ik_feet_on_ground and self._warp is None:
             self._ground_goals(goals, dt)
         return goals
 
     def _contact_goals(self):
+        self._inside = {}
         warp = self.warper.current if self.warper is not None else None
         if warp is not None and warp is not self._warp:
-            self._warp, self._locks = warp, {}
+            self._warp, self._locks, self._lifts = warp, {}, {}
         if self._warp is None:
             return {}
         control = self._warp.control
-        effect = self.bundle.getControlEffect(control) if not self.actor.isEmpty() else 0.0
+        effect = self.bundle.getControlEffect(control)
         if effect <= 0.0:
             self._warp = None
             return {}
         seconds = control.getFullFframe() / control.getFrameRate()
-        goals = {}
+        blend = self.settings.ik_blend_time
+        sums = {}  # joint -> [sum of weight * correction, sum of weights]: overlapping eases add up
         for index, contact in enumerate(self._warp.asset.contacts):
-            weight = contact.weight(seconds, self.settings.ik_blend_time) * effect
+            weight = contact.weight(seconds, blend) * effect
             if weight <= 0.0:
                 self._locks.pop(index, None)
+                self._lifts.pop(index, None)
                 continue
-            if weight <= goals.get(contact.joint, (None, 0.0))[1]:
+            lift = self._lifts.get(index) if seconds > contact.end else None
+            correction = lift if lift is not None else self._correction(index, contact, seconds)
+            if correction is None:
                 continue
-            target = self._contact_point(index, contact, seconds)
-            if target is not None:
-                goals[contact.joint] = (target, weight)
-        return goals
+            total = sums.setdefault(contact.joint, [Vec3(0, 0, 0), 0.0])
+            total[0] += correction * weight
+            total[1] += weight
+            if contact.start <= seconds <= contact.end:
+                self._inside[contact.joint] = index
+        return {joint: (total / weight, min(1.0, weight)) for joint, (total, weight) in sums.items()}
 
-    def _contact_point(self, index, contact, seconds):
-        """Where `contact`'s joint must be (world), or None when no surface is found under it."""
-        heading = self.actor.getQuat(self.render)
-        if contact.touches == "target":
-            phase = next(i for i, p in enumerate(self._warp.asset.phases) if p.name == contact.phase)
-            pos, quat = self._warp.targets[phase].resolve(self.render, self.render)
-            return pos + quat.xform(Vec3(*contact.offset))
-        if self.probe is None:
-            return None
+    def _correction(self, index, contact, seconds):
+        """How far `contact`'s joint is from where it must be (world), or None when no surface is under it.
+
+        Inside the window the correction is remembered: after the window the joint leaves with
+        its animation (a foot lifting off) while that last correction eases out.
+        """
         animated = self._joint_world(contact.joint)
-        if seconds >= contact.start:  # planted: the foot stays where it touched down
-            x, y = self._locks.setdefault(index, (animated.x, animated.y))
+        if contact.touches == "target":
+            point, touchdown = self._target_points(contact)
+            if seconds < contact.start:  # easing in: shift the joint's path by the error it would land with
+                return point - touchdown
         else:
-            x, y = animated.x, animated.y
-        hit = self.probe.drop(x, y, animated.z + self.settings.ik_ray_above, animated.z - self.settings.ik_ray_below)
-        if hit is None:
-            return None
-        return Point3(x, y, hit[0]) + heading.xform(Vec3(*contact.offset))
+            if self.probe is None:
+                return None
+            if seconds >= contact.start:  # planted: the foot stays where it touched down
+                x, y = self._locks.setdefault(index, (animated.x, animated.y))
+            else:
+                x, y = animated.x, animated.y
+            hit = self.probe.drop(x, y, animated.z + self.settings.ik_ray_above,
+                                  animated.z - self.settings.ik_ray_below)
+            if hit is None:
+                return None
+            point = Point3(x, y, hit[0]) + self.actor.getQuat(self.render).xform(Vec3(*contact.offset))
+        correction = point - animated
+        if seconds >= contact.start:
+            self._lifts[index] = correction
+        return correction
+
+    def _target_points(self, contact):
+        """Where `contact`'s joint must touch (world), and where the warp alone would put it then."""
+        warp = self._warp
+        index = next(i for i, p in enumerate(warp.asset.phases) if p.name == contact.phase)
+        pos, quat = warp.targets[index].resolve(self.render, self.render)
+        goal, goal_quat = warp._goal(warp.asset.phases[index], warp.targets[index])  # the root at the phase end
+        parent = self.actor.getParent()
+        touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
+        return pos + quat.xform(Vec3(*contact.offset)), touchdown
 
     def _ground_goals(self, goals, dt):
         """Outside warps: each foot at its animated height above what is under it, not above the
@@ -174,13 +214,13 @@ class ContactIK:
             lift = self._ground.get(foot, 0.0)
             lift += (wanted - lift) * ease
             self._ground[foot] = lift
-            if abs(lift) < _GROUND_EPSILON:
+            if abs(lift) < _GROUND_EPSILON and foot not in goals:
                 continue
-            target = animated + Vec3(0, 0, lift)
-            if foot in goals:  # a contact still easing out: from its target toward the ground's
+            correction = Vec3(0, 0, lift)
+            if foot in goals:  # a contact still easing out: from its correction toward the ground's
                 held, weight = goals[foot]
-                target = target + (held - target) * weight
-            goals[foot] = (target, 1.0)
+                correction = correction + (held * weight - correction) * weight
+            goals[foot] = (correction, 1.0)
 
     # -- bending one limb ---------------------------------------------------------------------
     def _chain(self, joint):
@@ -198,8 +238,9 @@ class ContactIK:
         self.character.node().findJoint(joint).getNetTransform(net)
         return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
 
-    def _bend(self, joint, target, weight):
-        """[(joint name, new local TransformState)] putting `joint` `weight` of the way to `target` (Character space)."""
+    def _bend(self, joint, move):
+        """[(joint name, new local TransformState)] moving `joint` by `move` (Character space) from its
+        animated place, and the move achieved (less when out of reach)."""
         parent, *chain = self._chain(joint)
         nets = []
         for part in [parent] + chain:
@@ -208,13 +249,13 @@ class ContactIK:
                 part.getNetTransform(net)
             nets.append(net)
         parent_net, upper, mid, end = nets
-        animated = Point3(end.getRow3(3))
-        bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint, Vec3(0, 1, 0)))
+        bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
         self._bends[joint] = bend
-        new = solve(upper, mid, end, animated + (target - animated) * weight, bend)
+        new = solve(upper, mid, end, Point3(end.getRow3(3)) + move, bend)
         parents = (parent_net, new[0], new[1])
-        return [(part.getName(), TransformState.makeMat(net * _inverse(above)))
-                for part, net, above in zip(chain, new, parents)]
+        transforms = [(part.getName(), TransformState.makeMat(net * _inverse(above)))
+                      for part, net, above in zip(chain, new, parents)]
+        return transforms, Vec3(new[2].getRow3(3) - end.getRow3(3))
 
 
 def _inverse(mat):

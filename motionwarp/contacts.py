@@ -26,6 +26,9 @@ class Contact:
     touches: str
     phase: str = None
     offset: tuple = (0.0, 0.0, 0.0)
+    #: Computed on load for target contacts: where the clip puts the joint at `start`, in the
+    #: root's frame at the end of its phase (so where it lands when the phase ends on its target).
+    touchdown: tuple = dataclasses.field(default=None, compare=False)
 
     def weight(self, seconds, blend):
         """How much the IK holds the joint at clip time `seconds`: 1 inside the window, easing to 0

@@ -10,8 +10,13 @@ import math
 
 from panda3d.core import LMatrix4f, LQuaternionf, LVecBase3f, Point3, Vec3
 
-#: Fraction of full reach the limb is allowed to straighten to (a locked knee or elbow pops).
+#: Fraction of full reach no limb goes beyond (a fully locked knee or elbow has no bend plane).
 MAX_REACH = 0.9995
+#: Fraction of full reach the IK stretches a limb to at most (unless the animation is straighter).
+STRETCH = 0.95
+#: How far (fraction of the upper bone) the mid joint must sit off the limb's line before the
+#: animated bend direction outweighs last frame's.
+STRAIGHT = 0.01
 
 
 def solve(upper, mid, end, target, bend):
@@ -27,7 +32,7 @@ def solve(upper, mid, end, target, bend):
     if dist < 1e-9 or len1 < 1e-9 or len2 < 1e-9:
         return upper, mid, end
     u = to / dist
-    d = min(max(dist, abs(len1 - len2) + 1e-4), (len1 + len2) * MAX_REACH)
+    d = max(min(dist, reach_limit((c - a).length(), len1 + len2)), abs(len1 - len2) + 1e-4)
     side = bend - u * bend.dot(u)
     if side.length() < 1e-6:  # the bend direction lies along the new limb: any perpendicular works
         side = u.cross(Vec3(1, 0, 0)) if abs(u[0]) < 0.9 else u.cross(Vec3(0, 1, 0))
@@ -44,16 +49,26 @@ def solve(upper, mid, end, target, bend):
     return new_upper, new_mid, new_end
 
 
-def bend_direction(a, b, c, hint=None):
-    """Where the mid joint sits off the line from `a` to `c`; `hint` (or any) when the limb is straight."""
+def reach_limit(animated, reach):
+    """The longest span the IK stretches a limb to: STRETCH of its full reach, or the animated span
+    when the animation has it straighter. A limb never locks straight, so it never snaps out of it."""
+    return min(max(reach * STRETCH, animated), reach * MAX_REACH)
+
+
+def bend_direction(a, b, c, previous=None):
+    """Where the mid joint sits off the line from `a` to `c` (unit vector).
+
+    `previous` (last frame's direction) is added with a small weight: it only decides when the
+    animated limb is (nearly) straight, so the knee never flips sides between two frames.
+    """
     axis = Vec3(c - a)
     if axis.length() > 1e-9:
         axis.normalize()
     off = Vec3(b - a)
     off -= axis * off.dot(axis)
-    if off.length() > 1e-4 * max((b - a).length(), 1e-9):
-        return off.normalized()
-    return Vec3(hint) if hint is not None else Vec3(0, 0, 0)
+    if previous is not None:
+        off += previous * (STRAIGHT * (b - a).length())
+    return off.normalized() if off.length() > 1e-12 else Vec3(0, 0, 0)
 
 
 def rotation_about(pivot, frm, to):
