@@ -258,21 +258,21 @@ def _read_phase(check, data, field, asset, joints):
 
 def _prepare(asset):
     """Compute what the runtime needs from the clip: phase motion, joint alignment offsets, and
-    where each targeted contact's joint touches down relative to its phase's end."""
+    where each contact's joint touches down (Contact.touchdown)."""
     fps = asset.track.fps
     for phase in asset.phases:
         phase.motion = PhaseMotion(asset.track, phase.start * fps, phase.end * fps)
     aligned = [phase for phase in asset.phases if phase.align_joint]
-    targeted = [contact for contact in asset.contacts if contact.touches == "target"]
-    if not aligned and not targeted:
+    if not aligned and not asset.contacts:
         return
     from .alignment import joint_offsets
     offsets = joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned]
-                            + [(contact.joint, contact.start) for contact in targeted])
+                            + [(contact.joint, contact.start) for contact in asset.contacts])
     for phase, offset in zip(aligned, offsets):
         phase.align_offset = offset
     ends = {phase.name: phase.end * fps for phase in asset.phases}
     track = asset.track
-    for contact, offset in zip(targeted, offsets[len(aligned):]):
-        at_end = track.motion(ends[contact.phase]).inverse() * track.motion(contact.start * fps)
-        contact.touchdown = (at_end * Motion(offset)).pos
+    for contact, offset in zip(asset.contacts, offsets[len(aligned):]):
+        reference = ends[contact.phase] if contact.touches == "target" else contact.start * fps
+        at_reference = track.motion(reference).inverse() * track.motion(contact.start * fps)
+        contact.touchdown = (at_reference * Motion(offset)).pos

@@ -19,9 +19,13 @@ from .asset import joint_parents
 from .config import ContactIKSettings, from_base
 from .errors import UsageError
 from .ik import bend_direction, solve
+from .motion import Motion
 
 #: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
 _GROUND_EPSILON = 1e-3
+#: Metres per second of clip time: the most a contact's correction moves a joint while letting go
+#: (smoothstep's steepest slope is 1.5 per blend time).
+EASE_SPEED = 3.0
 _notify = directNotify.newCategory("motionwarp")
 
 
@@ -48,9 +52,14 @@ class ContactIK:
         self.bundle = self.character.node().getBundle(0)
         self._parents = joint_parents(self.bundle)
         self.feet = tuple(feet)
+        self.pelvis = None        # the joint the feet's chains hang from, lowered on slopes
         if self.settings.ik_feet_on_ground:
-            for foot in self.feet:
-                self._chain(foot)  # a bad foot name fails here, not in the task
+            hips = {self._parents[self._chain(foot)[1].getName()] for foot in self.feet}  # bad names fail here
+            if len(hips) != 1 or None in hips:
+                raise UsageError(f"ContactIK: feet {', '.join(self.feet)} do not hang from one pelvis joint "
+                                 f"(their legs start at {', '.join(map(str, sorted(hips, key=str)))})")
+            self.pelvis = hips.pop()
+        self._drop = 0.0          # metres the pelvis is lowered this frame (feet on ground, downhill)
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
         self._held = {}           # joint -> [correction, weight]: what eases out when a contact ends early
         self._locks = {}          # contact index -> world (x, y) where a planted foot stays
@@ -83,14 +92,18 @@ class ContactIK:
     def step(self, dt):
         """Bend the limbs whose contacts are active this frame (after the pose is computed)."""
         goals = self.goals(dt)
-        if not goals:
+        if not goals and not self._drop:
             return
         self.actor.update()
         char_from_world = self.render.getMat(self.character)
         world_from_char = _inverse(char_from_world)
-        frozen = []
+        frozen, shift = [], None
+        if self._drop:
+            shift = char_from_world.xformVec(Vec3(0, 0, self._drop))
+            frozen.append(self._lowered_pelvis(shift))
         for joint, (correction, weight) in goals.items():
-            transforms, reached = self._bend(joint, char_from_world.xformVec(correction * weight))
+            lowered = shift if shift is not None and self._hangs_from_pelvis(joint) else None
+            transforms, reached = self._bend(joint, char_from_world.xformVec(correction * weight), lowered)
             frozen += transforms
             self._reached(joint, world_from_char.xformVec(reached) / weight)
         for name, transform in frozen:
@@ -145,12 +158,14 @@ class ContactIK:
         blend = self.settings.ik_blend_time
         sums = {}  # joint -> [sum of weight * correction, sum of weights]: overlapping eases add up
         for index, contact in enumerate(self._warp.asset.contacts):
-            weight = contact.weight(seconds, blend) * effect
+            lift = self._lifts.get(index) if seconds > contact.end else None
+            # a large correction lets go over longer, so the joint moves at most EASE_SPEED faster than animated
+            ease_out = blend if lift is None else max(blend, 1.5 * lift.length() / EASE_SPEED)
+            weight = contact.weight(seconds, blend, ease_out) * effect
             if weight <= 0.0:
                 self._locks.pop(index, None)
                 self._lifts.pop(index, None)
                 continue
-            lift = self._lifts.get(index) if seconds > contact.end else None
             correction = lift if lift is not None else self._correction(index, contact, seconds)
             if correction is None:
                 continue
@@ -176,18 +191,28 @@ class ContactIK:
             if self.probe is None:
                 return None
             if seconds >= contact.start:  # planted: the foot stays where it touched down
+                where = animated
                 x, y = self._locks.setdefault(index, (animated.x, animated.y))
-            else:
-                x, y = animated.x, animated.y
-            hit = self.probe.drop(x, y, animated.z + self.settings.ik_ray_above,
-                                  animated.z - self.settings.ik_ray_below)
+            else:  # easing in: look under where the clip will put it down
+                where = self._ahead(contact, seconds)
+                x, y = where.x, where.y
+            hit = self.probe.drop(x, y, where.z + self.settings.ik_ray_above, where.z - self.settings.ik_ray_below)
             if hit is None:
                 return None
             point = Point3(x, y, hit[0]) + self.actor.getQuat(self.render).xform(Vec3(*contact.offset))
+            if seconds < contact.start:  # shift the joint's path by the error it would land with
+                return point - where
         correction = point - animated
         if seconds >= contact.start:
             self._lifts[index] = correction
         return correction
+
+    def _ahead(self, contact, seconds):
+        """Where (world) the clip will put `contact`'s joint at its start, if the root follows the
+        clip's own motion from now on."""
+        track = self._warp.asset.track
+        ahead = track.motion(seconds * track.fps).inverse() * track.motion(contact.start * track.fps)
+        return self.render.getRelativePoint(self.actor, Point3(*(ahead * Motion(contact.touchdown)).pos))
 
     def _target_points(self, contact):
         """Where `contact`'s joint must touch (world), and where the warp alone would put it then."""
@@ -201,7 +226,9 @@ class ContactIK:
 
     def _ground_goals(self, goals, dt):
         """Outside warps: each foot at its animated height above what is under it, not above the
-        character's own ground (slopes, steps); the correction eases in over the blend time."""
+        character's own ground (slopes, steps). The pelvis goes down as far as the lowest foot must,
+        so that leg need not stretch; the others bend more. Corrections ease in over the blend time."""
+        self._drop = 0.0
         if self.probe is None:
             return
         ground = self.actor.getZ(self.render)
@@ -211,16 +238,34 @@ class ContactIK:
             hit = self.probe.drop(animated.x, animated.y, ground + self.settings.ik_ray_above,
                                   ground - self.settings.ik_ray_below)
             wanted = hit[0] - ground if hit is not None else 0.0
-            lift = self._ground.get(foot, 0.0)
-            lift += (wanted - lift) * ease
-            self._ground[foot] = lift
-            if abs(lift) < _GROUND_EPSILON and foot not in goals:
+            self._ground[foot] = self._ground.get(foot, 0.0) + (wanted - self._ground.get(foot, 0.0)) * ease
+        lowest = min(self._ground[foot] for foot in self.feet)
+        self._drop = lowest if lowest < -_GROUND_EPSILON else 0.0
+        for foot in self.feet:
+            lift = self._ground[foot]
+            if abs(lift - self._drop) < _GROUND_EPSILON and foot not in goals:
                 continue
             correction = Vec3(0, 0, lift)
             if foot in goals:  # a contact still easing out: from its correction toward the ground's
                 held, weight = goals[foot]
                 correction = correction + (held * weight - correction) * weight
             goals[foot] = (correction, 1.0)
+
+    def _lowered_pelvis(self, shift):
+        """(pelvis name, its local TransformState moved by `shift` in Character space)."""
+        pelvis = self.character.node().findJoint(self.pelvis)
+        net, above = LMatrix4f(), LMatrix4f.identMat()
+        pelvis.getNetTransform(net)
+        parent = self._parents[self.pelvis]
+        if parent is not None:
+            above = LMatrix4f()
+            self.character.node().findJoint(parent).getNetTransform(above)
+        return self.pelvis, TransformState.makeMat(net * LMatrix4f.translateMat(shift) * _inverse(above))
+
+    def _hangs_from_pelvis(self, joint):
+        while joint is not None and joint != self.pelvis:
+            joint = self._parents[joint]
+        return joint is not None
 
     # -- bending one limb ---------------------------------------------------------------------
     def _chain(self, joint):
@@ -238,24 +283,28 @@ class ContactIK:
         self.character.node().findJoint(joint).getNetTransform(net)
         return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
 
-    def _bend(self, joint, move):
+    def _bend(self, joint, move, lowered=None):
         """[(joint name, new local TransformState)] moving `joint` by `move` (Character space) from its
-        animated place, and the move achieved (less when out of reach)."""
+        animated place, and the move achieved (less when out of reach). `lowered`: how far the
+        pelvis above this limb was moved (the limb's animated joints move with it)."""
         parent, *chain = self._chain(joint)
         nets = []
         for part in [parent] + chain:
             net = LMatrix4f.identMat() if part is None else LMatrix4f()
             if part is not None:
                 part.getNetTransform(net)
+            if lowered is not None:
+                net = net * LMatrix4f.translateMat(lowered)
             nets.append(net)
         parent_net, upper, mid, end = nets
+        animated = Point3(end.getRow3(3)) - (lowered if lowered is not None else Vec3(0, 0, 0))
         bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
         self._bends[joint] = bend
-        new = solve(upper, mid, end, Point3(end.getRow3(3)) + move, bend)
+        new = solve(upper, mid, end, animated + move, bend)
         parents = (parent_net, new[0], new[1])
         transforms = [(part.getName(), TransformState.makeMat(net * _inverse(above)))
                       for part, net, above in zip(chain, new, parents)]
-        return transforms, Vec3(new[2].getRow3(3) - end.getRow3(3))
+        return transforms, Vec3(new[2].getRow3(3) - animated)
 
 
 def _inverse(mat):

@@ -26,15 +26,19 @@ class Contact:
     touches: str
     phase: str = None
     offset: tuple = (0.0, 0.0, 0.0)
-    #: Computed on load for target contacts: where the clip puts the joint at `start`, in the
-    #: root's frame at the end of its phase (so where it lands when the phase ends on its target).
+    #: Computed on load: where the clip puts the joint at `start`, in the root's frame at the end of
+    #: the contact's phase (target contacts: where it lands when the phase ends on its target), or
+    #: at `start` (surface contacts).
     touchdown: tuple = dataclasses.field(default=None, compare=False)
 
-    def weight(self, seconds, blend):
+    def weight(self, seconds, blend, blend_out=None):
         """How much the IK holds the joint at clip time `seconds`: 1 inside the window, easing to 0
-        over `blend` seconds before it starts and after it ends (smoothstep, so no joint jumps)."""
+        over `blend` seconds before it starts and `blend_out` (default `blend`) after it ends
+        (smoothstep, so no joint jumps)."""
         if self.start <= seconds <= self.end:
             return 1.0
+        if seconds > self.end and blend_out is not None:
+            blend = blend_out
         gap = self.start - seconds if seconds < self.start else seconds - self.end
         if blend <= 0.0 or gap >= blend:
             return 0.0
