@@ -19,6 +19,10 @@ from .conftest import CONTACTS, MANNEQUIN, step
 from .obstacles import box_profile, prism
 
 WIDTH = 3.0
+CRATES = [0.5, 0.8, 1.1, 1.4]
+LEDGES = [1.0, 1.5, 1.8, 2.2]
+#: (height, depth, distance of the near face): crates as far as the vault was authored, ledges as the mantle
+CASES = [(h, 0.6, 1.0) for h in CRATES] + [(h, 2.0, 0.5) for h in LEDGES]
 LIMBS = {"hand_l": ("upper_arm_l", "forearm_l"), "hand_r": ("upper_arm_r", "forearm_r"),
          "foot_l": ("thigh_l", "shin_l"), "foot_r": ("thigh_r", "shin_r")}
 #: Sort of the measuring task: after the warper (45) and the IK (47), before igLoop renders (50).
@@ -155,3 +159,24 @@ class ContactRun:
                 angle = 2.0 * math.degrees(math.acos(min(1.0, abs(turn.getR()))))
                 peak = max(peak, angle / frame["dt"])
         return peak
+
+
+def easing(clip, blend):
+    """Is clip time t within `blend` before a contact starts or after one ends (the IK easing in or out)?"""
+    contacts = truth(clip)["contacts"]
+    edges = [(c["start"] - blend, c["start"]) for c in contacts] + [(c["end"], c["end"] + blend) for c in contacts]
+    return lambda t: any(low <= t <= high for low, high in edges)
+
+
+_OWN_PEAKS = {}
+
+
+def own_peak(base, assets, clip, fps):
+    """Fastest any limb joint turns in the clip itself: played over the obstacle it was authored
+    for (mannequin.contacts.json), where the warp changes nothing, without the IK."""
+    if (clip, fps) not in _OWN_PEAKS:
+        box = truth(clip)["obstacle"]
+        level = Level(base.render, box["max"][2], box["size"][1], box["min"][1])
+        _OWN_PEAKS[clip, fps] = ContactRun(base, level, assets, fps, ik=False).peak_turn()
+        level.root.removeNode()
+    return _OWN_PEAKS[clip, fps]

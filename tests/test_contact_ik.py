@@ -15,41 +15,16 @@ from motionwarp.errors import AssetError, UsageError
 from motionwarp.ik import bend_direction, solve
 
 from .conftest import MANNEQUIN, step
-from .contact_helpers import MEASURE_SORT, ContactRun, Level, truth
+from .contact_helpers import CASES, MEASURE_SORT, ContactRun, Level, easing, own_peak
 from .obstacles import prism
 
 BLEND = 0.15
 ANKLE = 0.08  # the mannequin's ankle (foot joint) above its sole, as authored
-CRATES = [0.5, 0.8, 1.1, 1.4]
-LEDGES = [1.0, 1.5, 1.8, 2.2]
-#: (height, depth, distance of the near face): crates as far as the vault was authored, ledges as the mantle
-CASES = [(h, 0.6, 1.0) for h in CRATES] + [(h, 2.0, 0.5) for h in LEDGES]
 
 
 @pytest.fixture
 def assets(warp_assets):
     return list(warp_assets.values())
-
-
-def _blending(clip):
-    """Is clip time t in an ease-in or ease-out of any contact (where the IK's weight changes)?"""
-    edges = [(c["start"] - BLEND, c["start"]) for c in truth(clip)["contacts"]]
-    edges += [(c["end"], c["end"] + BLEND) for c in truth(clip)["contacts"]]
-    return lambda t: any(low <= t <= high for low, high in edges)
-
-
-_OWN_PEAKS = {}
-
-
-def own_peak(base, assets, clip, fps):
-    """Fastest any limb joint turns in the clip itself: played over the obstacle it was authored
-    for (mannequin.contacts.json), where the warp changes nothing, without the IK."""
-    if (clip, fps) not in _OWN_PEAKS:
-        box = truth(clip)["obstacle"]
-        level = Level(base.render, box["max"][2], box["size"][1], box["min"][1])
-        _OWN_PEAKS[clip, fps] = ContactRun(base, level, assets, fps, ik=False).peak_turn()
-        level.root.removeNode()
-    return _OWN_PEAKS[clip, fps]
 
 
 @pytest.mark.parametrize("fps", [30, 144])
@@ -66,7 +41,7 @@ def test_hands_and_feet_stay_on_what_they_touch(base, assets, height, depth, dis
     assert with_ik.foot_depth(level) < 0.01
     clip = with_ik.asset.clip
     limit = max(own_peak(base, assets, clip, fps), without.peak_turn())
-    assert with_ik.peak_turn(_blending(clip)) <= limit * 1.001
+    assert with_ik.peak_turn(easing(clip, BLEND)) <= limit * 1.001
 
 
 def test_without_the_ik_feet_sink_on_a_low_crate(base, assets):
