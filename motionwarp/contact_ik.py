@@ -23,6 +23,8 @@ from .motion import Motion
 
 #: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
 _GROUND_EPSILON = 1e-3
+#: A limb this close to where it must be (metres) is left as animated: no cost, no visible difference.
+_NEGLIGIBLE = 5e-4
 #: Metres per second of clip time: the most a contact's correction moves a joint while letting go
 #: (smoothstep's steepest slope is 1.5 per blend time).
 EASE_SPEED = 3.0
@@ -51,6 +53,7 @@ class ContactIK:
             raise UsageError(f"ContactIK: {actor.getName()!r} has no Character node (not an animated model)")
         self.bundle = self.character.node().getBundle(0)
         self._parents = joint_parents(self.bundle)
+        self._joints, self._chains = {}, {}   # name -> CharacterJoint; end joint -> its chain
         self.feet = tuple(feet)
         self.pelvis = None        # the joint the feet's chains hang from, lowered on slopes
         if self.settings.ik_feet_on_ground:
@@ -90,10 +93,10 @@ class ContactIK:
         return task.cont
 
     def step(self, dt):
-        """Bend the limbs whose contacts are active this frame (after the pose is computed)."""
+        """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
         if not goals and not self._drop:
-            return
+            return 0
         self.actor.update()
         char_from_world = self.render.getMat(self.character)
         world_from_char = _inverse(char_from_world)
@@ -112,6 +115,7 @@ class ContactIK:
         self.character.node().update()
         for name, _ in frozen:
             self.bundle.releaseJoint(name)
+        return len(goals)
 
     def _reached(self, joint, correction):
         """Remember the correction the limb really achieved (an out-of-reach target is not), so
@@ -138,6 +142,7 @@ class ContactIK:
                 goals[joint] = tuple(held)
         for joint, goal in goals.items():
             self._held[joint] = list(goal)
+        goals = {joint: goal for joint, goal in goals.items() if goal[0].length() * goal[1] >= _NEGLIGIBLE}
         if self.settings.ik_feet_on_ground and self._warp is None:
             self._ground_goals(goals, dt)
         return goals
@@ -253,13 +258,13 @@ class ContactIK:
 
     def _lowered_pelvis(self, shift):
         """(pelvis name, its local TransformState moved by `shift` in Character space)."""
-        pelvis = self.character.node().findJoint(self.pelvis)
+        pelvis = self._joint(self.pelvis)
         net, above = LMatrix4f(), LMatrix4f.identMat()
         pelvis.getNetTransform(net)
         parent = self._parents[self.pelvis]
         if parent is not None:
             above = LMatrix4f()
-            self.character.node().findJoint(parent).getNetTransform(above)
+            self._joint(parent).getNetTransform(above)
         return self.pelvis, TransformState.makeMat(net * LMatrix4f.translateMat(shift) * _inverse(above))
 
     def _hangs_from_pelvis(self, joint):
@@ -270,17 +275,26 @@ class ContactIK:
     # -- bending one limb ---------------------------------------------------------------------
     def _chain(self, joint):
         """The CharacterJoints (parent of upper, upper, mid, end) of the limb ending at `joint`."""
-        mid = self._parents.get(joint)
-        upper = self._parents.get(mid) if mid else None
-        if upper is None:
-            raise UsageError(f"ContactIK: {joint!r} is not an end joint with a parent and a grandparent "
-                             f"in {self.actor.getName()!r}")
-        names = (self._parents[upper], upper, mid, joint)
-        return [None if name is None else self.character.node().findJoint(name) for name in names]
+        chain = self._chains.get(joint)
+        if chain is None:
+            mid = self._parents.get(joint)
+            upper = self._parents.get(mid) if mid else None
+            if upper is None:
+                raise UsageError(f"ContactIK: {joint!r} is not an end joint with a parent and a grandparent "
+                                 f"in {self.actor.getName()!r}")
+            names = (self._parents[upper], upper, mid, joint)
+            chain = self._chains[joint] = [None if name is None else self._joint(name) for name in names]
+        return chain
+
+    def _joint(self, name):
+        joint = self._joints.get(name)
+        if joint is None:
+            joint = self._joints[name] = self.character.node().findJoint(name)
+        return joint
 
     def _joint_world(self, joint):
         net = LMatrix4f()
-        self.character.node().findJoint(joint).getNetTransform(net)
+        self._joint(joint).getNetTransform(net)
         return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
 
     def _bend(self, joint, move, lowered=None):

@@ -8,7 +8,7 @@ keeps its grip).
 """
 import math
 
-from panda3d.core import LMatrix4f, LQuaternionf, LVecBase3f, Point3, Vec3
+from panda3d.core import LMatrix3f, LMatrix4f, LVecBase3f, Point3, Vec3
 
 #: Fraction of full reach no limb goes beyond (a fully locked knee or elbow has no bend plane).
 MAX_REACH = 0.9995
@@ -76,13 +76,10 @@ def rotation_about(pivot, frm, to):
     f, t = frm.normalized(), to.normalized()
     axis = f.cross(t)
     sin, cos = axis.length(), max(-1.0, min(1.0, f.dot(t)))
-    quat = LQuaternionf()
     if sin < 1e-9:
         if cos > 0:
             return LMatrix4f.identMat()
         axis = f.cross(Vec3(1, 0, 0)) if abs(f[0]) < 0.9 else f.cross(Vec3(0, 1, 0))
     axis.normalize()
-    quat.setFromAxisAngleRad(math.atan2(sin, cos), axis)
-    turn = LMatrix4f()
-    quat.extractToMatrix(turn)
-    return LMatrix4f.translateMat(-Vec3(pivot)) * turn * LMatrix4f.translateMat(Vec3(pivot))
+    turn = LMatrix3f.rotateMatNormaxis(math.degrees(math.atan2(sin, cos)), axis)
+    return LMatrix4f(turn, Vec3(pivot) - turn.xform(Vec3(pivot)))
