@@ -12,13 +12,15 @@ for this frame (so cull does not recompute and drop the IK), release the joints 
 starts from pure animation). Anything calling `actor.update()` later in the same frame undoes
 it, so the task runs last before rendering. With no contact active it costs next to nothing.
 """
+import math
+
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3
 
 from .asset import joint_parents
 from .config import ContactIKSettings, from_base
 from .errors import UsageError
-from .ik import bend_direction, solve
+from .ik import bend_direction, reach_limit, solve
 from .motion import Motion
 
 #: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
@@ -33,6 +35,10 @@ _notify = directNotify.newCategory("motionwarp")
 
 class ContactIK:
     """Two-bone IK for the contacts of whatever warp `warper` plays, in its own late task.
+
+    It reads the pose the warper's task computed this frame. When every foot has somewhere to be,
+    the pelvis moves up or down as far as the lowest foot must go (within the reach of any hand
+    in contact), so legs bend rather than stretch.
 
     `probe` (a motionwarp.SceneProbe) finds the surfaces under feet; without it, surface contacts
     are left as animated. `feet` names the foot joints kept on the ground outside warps when the
@@ -55,14 +61,8 @@ class ContactIK:
         self._parents = joint_parents(self.bundle)
         self._joints, self._chains = {}, {}   # name -> CharacterJoint; end joint -> its chain
         self.feet = tuple(feet)
-        self.pelvis = None        # the joint the feet's chains hang from, lowered on slopes
-        if self.settings.ik_feet_on_ground:
-            hips = {self._parents[self._chain(foot)[1].getName()] for foot in self.feet}  # bad names fail here
-            if len(hips) != 1 or None in hips:
-                raise UsageError(f"ContactIK: feet {', '.join(self.feet)} do not hang from one pelvis joint "
-                                 f"(their legs start at {', '.join(map(str, sorted(hips, key=str)))})")
-            self.pelvis = hips.pop()
-        self._drop = 0.0          # metres the pelvis is lowered this frame (feet on ground, downhill)
+        self.pelvis = self._pelvis_of_feet(strict=bool(self.settings.ik_feet_on_ground))
+        self._rise = 0.0          # metres the pelvis is raised (eased toward what the feet and hands want)
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
         self._held = {}           # joint -> [correction, weight]: what eases out when a contact ends early
         self._locks = {}          # contact index -> world (x, y) where a planted foot stays
@@ -95,20 +95,27 @@ class ContactIK:
     def step(self, dt):
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
-        if not goals and not self._drop:
+        blend = self.settings.ik_blend_time
+        ease = min(1.0, dt / (2.0 * blend)) if blend > 0 else 1.0  # the pelvis eases slower than the limbs
+        self._rise = self._hands_bound(goals, self._rise + (self._feet_rise(goals) - self._rise) * ease)
+        rise = self._rise if abs(self._rise) >= _GROUND_EPSILON else 0.0
+        if not rise:  # with the pelvis in place, a limb already where it must be is left alone
+            goals = {joint: goal for joint, goal in goals.items() if goal[0].length() * goal[1] >= _NEGLIGIBLE}
+        if not goals and not rise:
             return 0
         self.actor.update()
         char_from_world = self.render.getMat(self.character)
         world_from_char = _inverse(char_from_world)
         frozen, shift = [], None
-        if self._drop:
-            shift = char_from_world.xformVec(Vec3(0, 0, self._drop))
-            frozen.append(self._lowered_pelvis(shift))
+        if rise:
+            shift = char_from_world.xformVec(Vec3(0, 0, rise))
+            frozen.append(self._moved_pelvis(shift))
         for joint, (correction, weight) in goals.items():
-            lowered = shift if shift is not None and self._hangs_from_pelvis(joint) else None
-            transforms, reached = self._bend(joint, char_from_world.xformVec(correction * weight), lowered)
+            moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
+            carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
+            transforms, reached = self._bend(joint, char_from_world.xformVec(correction * weight + carried), moved)
             frozen += transforms
-            self._reached(joint, world_from_char.xformVec(reached) / weight)
+            self._reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
         for name, transform in frozen:
             self.bundle.freezeJoint(name, transform)
         self.bundle.update()
@@ -142,7 +149,6 @@ class ContactIK:
                 goals[joint] = tuple(held)
         for joint, goal in goals.items():
             self._held[joint] = list(goal)
-        goals = {joint: goal for joint, goal in goals.items() if goal[0].length() * goal[1] >= _NEGLIGIBLE}
         if self.settings.ik_feet_on_ground and self._warp is None:
             self._ground_goals(goals, dt)
         return goals
@@ -231,9 +237,7 @@ class ContactIK:
 
     def _ground_goals(self, goals, dt):
         """Outside warps: each foot at its animated height above what is under it, not above the
-        character's own ground (slopes, steps). The pelvis goes down as far as the lowest foot must,
-        so that leg need not stretch; the others bend more. Corrections ease in over the blend time."""
-        self._drop = 0.0
+        character's own ground (slopes, steps); corrections ease in over the blend time."""
         if self.probe is None:
             return
         ground = self.actor.getZ(self.render)
@@ -244,19 +248,54 @@ class ContactIK:
                                   ground - self.settings.ik_ray_below)
             wanted = hit[0] - ground if hit is not None else 0.0
             self._ground[foot] = self._ground.get(foot, 0.0) + (wanted - self._ground.get(foot, 0.0)) * ease
-        lowest = min(self._ground[foot] for foot in self.feet)
-        self._drop = lowest if lowest < -_GROUND_EPSILON else 0.0
+        if all(abs(self._ground[foot]) < _GROUND_EPSILON and foot not in goals for foot in self.feet):
+            return
         for foot in self.feet:
-            lift = self._ground[foot]
-            if abs(lift - self._drop) < _GROUND_EPSILON and foot not in goals:
-                continue
-            correction = Vec3(0, 0, lift)
+            correction = Vec3(0, 0, self._ground[foot])
             if foot in goals:  # a contact still easing out: from its correction toward the ground's
                 held, weight = goals[foot]
                 correction = correction + (held * weight - correction) * weight
             goals[foot] = (correction, 1.0)
 
-    def _lowered_pelvis(self, shift):
+    def _feet_rise(self, goals):
+        """How far (world metres, up) the pelvis should move when every foot has somewhere to be:
+        as far as the lowest foot must go, so no leg stretches toward the ground (a low crate: the
+        body rises instead of crouching; a slope: it lowers to the downhill foot); else 0."""
+        if self.pelvis is None or not all(foot in goals for foot in self.feet):
+            return 0.0
+        return min(goals[foot][0].z * goals[foot][1] for foot in self.feet)
+
+    def _hands_bound(self, goals, rise):
+        """`rise`, kept so every hand in contact stays within reach of its shoulder; the bound
+        eases in with the hands' contacts (hands win when they and the feet disagree)."""
+        low, high, grip = -math.inf, math.inf, 0.0
+        for joint, (correction, weight) in goals.items():
+            if joint in self.feet or not self._hangs_from_pelvis(joint):
+                continue
+            _, upper, mid, end = self._chain(joint)
+            shoulder, elbow, hand = (self._joint_world(part.getName()) for part in (upper, mid, end))
+            reach = reach_limit((hand - shoulder).length(), (elbow - shoulder).length() + (hand - elbow).length())
+            to = hand + correction * weight - shoulder
+            room = math.sqrt(max(0.0, reach * reach - to.x * to.x - to.y * to.y))
+            low, high, grip = max(low, to.z - room), min(high, to.z + room), max(grip, weight)
+        return rise + (max(low, min(high, rise)) - rise) * grip if grip > 0.0 else rise
+
+    def _pelvis_of_feet(self, strict):
+        """The joint every foot's leg hangs from (None when there is none; UsageError if `strict`)."""
+        try:
+            hips = {self._parents[self._chain(foot)[1].getName()] for foot in self.feet}
+        except UsageError:
+            if strict:
+                raise
+            return None
+        if len(hips) != 1 or None in hips:
+            if strict:
+                raise UsageError(f"ContactIK: feet {', '.join(self.feet)} do not hang from one pelvis joint "
+                                 f"(their legs start at {', '.join(map(str, sorted(hips, key=str)))})")
+            return None
+        return hips.pop()
+
+    def _moved_pelvis(self, shift):
         """(pelvis name, its local TransformState moved by `shift` in Character space)."""
         pelvis = self._joint(self.pelvis)
         net, above = LMatrix4f(), LMatrix4f.identMat()
@@ -297,9 +336,9 @@ class ContactIK:
         self._joint(joint).getNetTransform(net)
         return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
 
-    def _bend(self, joint, move, lowered=None):
+    def _bend(self, joint, move, moved=None):
         """[(joint name, new local TransformState)] moving `joint` by `move` (Character space) from its
-        animated place, and the move achieved (less when out of reach). `lowered`: how far the
+        animated place, and the move achieved (less when out of reach). `moved`: how far the
         pelvis above this limb was moved (the limb's animated joints move with it)."""
         parent, *chain = self._chain(joint)
         nets = []
@@ -307,11 +346,11 @@ class ContactIK:
             net = LMatrix4f.identMat() if part is None else LMatrix4f()
             if part is not None:
                 part.getNetTransform(net)
-            if lowered is not None:
-                net = net * LMatrix4f.translateMat(lowered)
+            if moved is not None:
+                net = net * LMatrix4f.translateMat(moved)
             nets.append(net)
         parent_net, upper, mid, end = nets
-        animated = Point3(end.getRow3(3)) - (lowered if lowered is not None else Vec3(0, 0, 0))
+        animated = Point3(end.getRow3(3)) - (moved if moved is not None else Vec3(0, 0, 0))
         bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
         self._bends[joint] = bend
         new = solve(upper, mid, end, animated + move, bend)

@@ -10,7 +10,6 @@ contact, and the freeze/update/release that writes them into the pose), and prin
 how many limbs were in contact, and the ratio to Panda3D's figure. A last pass times the
 feet-on-ground mode on flat ground (two rays, nothing to bend).
 """
-import argparse
 import collections
 import pathlib
 import statistics
@@ -20,25 +19,16 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from panda3d.core import ClockObject, loadPrcFileData  # noqa: E402
+from tests.bench.headless import options, shifted, windowless_base  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--characters", type=int, default=20)
-    parser.add_argument("--frames", type=int, default=600)
-    args = parser.parse_args()
-
-    loadPrcFileData("bench", "window-type none\naudio-library-name null")
-    from direct.showbase.ShowBase import ShowBase
+    args = options(__doc__)
+    base, clock = windowless_base()
     from motionwarp import ContactIK, MotionWarper, SceneProbe, WarpAsset, load_actor
     from tests.obstacles import box_profile, prism
     from tests.warp_helpers import vault_targets
 
-    base = ShowBase(windowType="none")
-    clock = ClockObject.getGlobalClock()
-    clock.setMode(ClockObject.MNonRealTime)
-    clock.setFrameRate(60)
     asset = WarpAsset.load(ROOT / "assets" / "vault.warp.json")
     level = base.render.attachNewNode("level")
     prism(level, "ground", box_profile(400.0, 0.1), 400.0, pos=(0, 0, -0.1))
@@ -63,7 +53,7 @@ def main():
         for actor, warper, ik, height in rigs:
             if not warper.is_warping:
                 actor.setPos(actor.getX(), 0, 0)
-                warper.play(asset, [_shift(t, actor.getX()) for t in vault_targets(height, 0.6, 1.0)])
+                warper.play(asset, shifted(vault_targets(height, 0.6, 1.0), actor.getX()))
             t0 = time.perf_counter()
             actor.update(force=True)
             t1 = time.perf_counter()
@@ -103,11 +93,6 @@ def main():
             flat.append((time.perf_counter() - t0) * 1e6)
     print(f"feet on ground, walking on flat ground: median {statistics.median(flat):7.1f} us "
           f"(ratio {statistics.median(flat) / panda:.2f})")
-
-
-def _shift(target, dx):
-    target.pos.x += dx
-    return target
 
 
 if __name__ == "__main__":
