@@ -96,8 +96,10 @@ class ContactIK:
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
         blend = self.settings.ik_blend_time
-        ease = min(1.0, dt / (2.0 * blend)) if blend > 0 else 1.0  # the pelvis eases slower than the limbs
-        self._rise = self._hands_bound(goals, self._rise + (self._feet_rise(goals) - self._rise) * ease)
+        wanted = self._feet_rise(goals)
+        # the pelvis moves away from its animated place slower than the limbs, and back as they let go
+        ease = 1.0 if abs(wanted) < abs(self._rise) else min(1.0, dt / (2.0 * blend)) if blend > 0 else 1.0
+        self._rise = self._hands_bound(goals, self._rise + (wanted - self._rise) * ease)
         rise = self._rise if abs(self._rise) >= _GROUND_EPSILON else 0.0
         if not rise:  # with the pelvis in place, a limb already where it must be is left alone
             goals = {joint: goal for joint, goal in goals.items() if goal[0].length() * goal[1] >= _NEGLIGIBLE}

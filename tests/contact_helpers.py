@@ -27,6 +27,8 @@ LIMBS = {"hand_l": ("upper_arm_l", "forearm_l"), "hand_r": ("upper_arm_r", "fore
          "foot_l": ("thigh_l", "shin_l"), "foot_r": ("thigh_r", "shin_r")}
 #: Sort of the measuring task: after the warper (45) and the IK (47), before igLoop renders (50).
 MEASURE_SORT = 49
+#: The mannequin's ankle (foot joint) above its sole, as authored.
+ANKLE = 0.08
 
 
 def truth(clip):
@@ -144,6 +146,11 @@ class ContactRun:
                 pos = frame["pos"][contact["joint"]]
                 worst = max(worst, level.surface(pos.x, pos.y) - (pos.z - ankle))
         return worst
+
+    def deepest_sole(self, level):
+        """Deepest (m) any sole went below what is under it, at any time of the run."""
+        return max(level.surface(pos.x, pos.y) - (pos.z - ANKLE)
+                   for frame in self.frames for joint, pos in frame["pos"].items() if joint.startswith("foot"))
 
     def within(self, contact):
         return [frame for frame in self.frames if contact["start"] <= frame["t"] <= contact["end"]]
