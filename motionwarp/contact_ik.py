@@ -260,12 +260,13 @@ class ContactIK:
             goals[foot] = (correction, 1.0)
 
     def _feet_rise(self, goals):
-        """How far (world metres, up) the pelvis should move when every foot has somewhere to be:
-        as far as the lowest foot must go, so no leg stretches toward the ground (a low crate: the
-        body rises instead of crouching; a slope: it lowers to the downhill foot); else 0."""
-        if self.pelvis is None or not all(foot in goals for foot in self.feet):
+        """How far (world metres, up) the pelvis should move: as far as the lowest foot must go, so
+        no leg stretches toward the ground (a high crate, the downhill foot on a slope); up only
+        as far as every foot must (a low crate: the body rises instead of crouching), so a free
+        foot (no goal, counted as 0) never rises with it and never makes the pelvis jump."""
+        if self.pelvis is None:
             return 0.0
-        return min(goals[foot][0].z * goals[foot][1] for foot in self.feet)
+        return min(goals[foot][0].z * goals[foot][1] if foot in goals else 0.0 for foot in self.feet)
 
     def _hands_bound(self, goals, rise):
         """`rise`, kept so every hand in contact stays within reach of its shoulder; the bound
