@@ -210,3 +210,36 @@ def test_feet_on_ground_follow_a_side_slope(base):
         warper.destroy()
         actor.cleanup()
         actor.removeNode()
+
+
+def test_the_rendered_pose_keeps_the_ik(base, assets):
+    """Drawing the frame must not recompute the skeleton without the IK (Panda3D's cull updates a
+    visible Character unless it was marked as updated): after a rendered frame the stored joint
+    is still where the IK put it, the foot on the ground over a low crate."""
+    from motionwarp import TraversalProvider
+    level = Level(base.render, 0.5, 0.6, 1.0)
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    probe = SceneProbe.from_geometry(level.root)
+    ik = ContactIK(actor, warper, probe, taskmgr=base.taskMgr, render=base.render)
+    camera = base.camera.getTransform()
+    base.camera.setPos(8, 1, 1)
+    base.camera.lookAt(0, 1, 0.5)
+    base.win.setActive(True)
+    try:
+        found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), 0.0)
+        warp = warper.play(found.asset, found.targets)
+        while warp.control.getFullFframe() / warp.control.getFrameRate() < 0.6:
+            step(base, 1 / 30)
+        net = LMatrix4f()
+        actor.find("**/+Character").node().findJoint("foot_r").getNetTransform(net)  # as drawn; no update
+        sole = base.render.getRelativePoint(actor.find("**/+Character"), Point3(net.getRow3(3))).z - ANKLE
+        assert abs(sole) < 0.01
+    finally:
+        base.win.setActive(False)
+        base.camera.setTransform(camera)
+        ik.destroy()
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
