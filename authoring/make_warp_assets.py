@@ -4,7 +4,8 @@ Each phase ends at an event of the authored clip (hands plant on the near edge, 
 passes over the far edge, feet land; for a mantle, hands grab the ledge), and its `t_offset` is where the root is at that
 moment relative to the target point a provider finds in a level (the box's near top edge,
 its far top edge, the landing point 1 m past the far face; the ledge's top edge). Played
-against the authored obstacle, every warp is then the identity.
+against the authored obstacle, every warp is then the identity. The contacts (hands on the
+phase's target, feet on the surface under them) come from the same ground truth.
 
     python -m authoring.make_warp_assets [DIR]   # rewrites DIR/*.warp.json (default: assets/)
 
@@ -18,6 +19,7 @@ import sys
 
 from motionwarp import WarpAsset, WarpPhase
 from motionwarp.asset import Traversal
+from motionwarp.contacts import Contact
 from motionwarp.loader import load_model_node
 from motionwarp.rootmotion import track_for
 
@@ -68,34 +70,63 @@ def contact_events(clip):
 
 
 def vault(clip, track):
+    """The vault's phases and the target point each warps to."""
     box = clip["obstacle"]
     near, far, top = box["min"][1], box["max"][1], box["max"][2]
     plant, _, land = contact_events(clip)
     over = round(crossing_time(track, far), 2)
-    return [phase("close_edge", 0.0, plant, track, (0.0, near, top)),
-            phase("far_edge", plant, over, track, (0.0, far, top)),
-            phase("landing", over, land, track, (0.0, far + LANDING_PAST_FAR_FACE, 0.0))]
+    points = {"close_edge": (0.0, near, top), "far_edge": (0.0, far, top),
+              "landing": (0.0, far + LANDING_PAST_FAR_FACE, 0.0)}
+    phases = [phase("close_edge", 0.0, plant, track, points["close_edge"]),
+              phase("far_edge", plant, over, track, points["far_edge"]),
+              phase("landing", over, land, track, points["landing"])]
+    return phases, points
 
 
 def mantle(clip, track):
     box = clip["obstacle"]
     grab, _, _ = contact_events(clip)
-    return [phase("ledge_top", 0.0, grab, track, (0.0, box["min"][1], box["max"][2]))]
+    points = {"ledge_top": (0.0, box["min"][1], box["max"][2])}
+    return [phase("ledge_top", 0.0, grab, track, points["ledge_top"])], points
+
+
+def contacts(clip, phases, points):
+    """The asset's contacts from the clip's ground truth, each at the offset it was authored at.
+
+    A hand grabs the target of the phase that ends as it plants; a foot touching down at or after
+    the last phase's end stands on that phase's target (the landing point, the ledge top: found
+    by the providers where the character ends); other feet stand on whatever is under them.
+    """
+    ends = {phase.end: phase.name for phase in phases}
+    last = phases[-1]
+    found = []
+    for truth in clip["contacts"]:
+        start, end, pos = round(truth["start"], 4), round(truth["end"], 4), truth["pos"]
+        name = ends[start] if truth["joint"].startswith("hand") else (last.name if start >= last.end else None)
+        if name is not None:
+            offset = tuple(round(p - t, 4) for p, t in zip(pos, points[name]))
+            found.append(Contact(truth["joint"], start, end, "target", name, offset))
+        else:
+            offset = tuple(round(p - s, 4) for p, s in zip(pos, truth["surface"]))
+            found.append(Contact(truth["joint"], start, end, "surface", offset=offset))
+    return found
 
 
 def write_warp_assets(out_dir, model_path, contacts_path):
     """Write vault, mantle and mantle_high .warp.json into `out_dir`, their model path relative
     to it; returns the written paths."""
     out_dir = pathlib.Path(out_dir)
-    contacts = json.loads(pathlib.Path(contacts_path).read_text())["clips"]
+    truth = json.loads(pathlib.Path(contacts_path).read_text())["clips"]
     model = os.path.relpath(model_path, out_dir)
     written = []
     for name, build in (("vault", vault), ("mantle", mantle), ("mantle_high", mantle)):
         track = clip_track(model_path, name)
         path = out_dir / f"{name}.warp.json"
-        asset = WarpAsset(model=model, clip=name, root_joint="root", phases=build(contacts[name], track),
-                          traversal=Traversal(**TRAVERSAL[name]), path=str(path))
-        authored = contacts[name]["obstacle"]["size"]
+        phases, points = build(truth[name], track)
+        asset = WarpAsset(model=model, clip=name, root_joint="root", phases=phases,
+                          traversal=Traversal(**TRAVERSAL[name]), contacts=contacts(truth[name], phases, points),
+                          path=str(path))
+        authored = truth[name]["obstacle"]["size"]
         assert asset.traversal.centre[0] == authored[2], f"{name}: height range not centred on the authored obstacle"
         assert name != "vault" or asset.traversal.centre[1] == authored[1], "vault: depth range not centred on it"
         asset.save()

@@ -7,7 +7,7 @@ from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode, Vec2, Vec3
 
-from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, load_actor
+from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, load_actor
 
 from .curves import CurvePanel
 from .tuner import AssetTuner
@@ -47,6 +47,7 @@ class Demo(DirectObject):
         self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
         self.warper = MotionWarper(self.actor, taskmgr=base.taskMgr, render=render)
+        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr, render=render)
         self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")}
         self.traversal = TraversalProvider(self.probe, self.assets.values(), space=render)
         self.tuner = AssetTuner(self.assets)
@@ -231,6 +232,7 @@ class Demo(DirectObject):
         self.prompt.destroy()
         self.help.destroy()
         self.warper.destroy()
+        self.contact_ik.destroy()
         self.actor.cleanup()
         self.actor.removeNode()
         remove_lights(self.base.render)

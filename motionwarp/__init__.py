@@ -1,10 +1,12 @@
 """motionwarp: motion warping for Panda3D Actors.
 
 Root motion for glTF characters, warp assets with warping phases, a warper that bends a
-clip's root motion toward targets found in the level, and scene-probing warp providers.
+clip's root motion toward targets found in the level, scene-probing warp providers, and a
+contact IK that keeps hands and feet on what they touch.
 """
 from .asset import WarpAsset, WarpPhase
-from .config import MotionWarpSettings, ProviderSettings
+from .config import ContactIKSettings, MotionWarpSettings, ProviderSettings
+from .contact_ik import ContactIK
 from .driver import RootMotionDriver
 from .errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
 from .loader import load_actor
@@ -15,7 +17,7 @@ from .target import WarpTarget
 from .warper import MotionWarper, Warp
 
 __all__ = [
-    "AssetError", "Interaction", "LoadError", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
+    "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "LoadError", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
     "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
 ]

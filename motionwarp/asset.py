@@ -5,14 +5,16 @@ import os
 from panda3d.core import CharacterJoint, NodePath
 
 from .atomicfile import write_text_atomic
+from .contacts import read_contacts
 from .errors import LoadError, shown
 from .jsonfields import FieldChecker, dumps, read_json
 from .loader import load_model_node
+from .motion import Motion
 from .phasemotion import PhaseMotion
 from . import rootmotion
 
 FORMAT = "motionwarp.asset/1"
-_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal"}
+_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
                "warp_translation", "warp_rotation", "axes", "align_joint"}
 #: Traversal kinds and the phases (targets) each needs, in order (DESIGN.md 1).
@@ -85,6 +87,8 @@ class WarpAsset:
     phases: list
     root_mode: str = "bone"
     traversal: Traversal = None
+    #: Which joints touch what, when (motionwarp.contacts.Contact); the contact IK keeps them there.
+    contacts: list = dataclasses.field(default_factory=list)
     path: str = None
     track: rootmotion.RootMotionTrack = dataclasses.field(default=None, repr=False, compare=False)
 
@@ -135,6 +139,8 @@ class WarpAsset:
             asset.phases.append(phase)
         if "traversal" in data:
             asset.traversal = _read_traversal(check, data["traversal"], len(asset.phases))
+        if "contacts" in data:
+            asset.contacts = read_contacts(check, data, asset, joints)
         _prepare(asset)
         return asset
 
@@ -145,6 +151,8 @@ class WarpAsset:
         if self.traversal is not None:
             data["traversal"] = self.traversal.to_dict()
         data["phases"] = [phase.to_dict() for phase in self.phases]
+        if self.contacts:
+            data["contacts"] = [contact.to_dict() for contact in self.contacts]
         return data
 
     def save(self, path=None):
@@ -172,23 +180,29 @@ class WarpAsset:
 
 
 def _clip_source(asset, check):
-    """The model's clips (name -> AnimBundle) and joint names."""
+    """The model's clips (name -> AnimBundle) and joints (name -> parent joint name or None), in order."""
     try:
         node = load_model_node(asset.model_path)
     except LoadError as exc:
         check.fail("model", f"expected a loadable glTF character: {exc}")
     model = NodePath(node)
     bundles = {np.node().getBundle().getName(): np.node().getBundle() for np in model.findAllMatches("**/+AnimBundleNode")}
-    joints = []
     character = model.find("**/+Character")
-    if not character.isEmpty():
-        stack = [character.node().getBundle(0)]
-        while stack:
-            group = stack.pop()
-            if group.isOfType(CharacterJoint.getClassType()):
-                joints.append(group.getName())
-            stack.extend(reversed([group.getChild(i) for i in range(group.getNumChildren())]))
+    joints = {} if character.isEmpty() else joint_parents(character.node().getBundle(0))
     return bundles, joints
+
+
+def joint_parents(bundle):
+    """Each joint of a character's PartBundle (name -> its parent joint's name, or None), parents first."""
+    joints = {}
+    stack = [(bundle, None)]
+    while stack:
+        group, parent = stack.pop()
+        if group.isOfType(CharacterJoint.getClassType()):
+            joints[group.getName()] = parent
+            parent = group.getName()
+        stack.extend(reversed([(group.getChild(i), parent) for i in range(group.getNumChildren())]))
+    return joints
 
 
 def _read_traversal(check, data, phase_count):
@@ -243,13 +257,22 @@ def _read_phase(check, data, field, asset, joints):
 
 
 def _prepare(asset):
-    """Compute what the runtime needs from the clip: phase motion and joint alignment offsets."""
+    """Compute what the runtime needs from the clip: phase motion, joint alignment offsets, and
+    where each contact's joint touches down (Contact.touchdown)."""
     fps = asset.track.fps
     for phase in asset.phases:
         phase.motion = PhaseMotion(asset.track, phase.start * fps, phase.end * fps)
     aligned = [phase for phase in asset.phases if phase.align_joint]
-    if aligned:
-        from .alignment import joint_offsets
-        offsets = joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned])
-        for phase, offset in zip(aligned, offsets):
-            phase.align_offset = offset
+    if not aligned and not asset.contacts:
+        return
+    from .alignment import joint_offsets
+    offsets = joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned]
+                            + [(contact.joint, contact.start) for contact in asset.contacts])
+    for phase, offset in zip(aligned, offsets):
+        phase.align_offset = offset
+    ends = {phase.name: phase.end * fps for phase in asset.phases}
+    track = asset.track
+    for contact, offset in zip(asset.contacts, offsets[len(aligned):]):
+        reference = ends[contact.phase] if contact.touches == "target" else contact.start * fps
+        at_reference = track.motion(reference).inverse() * track.motion(contact.start * fps)
+        contact.touchdown = (at_reference * Motion(offset)).pos

@@ -104,6 +104,26 @@ class ProviderSettings(PrcSettings):
     clearance: float = 0.04
 
 
+@dataclasses.dataclass
+class ContactIKSettings(PrcSettings):
+    """How the contact IK holds hands and feet (PRC `motionwarp-ik-*`); ContactIK keyword arguments
+    (without the `ik_` prefix) override them."""
+
+    RANGES = {"ik_task_sort": (-1000, 1000), "ik_blend_time": (0.0, 2.0), "ik_feet_on_ground": (0, 1),
+              "ik_ray_above": (0.0, 10.0), "ik_ray_below": (0.0, 10.0)}
+
+    #: Sort of the per-character IK task: after the warper (45), before igLoop renders (50).
+    ik_task_sort: int = 47
+    #: Seconds (clip time) over which a contact eases in before its window and out after it.
+    ik_blend_time: float = 0.15
+    #: 1: outside warps, keep the feet at their animated height above whatever is under them
+    #: (slopes, steps); 0: leave locomotion alone.
+    ik_feet_on_ground: int = 0
+    #: The ray looking for the surface under a joint starts this far above it and ends this far below (metres).
+    ik_ray_above: float = 0.5
+    ik_ray_below: float = 1.0
+
+
 def from_base(name):
     """`base.<name>` (taskMgr, render, ...) for components whose caller did not inject one."""
     import builtins

@@ -8,7 +8,6 @@ animated character pays) and `MotionWarper.step()` (motionwarp's root motion + w
 and prints the medians and their ratio. CPU skinning of vertices at render time is not
 included in Panda3D's figure, so the ratio is conservative.
 """
-import argparse
 import pathlib
 import statistics
 import sys
@@ -17,24 +16,15 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from panda3d.core import ClockObject, loadPrcFileData  # noqa: E402
+from tests.bench.headless import options, shifted, windowless_base  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--characters", type=int, default=20)
-    parser.add_argument("--frames", type=int, default=600)
-    args = parser.parse_args()
-
-    loadPrcFileData("bench", "window-type none\naudio-library-name null")
-    from direct.showbase.ShowBase import ShowBase
+    args = options(__doc__)
+    base, clock = windowless_base()
     from motionwarp import MotionWarper, WarpAsset, load_actor
     from tests.warp_helpers import vault_targets
 
-    base = ShowBase(windowType="none")
-    clock = ClockObject.getGlobalClock()
-    clock.setMode(ClockObject.MNonRealTime)
-    clock.setFrameRate(60)
     asset = WarpAsset.load(ROOT / "assets" / "vault.warp.json")
     rigs = []
     for index in range(args.characters):
@@ -51,7 +41,7 @@ def main():
         for actor, warper, height in rigs:
             if not warper.is_warping:
                 actor.setPos(actor.getX(), 0, 0)
-                warper.play(asset, [_shift(t, actor.getX()) for t in vault_targets(height, 0.6, 1.0)])
+                warper.play(asset, shifted(vault_targets(height, 0.6, 1.0), actor.getX()))
             t0 = time.perf_counter()
             actor.update(force=True)
             t1 = time.perf_counter()
@@ -66,11 +56,6 @@ def main():
     print(f"motionwarp MotionWarper.step():   median {ours:7.1f} us per character-frame "
           f"(p90 {statistics.quantiles(warp_us, n=10)[-1]:.1f} us)")
     print(f"ratio motionwarp / Panda3D animation: {ours / panda:.2f}")
-
-
-def _shift(target, dx):
-    target.pos.x += dx
-    return target
 
 
 if __name__ == "__main__":

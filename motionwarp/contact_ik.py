@@ -1,0 +1,369 @@
+"""ContactIK: keeps hands and feet on what they touch, in a task after the warper (DESIGN.md 9).
+
+Root-only warping moves the whole body: on a crate lower than authored the feet sink into the
+ground, on a deeper one a planted hand slides. Each frame this task reads the warp asset's
+contacts (motionwarp.contacts) at the clip's current time, finds where each touching joint
+must be (the phase's target, or the surface a ray finds under it), and bends the limb's two
+bones with analytic IK (motionwarp.ik) to put it there.
+
+Panda3D 1.10 cannot write a joint after animation, so once per frame and actor, for all limbs
+together: freeze the changed joints, recompute the bundle, mark the Character node as updated
+for this frame (so cull does not recompute and drop the IK), release the joints (the next frame
+starts from pure animation). Anything calling `actor.update()` later in the same frame undoes
+it, so the task runs last before rendering. With no contact active it costs next to nothing.
+"""
+import math
+
+from direct.directnotify.DirectNotifyGlobal import directNotify
+from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3
+
+from .asset import joint_parents
+from .config import ContactIKSettings, from_base
+from .errors import UsageError
+from .ik import bend_direction, reach_limit, solve
+from .motion import Motion
+
+#: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
+_GROUND_EPSILON = 1e-3
+#: A limb this close to where it must be (metres) is left as animated: no cost, no visible difference.
+_NEGLIGIBLE = 5e-4
+#: Metres per second of clip time: the most a contact's correction moves a joint while letting go
+#: (smoothstep's steepest slope is 1.5 per blend time).
+EASE_SPEED = 3.0
+_notify = directNotify.newCategory("motionwarp")
+
+
+class ContactIK:
+    """Two-bone IK for the contacts of whatever warp `warper` plays, in its own late task.
+
+    It reads the pose the warper's task computed this frame. When every foot has somewhere to be,
+    the pelvis moves up or down as far as the lowest foot must go (within the reach of any hand
+    in contact), so legs bend rather than stretch.
+
+    `probe` (a motionwarp.SceneProbe) finds the surfaces under feet; without it, surface contacts
+    are left as animated. `feet` names the foot joints kept on the ground outside warps when the
+    `feet_on_ground` setting is on. Keyword arguments override the `motionwarp-ik-*` PRC settings
+    (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`).
+    """
+
+    def __init__(self, actor, warper, probe=None, feet=("foot_l", "foot_r"), taskmgr=None, render=None,
+                 sort=None, **settings):
+        if actor.isEmpty():
+            raise UsageError("ContactIK: the actor is empty (removed)")
+        self.settings = ContactIKSettings.from_prc(ik_task_sort=sort,
+                                                   **{f"ik_{name}": value for name, value in settings.items()})
+        self.actor, self.warper, self.probe = actor, warper, probe
+        self.render = render if render is not None else from_base("render")
+        self.character = actor.find("**/+Character")
+        if self.character.isEmpty():
+            raise UsageError(f"ContactIK: {actor.getName()!r} has no Character node (not an animated model)")
+        self.bundle = self.character.node().getBundle(0)
+        self._parents = joint_parents(self.bundle)
+        self._joints, self._chains = {}, {}   # name -> CharacterJoint; end joint -> its chain
+        self.feet = tuple(feet)
+        self.pelvis = self._pelvis_of_feet(strict=bool(self.settings.ik_feet_on_ground))
+        self._rise = 0.0          # metres the pelvis is raised (eased toward what the feet and hands want)
+        self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
+        self._held = {}           # joint -> [correction, weight]: what eases out when a contact ends early
+        self._locks = {}          # contact index -> world (x, y) where a planted foot stays
+        self._lifts = {}          # contact index -> its last correction inside the window (eases out after)
+        self._inside = {}         # joint -> index of its contact whose window holds this frame
+        self._ground = {}         # foot -> smoothed height correction (metres) outside warps
+        self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
+        self._last_error = None
+        self._taskmgr = taskmgr or from_base("taskMgr")
+        self._task_name = f"motionwarp-contact-ik-{id(self)}"
+        self._taskmgr.add(self._task, self._task_name, sort=self.settings.ik_task_sort)
+
+    def destroy(self):
+        """Remove the task; joints are never left frozen (each frame releases them)."""
+        self._taskmgr.remove(self._task_name)
+        self._warp = None
+
+    def _task(self, task):
+        if self.actor.isEmpty():
+            return task.done
+        try:
+            self.step(ClockObject.getGlobalClock().getDt())
+        except Exception as exc:  # a game's task loop must never see motionwarp fail
+            problem = f"{type(exc).__name__}: {exc}"
+            if problem != self._last_error:
+                _notify.warning(f"{self.actor.getName()} contact IK: {problem}")
+                self._last_error = problem
+        return task.cont
+
+    def step(self, dt):
+        """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
+        goals = self.goals(dt)
+        blend = self.settings.ik_blend_time
+        wanted = self._feet_rise(goals)
+        # the pelvis moves away from its animated place slower than the limbs, and back as they let go
+        ease = 1.0 if abs(wanted) < abs(self._rise) else min(1.0, dt / (2.0 * blend)) if blend > 0 else 1.0
+        self._rise = self._hands_bound(goals, self._rise + (wanted - self._rise) * ease)
+        rise = self._rise if abs(self._rise) >= _GROUND_EPSILON else 0.0
+        if not rise:  # with the pelvis in place, a limb already where it must be is left alone
+            goals = {joint: goal for joint, goal in goals.items() if goal[0].length() * goal[1] >= _NEGLIGIBLE}
+        if not goals and not rise:
+            return 0
+        self.actor.update()
+        char_from_world = self.render.getMat(self.character)
+        world_from_char = _inverse(char_from_world)
+        frozen, shift = [], None
+        if rise:
+            shift = char_from_world.xformVec(Vec3(0, 0, rise))
+            frozen.append(self._moved_pelvis(shift))
+        for joint, (correction, weight) in goals.items():
+            moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
+            carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
+            transforms, reached = self._bend(joint, char_from_world.xformVec(correction * weight + carried), moved)
+            frozen += transforms
+            self._reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
+        for name, transform in frozen:
+            self.bundle.freezeJoint(name, transform)
+        self.bundle.update()
+        self.character.node().update()
+        for name, _ in frozen:
+            self.bundle.releaseJoint(name)
+        return len(goals)
+
+    def _reached(self, joint, correction):
+        """Remember the correction the limb really achieved (an out-of-reach target is not), so
+        easing out starts from where the joint is and spreads over the whole blend time."""
+        if joint in self._held:
+            self._held[joint][0] = correction
+        index = self._inside.get(joint)
+        if index is not None:
+            self._lifts[index] = correction
+
+    # -- where each joint must be ----------------------------------------------------------
+    def goals(self, dt):
+        """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
+        animated place this frame; empty when nothing is in contact."""
+        goals = self._contact_goals()
+        blend = self.settings.ik_blend_time
+        for joint, held in list(self._held.items()):
+            if joint in goals:
+                continue
+            held[1] = held[1] - dt / blend if blend > 0 else 0.0
+            if held[1] <= 0.0:
+                del self._held[joint]
+            else:
+                goals[joint] = tuple(held)
+        for joint, goal in goals.items():
+            self._held[joint] = list(goal)
+        if self.settings.ik_feet_on_ground and self._warp is None:
+            self._ground_goals(goals, dt)
+        return goals
+
+    def _contact_goals(self):
+        self._inside = {}
+        warp = self.warper.current if self.warper is not None else None
+        if warp is not None and warp is not self._warp:
+            self._warp, self._locks, self._lifts = warp, {}, {}
+        if self._warp is None:
+            return {}
+        control = self._warp.control
+        effect = self.bundle.getControlEffect(control)
+        if effect <= 0.0:
+            self._warp = None
+            return {}
+        seconds = control.getFullFframe() / control.getFrameRate()
+        blend = self.settings.ik_blend_time
+        sums = {}  # joint -> [sum of weight * correction, sum of weights]: overlapping eases add up
+        for index, contact in enumerate(self._warp.asset.contacts):
+            lift = self._lifts.get(index) if seconds > contact.end else None
+            # a large correction lets go over longer, so the joint moves at most EASE_SPEED faster than animated
+            ease_out = blend if lift is None else max(blend, 1.5 * lift.length() / EASE_SPEED)
+            weight = contact.weight(seconds, blend, ease_out) * effect
+            if weight <= 0.0:
+                self._locks.pop(index, None)
+                self._lifts.pop(index, None)
+                continue
+            correction = lift if lift is not None else self._correction(index, contact, seconds)
+            if correction is None:
+                continue
+            total = sums.setdefault(contact.joint, [Vec3(0, 0, 0), 0.0])
+            total[0] += correction * weight
+            total[1] += weight
+            if contact.start <= seconds <= contact.end:
+                self._inside[contact.joint] = index
+        return {joint: (total / weight, min(1.0, weight)) for joint, (total, weight) in sums.items()}
+
+    def _correction(self, index, contact, seconds):
+        """How far `contact`'s joint is from where it must be (world), or None when no surface is under it.
+
+        Inside the window the correction is remembered: after the window the joint leaves with
+        its animation (a foot lifting off) while that last correction eases out.
+        """
+        animated = self._joint_world(contact.joint)
+        if contact.touches == "target":
+            point, touchdown = self._target_points(contact)
+            if seconds < contact.start:  # easing in: shift the joint's path by the error it would land with
+                return point - touchdown
+        else:
+            if self.probe is None:
+                return None
+            if seconds >= contact.start:  # planted: the foot stays where it touched down
+                where = animated
+                x, y = self._locks.setdefault(index, (animated.x, animated.y))
+            else:  # easing in: look under where the clip will put it down
+                where = self._ahead(contact, seconds)
+                x, y = where.x, where.y
+            hit = self.probe.drop(x, y, where.z + self.settings.ik_ray_above, where.z - self.settings.ik_ray_below)
+            if hit is None:
+                return None
+            point = Point3(x, y, hit[0]) + self.actor.getQuat(self.render).xform(Vec3(*contact.offset))
+            if seconds < contact.start:  # shift the joint's path by the error it would land with
+                return point - where
+        correction = point - animated
+        if seconds >= contact.start:
+            self._lifts[index] = correction
+        return correction
+
+    def _ahead(self, contact, seconds):
+        """Where (world) the clip will put `contact`'s joint at its start, if the root follows the
+        clip's own motion from now on."""
+        track = self._warp.asset.track
+        ahead = track.motion(seconds * track.fps).inverse() * track.motion(contact.start * track.fps)
+        return self.render.getRelativePoint(self.actor, Point3(*(ahead * Motion(contact.touchdown)).pos))
+
+    def _target_points(self, contact):
+        """Where `contact`'s joint must touch (world), and where the warp alone would put it then."""
+        warp = self._warp
+        index = next(i for i, p in enumerate(warp.asset.phases) if p.name == contact.phase)
+        pos, quat = warp.targets[index].resolve(self.render, self.render)
+        goal, goal_quat = warp._goal(warp.asset.phases[index], warp.targets[index])  # the root at the phase end
+        parent = self.actor.getParent()
+        touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
+        return pos + quat.xform(Vec3(*contact.offset)), touchdown
+
+    def _ground_goals(self, goals, dt):
+        """Outside warps: each foot at its animated height above what is under it, not above the
+        character's own ground (slopes, steps); corrections ease in over the blend time."""
+        if self.probe is None:
+            return
+        ground = self.actor.getZ(self.render)
+        ease = min(1.0, dt / self.settings.ik_blend_time) if self.settings.ik_blend_time > 0 else 1.0
+        for foot in self.feet:
+            animated = self._joint_world(foot)
+            hit = self.probe.drop(animated.x, animated.y, ground + self.settings.ik_ray_above,
+                                  ground - self.settings.ik_ray_below)
+            wanted = hit[0] - ground if hit is not None else 0.0
+            self._ground[foot] = self._ground.get(foot, 0.0) + (wanted - self._ground.get(foot, 0.0)) * ease
+        if all(abs(self._ground[foot]) < _GROUND_EPSILON and foot not in goals for foot in self.feet):
+            return
+        for foot in self.feet:
+            correction = Vec3(0, 0, self._ground[foot])
+            if foot in goals:  # a contact still easing out: from its correction toward the ground's
+                held, weight = goals[foot]
+                correction = correction + (held * weight - correction) * weight
+            goals[foot] = (correction, 1.0)
+
+    def _feet_rise(self, goals):
+        """How far (world metres, up) the pelvis should move: as far as the lowest foot must go, so
+        no leg stretches toward the ground (a high crate, the downhill foot on a slope); up only
+        as far as every foot must (a low crate: the body rises instead of crouching), so a free
+        foot (no goal, counted as 0) never rises with it and never makes the pelvis jump."""
+        if self.pelvis is None:
+            return 0.0
+        return min(goals[foot][0].z * goals[foot][1] if foot in goals else 0.0 for foot in self.feet)
+
+    def _hands_bound(self, goals, rise):
+        """`rise`, kept so every hand in contact stays within reach of its shoulder; the bound
+        eases in with the hands' contacts (hands win when they and the feet disagree)."""
+        low, high, grip = -math.inf, math.inf, 0.0
+        for joint, (correction, weight) in goals.items():
+            if joint in self.feet or not self._hangs_from_pelvis(joint):
+                continue
+            _, upper, mid, end = self._chain(joint)
+            shoulder, elbow, hand = (self._joint_world(part.getName()) for part in (upper, mid, end))
+            reach = reach_limit((hand - shoulder).length(), (elbow - shoulder).length() + (hand - elbow).length())
+            to = hand + correction * weight - shoulder
+            room = math.sqrt(max(0.0, reach * reach - to.x * to.x - to.y * to.y))
+            low, high, grip = max(low, to.z - room), min(high, to.z + room), max(grip, weight)
+        return rise + (max(low, min(high, rise)) - rise) * grip if grip > 0.0 else rise
+
+    def _pelvis_of_feet(self, strict):
+        """The joint every foot's leg hangs from (None when there is none; UsageError if `strict`)."""
+        try:
+            hips = {self._parents[self._chain(foot)[1].getName()] for foot in self.feet}
+        except UsageError:
+            if strict:
+                raise
+            return None
+        if len(hips) != 1 or None in hips:
+            if strict:
+                raise UsageError(f"ContactIK: feet {', '.join(self.feet)} do not hang from one pelvis joint "
+                                 f"(their legs start at {', '.join(map(str, sorted(hips, key=str)))})")
+            return None
+        return hips.pop()
+
+    def _moved_pelvis(self, shift):
+        """(pelvis name, its local TransformState moved by `shift` in Character space)."""
+        pelvis = self._joint(self.pelvis)
+        net, above = LMatrix4f(), LMatrix4f.identMat()
+        pelvis.getNetTransform(net)
+        parent = self._parents[self.pelvis]
+        if parent is not None:
+            above = LMatrix4f()
+            self._joint(parent).getNetTransform(above)
+        return self.pelvis, TransformState.makeMat(net * LMatrix4f.translateMat(shift) * _inverse(above))
+
+    def _hangs_from_pelvis(self, joint):
+        while joint is not None and joint != self.pelvis:
+            joint = self._parents[joint]
+        return joint is not None
+
+    # -- bending one limb ---------------------------------------------------------------------
+    def _chain(self, joint):
+        """The CharacterJoints (parent of upper, upper, mid, end) of the limb ending at `joint`."""
+        chain = self._chains.get(joint)
+        if chain is None:
+            mid = self._parents.get(joint)
+            upper = self._parents.get(mid) if mid else None
+            if upper is None:
+                raise UsageError(f"ContactIK: {joint!r} is not an end joint with a parent and a grandparent "
+                                 f"in {self.actor.getName()!r}")
+            names = (self._parents[upper], upper, mid, joint)
+            chain = self._chains[joint] = [None if name is None else self._joint(name) for name in names]
+        return chain
+
+    def _joint(self, name):
+        joint = self._joints.get(name)
+        if joint is None:
+            joint = self._joints[name] = self.character.node().findJoint(name)
+        return joint
+
+    def _joint_world(self, joint):
+        net = LMatrix4f()
+        self._joint(joint).getNetTransform(net)
+        return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
+
+    def _bend(self, joint, move, moved=None):
+        """[(joint name, new local TransformState)] moving `joint` by `move` (Character space) from its
+        animated place, and the move achieved (less when out of reach). `moved`: how far the
+        pelvis above this limb was moved (the limb's animated joints move with it)."""
+        parent, *chain = self._chain(joint)
+        nets = []
+        for part in [parent] + chain:
+            net = LMatrix4f.identMat() if part is None else LMatrix4f()
+            if part is not None:
+                part.getNetTransform(net)
+            if moved is not None:
+                net = net * LMatrix4f.translateMat(moved)
+            nets.append(net)
+        parent_net, upper, mid, end = nets
+        animated = Point3(end.getRow3(3)) - (moved if moved is not None else Vec3(0, 0, 0))
+        bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
+        self._bends[joint] = bend
+        new = solve(upper, mid, end, animated + move, bend)
+        parents = (parent_net, new[0], new[1])
+        transforms = [(part.getName(), TransformState.makeMat(net * _inverse(above)))
+                      for part, net, above in zip(chain, new, parents)]
+        return transforms, Vec3(new[2].getRow3(3) - animated)
+
+
+def _inverse(mat):
+    inverse = LMatrix4f(mat)
+    inverse.invertInPlace()
+    return inverse

@@ -1,0 +1,189 @@
+"""Playing a traversal over a real box with and without the contact IK, and what the joints did.
+
+The level is a ground slab and one box whose near face is `distance` ahead of the character; the
+providers find the targets in its geometry and the real MotionWarper plays the interaction. A
+task just before rendering (after every motionwarp task) reads each joint's world position
+and local rotation within the frame, straight from the Actor's joints. The oracle is the box
+geometry and the mannequin's contact ground truth (assets/mannequin.contacts.json): where each
+hand and foot was, as authored, relative to the edge or surface it touched.
+"""
+import json
+import math
+
+from panda3d.core import LMatrix4f, LQuaternionf, Point3, TransformState
+
+from motionwarp import MotionWarper, SceneProbe, TraversalProvider, load_actor
+from motionwarp.contact_ik import ContactIK
+
+from .conftest import CONTACTS, MANNEQUIN, step
+from .obstacles import box_profile, prism
+
+WIDTH = 3.0
+CRATES = [0.5, 0.8, 1.1, 1.4]
+LEDGES = [1.0, 1.5, 1.8, 2.2]
+#: (height, depth, distance of the near face): crates as far as the vault was authored, ledges as the mantle
+CASES = [(h, 0.6, 1.0) for h in CRATES] + [(h, 2.0, 0.5) for h in LEDGES]
+LIMBS = {"hand_l": ("upper_arm_l", "forearm_l"), "hand_r": ("upper_arm_r", "forearm_r"),
+         "foot_l": ("thigh_l", "shin_l"), "foot_r": ("thigh_r", "shin_r")}
+#: Sort of the measuring task: after the warper (45) and the IK (47), before igLoop renders (50).
+MEASURE_SORT = 49
+#: The mannequin's ankle (foot joint) above its sole, as authored.
+ANKLE = 0.08
+
+
+def truth(clip):
+    """The clip's authored contacts and obstacle, from the generator's ground truth."""
+    return json.loads(CONTACTS.read_text())["clips"][clip]
+
+
+class Level:
+    """A ground slab and a box `height` high and `depth` deep, its near face `distance` ahead (+Y)."""
+
+    def __init__(self, render, height, depth, distance):
+        self.root = render.attachNewNode("level")
+        prism(self.root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+        prism(self.root, "box", box_profile(depth, height), WIDTH, pos=(0, distance + depth / 2, 0))
+        self.height, self.depth, self.distance = height, depth, distance
+
+    def surface(self, x, y):
+        """Height of what is under (x, y): the box's top over its footprint, else the ground."""
+        on_top = abs(x) <= WIDTH / 2 and self.distance <= y <= self.distance + self.depth
+        return self.height if on_top else 0.0
+
+
+class ContactRun:
+    """One traversal over `level`, with the contact IK or without; `frames` holds, per frame,
+    the clip time, dt, each end joint's world position and each limb joint's local rotation."""
+
+    def __init__(self, base, level, assets, fps, ik=True, **ik_settings):
+        actor = load_actor(MANNEQUIN)
+        actor.reparentTo(base.render)
+        warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+        probe = SceneProbe.from_geometry(level.root)
+        contact_ik = ContactIK(actor, warper, probe, taskmgr=base.taskMgr, render=base.render,
+                               **ik_settings) if ik else None
+        self.character = actor.find("**/+Character").node()
+        self.render = base.render
+        self.actor_np = actor
+        self.frames = []
+        found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), 0.0)
+        assert hasattr(found, "targets"), f"no interaction found: {found}"
+        self.asset = found.asset
+        self.warp = warper.play(found.asset, found.targets)
+        base.taskMgr.add(self._measure, "test-contact-measure", sort=MEASURE_SORT)
+        try:
+            for _ in range(int(6 * fps)):
+                step(base, 1.0 / fps)
+                if not warper.is_warping:
+                    break
+            self.finished = not warper.is_warping and len(self.warp.results) == len(found.asset.phases)
+        finally:
+            base.taskMgr.remove("test-contact-measure")
+            if contact_ik is not None:
+                contact_ik.destroy()
+            warper.destroy()
+            actor.cleanup()
+            actor.removeNode()
+
+    def _measure(self, task):
+        control = self.warp.control
+        if not self.warp.warper.is_warping:
+            return task.cont
+        from panda3d.core import ClockObject
+        frame = {"t": control.getFullFframe() / control.getFrameRate(), "dt": ClockObject.getGlobalClock().getDt(),
+                 "pos": {}, "rot": {}}
+        for end, (upper, mid) in LIMBS.items():
+            frame["pos"][end] = self._world(end)
+            for joint, parent in ((upper, None), (mid, upper), (end, mid)):
+                frame["rot"][joint] = self._local_rotation(joint, parent)
+        self.frames.append(frame)
+        return task.cont
+
+    def _net(self, joint):
+        net = LMatrix4f()
+        self.character.findJoint(joint).getNetTransform(net)
+        return net
+
+    def _world(self, joint):
+        character = self.actor_np.find("**/+Character")
+        return self.render.getRelativePoint(character, Point3(self._net(joint).getRow3(3)))
+
+    def _local_rotation(self, joint, parent):
+        """The joint's rotation relative to its parent, from net matrices (the IK's frozen values are gone)."""
+        net = self._net(joint)
+        if parent is not None:
+            above = self._net(parent)
+            above.invertInPlace()
+            net = net * above
+        quat = LQuaternionf(TransformState.makeMat(net).getQuat())
+        quat.normalize()
+        return quat
+
+    # -- what the oracle checks -------------------------------------------------------------
+    def hand_errors(self, level):
+        """Largest distance (m) of each planted hand from where it was authored relative to the close edge."""
+        clip = truth(self.asset.clip)
+        near, top = clip["obstacle"]["min"][1], clip["obstacle"]["max"][2]
+        worst = 0.0
+        for contact in clip["contacts"]:
+            if not contact["joint"].startswith("hand"):
+                continue
+            x, y, z = contact["pos"]
+            expected = Point3(x, level.distance + (y - near), level.height + (z - top))
+            for frame in self.within(contact):
+                worst = max(worst, (frame["pos"][contact["joint"]] - expected).length())
+        return worst
+
+    def foot_depth(self, level):
+        """Deepest (m) any foot's sole went below what is under it, during that foot's contact windows."""
+        clip = truth(self.asset.clip)
+        worst = 0.0
+        for contact in clip["contacts"]:
+            if not contact["joint"].startswith("foot"):
+                continue
+            ankle = contact["pos"][2] - contact["surface"][2]
+            for frame in self.within(contact):
+                pos = frame["pos"][contact["joint"]]
+                worst = max(worst, level.surface(pos.x, pos.y) - (pos.z - ankle))
+        return worst
+
+    def deepest_sole(self, level):
+        """Deepest (m) any sole went below what is under it, at any time of the run."""
+        return max(level.surface(pos.x, pos.y) - (pos.z - ANKLE)
+                   for frame in self.frames for joint, pos in frame["pos"].items() if joint.startswith("foot"))
+
+    def within(self, contact):
+        return [frame for frame in self.frames if contact["start"] <= frame["t"] <= contact["end"]]
+
+    def peak_turn(self, window=None):
+        """Fastest any limb joint turned (degrees per second), over frames whose clip time is in `window`."""
+        peak = 0.0
+        for before, frame in zip(self.frames, self.frames[1:]):
+            if window is not None and not window(frame["t"]):
+                continue
+            for joint, quat in frame["rot"].items():
+                turn = before["rot"][joint].conjugate() * quat
+                angle = 2.0 * math.degrees(math.acos(min(1.0, abs(turn.getR()))))
+                peak = max(peak, angle / frame["dt"])
+        return peak
+
+
+def easing(clip, blend):
+    """Is clip time t within `blend` before a contact starts or after one ends (the IK easing in or out)?"""
+    contacts = truth(clip)["contacts"]
+    edges = [(c["start"] - blend, c["start"]) for c in contacts] + [(c["end"], c["end"] + blend) for c in contacts]
+    return lambda t: any(low <= t <= high for low, high in edges)
+
+
+_OWN_PEAKS = {}
+
+
+def own_peak(base, assets, clip, fps):
+    """Fastest any limb joint turns in the clip itself: played over the obstacle it was authored
+    for (mannequin.contacts.json), where the warp changes nothing, without the IK."""
+    if (clip, fps) not in _OWN_PEAKS:
+        box = truth(clip)["obstacle"]
+        level = Level(base.render, box["max"][2], box["size"][1], box["min"][1])
+        _OWN_PEAKS[clip, fps] = ContactRun(base, level, assets, fps, ik=False).peak_turn()
+        level.root.removeNode()
+    return _OWN_PEAKS[clip, fps]
