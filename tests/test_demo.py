@@ -87,6 +87,7 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
     ledge = next(i for i in report["interactions"] if i["obstacle"] == "chamfered ledge")
     assert ledge["final_pos"][2] == pytest.approx(1.6, abs=0.01)  # standing on top
     assert report["end"]["pos"][2] == pytest.approx(1.6, abs=0.01)  # and still there at the end
+    assert report["stopped"] is None   # the refused obstacles stand beside the path: it goes round them
     skipped = {s["obstacle"]: s["reason"] for s in report["skipped"]}
     assert set(skipped) == {"roofed ledge", "walled crate"}
     assert "no head room on top (1.20 m < 1.80 m)" in skipped["roofed ledge"]
