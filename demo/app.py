@@ -63,6 +63,7 @@ class Demo(DirectObject):
         self.on_start = self.on_skip = None
         #: The last refusal of each obstacle, by name.
         self.last_refusal = {}
+        self._landings_said = 0
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
         self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
         self.accept("space", self.interact)
@@ -168,7 +169,14 @@ class Demo(DirectObject):
         return task.cont
 
     def _hud_task(self, task):
-        """The prompt, and the curve panel: the warp in progress with its clip time, else the tuned asset."""
+        """The prompt, falls and landings, and the curve panel: the warp in progress with its clip time,
+        else the tuned asset."""
+        landings = self.controller.landings
+        if self.controller.airborne:
+            self.say("falling")
+        elif landings and self._landings_said != len(landings):
+            self._landings_said = len(landings)
+            self.say(f"landed after falling {landings[-1][0]:.2f} m")
         self.prompt.setText(self.prompt_text())
         warp = self.warper.current
         if warp is None:
