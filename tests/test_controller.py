@@ -151,6 +151,7 @@ def keyboard(base):
     into the held-button state a MouseWatcher reports."""
     mouse = base.dataRoot.attachNewNode(VirtualMouse("test-keyboard"))
     mouse.node().setWindowSize(320, 240)
+    mouse.node().setMouseOn(True)
     mouse.node().setMousePos(160, 120)
     watcher = mouse.attachNewNode(MouseWatcher("test-watcher"))
     thrower = watcher.attachNewNode(ButtonThrower("test-buttons"))
@@ -231,3 +232,41 @@ def test_the_camera_stays_in_front_of_walls(base, world):
     assert base.camera.getY() > wall_front
     look, wanted = demo.camera.wanted()
     assert wanted.y < -2.0                               # it would be behind the wall
+
+
+@pytest.mark.parametrize("incline, walkable", [(25.0, True), (40.0, True), (60.0, False)])
+def test_walks_up_slopes_up_to_the_limit(base, world, incline, walkable):
+    from panda3d.core import Vec3
+    from .obstacles import prism
+    length = 3.0
+    rise = length * math.tan(math.radians(incline))
+    # A ramp from y = 0 (height 0) up to y = 3 (height `rise`), then a flat top 2 m deep.
+    prism(base.render, "ramp", [(0.0, 0.0), (length + 2.0, 0.0), (length + 2.0, rise), (length, rise)], 4.0)
+    demo = steered(world([]))
+    demo.controller.place((0, -1.0, 0), 0)
+    heights = []
+    demo.controller.direction = Vec3(0, 1, 0)
+    for _ in range(120):                                  # 2 s at 1.4 m/s: 2.8 m
+        run_for(base, DT, DT)
+        pos = demo.actor.getPos()
+        if 0.0 < pos.y < length:                          # on the ramp: on its surface
+            heights.append(pos.z - pos.y * math.tan(math.radians(incline)))
+    pos = demo.actor.getPos()
+    if walkable:
+        assert pos.y > 1.2 and heights and max(abs(e) for e in heights) < 0.01
+    else:                                                 # a wall: stays at its foot
+        assert pos.y < 0.05 and pos.z == pytest.approx(0.0, abs=1e-3)
+
+
+def test_dragging_the_mouse_turns_the_camera(base, world, keyboard):
+    from panda3d.core import MouseButton
+    demo = world([], spawn=(0, 0, 0), h=0.0)
+    yaw = demo.camera.yaw
+    keyboard.setMousePos(160, 120)
+    run_for(base, DT, DT)
+    keyboard.pressButton(MouseButton.one())
+    run_for(base, DT, DT)
+    keyboard.setMousePos(240, 120)                      # a quarter of the window to the right
+    run_for(base, DT, DT)
+    keyboard.releaseButton(MouseButton.one())
+    assert demo.camera.yaw == pytest.approx(yaw - 0.25 * 240.0, abs=1.0)   # DRAG_DEG: 240° per window width
