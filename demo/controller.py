@@ -58,13 +58,13 @@ class Controller(DirectObject):
         self.body.resume()
 
     def play(self, asset, targets):
-        """Start a warp: its clip gets the Actor at full effect (WarpRefused propagates, nothing changed)."""
+        """Start a warp; its clip gets the Actor at full effect before the warper's next update.
+
+        A refusal (WarpRefused) propagates and leaves locomotion and its cross-fades untouched.
+        """
+        warp = self.warper.play(asset, targets)
         self.locomotion.hand_over(asset.clip)
-        try:
-            return self.warper.play(asset, targets)
-        except Exception:
-            self.locomotion.take_back(self.moving, self.airborne)
-            raise
+        return warp
 
     def _warp_ended(self, warper, clip, reason=None):
         if warper is not self.warper:
