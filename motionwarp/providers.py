@@ -17,6 +17,7 @@ import re
 from panda3d.core import NodePath, Point3, Vec3
 
 from .config import ProviderSettings
+from .errors import UsageError
 from .measure import heading, incline_deg, measure
 from .target import WarpTarget
 
@@ -85,7 +86,7 @@ class _Provider(_Asked):
         self.settings = ProviderSettings.from_prc(**settings)
         self._given = assets
         if not self.assets:
-            raise ValueError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
+            raise UsageError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
                              f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
 
     @property

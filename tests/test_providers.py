@@ -236,7 +236,7 @@ def test_clip_choice_follows_the_traversal_ranges(assets):
 
 
 def test_a_provider_needs_an_asset_of_its_kind(assets):
-    with pytest.raises(ValueError, match="no vault asset"):
+    with pytest.raises(UsageError, match="no vault asset"):
         VaultProvider(SceneProbe.from_geometry(level()), assets[1:])
 
 
