@@ -270,3 +270,20 @@ def test_dragging_the_mouse_turns_the_camera(base, world, keyboard):
     run_for(base, DT, DT)
     keyboard.releaseButton(MouseButton.one())
     assert demo.camera.yaw == pytest.approx(yaw - 0.25 * 240.0, abs=1.0)   # DRAG_DEG: 240° per window width
+
+
+@pytest.mark.parametrize("height, on_top", [(0.8, True), (2.0, False)])
+def test_a_warp_cancelled_inside_a_box_leaves_the_character_outside_it(base, world, height, on_top):
+    crate = box("crate", (0, 2, 0), (2.0, 1.0, height))
+    demo = steered(world([crate]))
+    demo.actor.setPos(0, 1.65, 0.4)          # where a cancelled warp can leave it: half into the box
+    demo.actor.setH(0)
+    demo.controller.body.resume()            # what the controller does when a warp ends
+    run_for(base, 1.5, DT)                   # and whatever falling follows
+    feet = tuple(demo.actor.getPos())
+    gap = capsule_clearance(feet, crate)
+    assert gap is None or gap > SETTINGS.radius - 2e-3, (feet, gap)
+    if on_top:
+        assert feet[2] == pytest.approx(height, abs=0.01)
+    else:                                    # moved back out of its face (y = 1.5) and down to the ground
+        assert feet[1] <= 1.5 - SETTINGS.radius + 1e-3 and feet[2] == pytest.approx(0.0, abs=1e-3)
