@@ -26,7 +26,7 @@ def box_between(parent, name, bmin, bmax, color):
     return add_box(parent, name, bottom_centre, size, color=color)
 
 
-PREFERRED_ORDER = ["idle", "walk", "run", "vault", "mantle", "mantle_high"]
+PREFERRED_ORDER = ["idle", "walk", "run", "vault", "mantle", "mantle_high", "fall", "land"]
 
 
 def row_height(info):

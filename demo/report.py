@@ -64,6 +64,7 @@ class RunReport(DirectObject):
                 "fps": self.fps, "frames": frames,
                 "sim_seconds": round(frames / self.fps, 4), "interactions": self.interactions,
                 "skipped": [s for s in self.skipped if s["obstacle"] not in taken],
+                "stopped": self.demo.autopilot.stopped if self.demo.autopilot is not None else None,
                 "end": {"pos": _vec(self.demo.actor.getPos(self.demo.base.render)),
                         "h": round(self.demo.actor.getH(self.demo.base.render), 3)}}
 

@@ -87,23 +87,49 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
     ledge = next(i for i in report["interactions"] if i["obstacle"] == "chamfered ledge")
     assert ledge["final_pos"][2] == pytest.approx(1.6, abs=0.01)  # standing on top
     assert report["end"]["pos"][2] == pytest.approx(1.6, abs=0.01)  # and still there at the end
+    assert report["stopped"] is None   # the refused obstacles stand beside the path: it goes round them
     skipped = {s["obstacle"]: s["reason"] for s in report["skipped"]}
     assert set(skipped) == {"roofed ledge", "walled crate"}
     assert "no head room on top (1.20 m < 1.80 m)" in skipped["roofed ledge"]
     assert "landing blocked by wall behind" in skipped["walled crate"]
 
 
-def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
+def course_report(tmp_path, warp_asset_dir, obstacles, waypoints):
+    """The headless report of the default course's ground with other obstacles and waypoints."""
     scene = json.loads((ROOT / "scenes" / "course.json").read_text())
-    scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]},
-                          {"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}]
-    scene["autopilot"] = [[0, -3], [0, 12]]
-    path = tmp_path / "walls.json"
+    scene["obstacles"], scene["autopilot"] = obstacles, waypoints
+    path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
     out = tmp_path / "report.json"
     result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--scene", str(path),
                       "--report", str(out), env=without_display())
     assert result.returncode == 0, result.stderr
-    report = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
+    report = course_report(tmp_path, warp_asset_dir,
+                           [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]},
+                            {"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}],
+                           [[0, -3], [0, 12]])
+    reason = "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m)"
+    assert report["skipped"] == [{"obstacle": "tower", "reason": reason}]
+    # The tower stands across the path: the autopilot stops in front of it instead of walking through.
+    assert report["interactions"] == []
+    assert report["stopped"] == {"obstacle": "tower", "reason": reason}
+    x, y, z = report["end"]["pos"]
+    tower_face, capsule_radius = 1.0, 0.3
+    assert z == pytest.approx(0.0, abs=1e-4)
+    assert tower_face - 0.5 < y + capsule_radius <= tower_face + 1e-4
+
+
+def test_headless_report_takes_what_the_path_meets_after_a_fall(tmp_path, warp_asset_dir):
+    report = course_report(tmp_path, warp_asset_dir,
+                           [{"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}],
+                           [[0, -3], [0, 9], [0, 14]])
     assert [(i["obstacle"], i["asset"]) for i in report["interactions"]] == [("platform", "mantle_high")]
-    assert report["skipped"] == [{"obstacle": "tower", "reason": "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m)"}]
+    assert report["interactions"][0]["final_pos"][2] == pytest.approx(2.1, abs=0.01)
+    # It walks off the far side (y = 10.5), falls 2.1 m and ends on the ground at the last waypoint.
+    assert report["stopped"] is None
+    x, y, z = report["end"]["pos"]
+    assert z == pytest.approx(0.0, abs=1e-4) and 13.0 < y < 14.5

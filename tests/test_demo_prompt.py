@@ -21,8 +21,7 @@ def demo(base, warp_asset_dir):
     ((0, 0.2, 0), 90, "Space: nothing to vault or mantle in front"),
 ])
 def test_the_prompt_shows_every_frame(base, demo, pos, h, expected):
-    demo.actor.setPos(*pos)
-    demo.actor.setH(h)
+    demo.controller.place(pos, h)
     step(base, 1 / 60)
     assert demo.prompt.getText() == expected
 
@@ -30,16 +29,6 @@ def test_the_prompt_shows_every_frame(base, demo, pos, h, expected):
 def test_a_refusal_names_the_obstacle_in_the_report_hook(base, demo):
     skipped = []
     demo.on_skip = lambda name, reason: skipped.append((name, reason))
-    demo.actor.setPos(5, 9.9, 0)  # before the walled crate, facing it
-    demo.actor.setH(180)
+    demo.controller.place((5, 9.9, 0), 180)  # before the walled crate, facing it
     assert not demo.interact()
     assert skipped and skipped[0][0] == "walled crate" and skipped[0][1].startswith("landing blocked by wall behind")
-
-
-def test_a_walking_character_stands_on_what_is_under_it(base, demo):
-    demo.actor.setPos(20, 0, 1.5)  # over open ground, as after walking off a ledge
-    step(base, 1 / 60)
-    assert demo.actor.getZ() == pytest.approx(0.0, abs=1e-4)
-    demo.actor.setPos(5, 15, 1.45)  # on the roofed ledge (1.4 m), a little above it
-    step(base, 1 / 60)
-    assert demo.actor.getZ() == pytest.approx(1.4, abs=1e-4)

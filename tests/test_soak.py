@@ -32,8 +32,8 @@ def soak_course(seed, count):
     """A scene with `count` obstacles in a row along +Y, and the height each one leaves the character at.
 
     Vault boxes stand on the ground (the character lands at 0). Ledges are mantled (it stands
-    on top); the character walks off their far side and the demo puts it down on the ground
-    (no gravity, a known limit); a vault box always follows a ledge.
+    on top); the character walks off their far side and falls to the ground; a vault box always
+    follows a ledge.
     """
     rng = random.Random(seed)
     obstacles, rest_height = [], {}
@@ -132,7 +132,7 @@ class Soak:
                 if self.cancel_how == "cancel":
                     self.demo.warper.cancel()
                 else:
-                    self.demo.warper.driver.loop("walk")   # another clip takes over the Actor
+                    self.demo.actor.setControlEffect(warp.asset.clip, 0.0)   # another clip takes over the Actor
 
     def counts(self):
         return {"tasks": len(self.base.taskMgr.getAllTasks()),
