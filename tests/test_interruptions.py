@@ -1,0 +1,171 @@
+"""A warp interrupted anywhere leaves a consistent state (issue 6, "Faults and long runs").
+
+Points: before the first phase, inside each phase, between phases and after the last one;
+interruptions: cancel(), another clip on the actor, another warp, the actor removed, the
+warper destroyed. Afterwards the play rate is the base rate again, each event came once and
+in order, `is_warping` is false and no motionwarp task is left that should not be.
+"""
+import types
+
+import numpy as np
+import pytest
+from direct.showbase.DirectObject import DirectObject
+
+from motionwarp import MotionWarper, load_actor
+
+from .conftest import step
+from .gltf_samples import two_bone_quad
+from .reference_warp import RawClip, hpr_matrix
+from .test_warp_reference import TURN_KEYS, TURN_PHASES, TURN_SHIFTS, TURN_TURNS, ref_phases, targets_near_natural, \
+    write_asset
+
+EVENTS = ("motionwarp-phase-start", "motionwarp-phase-end", "motionwarp-finished", "motionwarp-cancelled")
+BASE_RATE = 1.3
+SWAY = [("root", "translation", [0.0, 1.0], [[0, 0, 0], [0.2, 0.0, 0.0]])]
+
+# (name, clip frame to pass, phase index and in_phase expected there)
+POINTS = [("before_first_phase", None, (0, False)),
+          ("inside_first_phase", 12.0, (0, True)),
+          ("between_phases", 27.0, (1, False)),
+          ("inside_second_phase", 38.0, (1, True)),
+          ("after_last_phase", 47.0, (2, False))]
+
+
+@pytest.fixture(scope="module")
+def two_clip_glb(tmp_path_factory):
+    """The turning clip of the reference tests, plus a plain sway to interrupt it with."""
+    return two_bone_quad(tmp_path_factory.mktemp("interrupt") / "turn.glb", {"turn": TURN_KEYS, "sway": SWAY})
+
+
+class Recorder(DirectObject):
+    """Every motionwarp event, in order, as (event, details...)."""
+
+    def __init__(self):
+        self.seen = []
+        for event in EVENTS:
+            self.accept(event, lambda *args, e=event: self.seen.append((e,) + tuple(args[1:])))
+
+
+def natural_targets(clip, actor):
+    """Targets a little off where the turning clip takes the actor from where it stands."""
+    targets, _ = targets_near_natural(clip, ref_phases(TURN_PHASES), np.array(actor.getPos()),
+                                      hpr_matrix(*actor.getHpr()), TURN_SHIFTS, TURN_TURNS)
+    return targets
+
+
+def motionwarp_tasks(base):
+    return sorted(task.name for task in base.taskMgr.getTasksMatching("motionwarp-*"))
+
+
+@pytest.fixture
+def scene(base, tmp_path, two_clip_glb):
+    actor = load_actor(two_clip_glb)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    asset = write_asset(tmp_path, two_clip_glb, "turn", TURN_PHASES)
+    clip = RawClip(two_clip_glb, "turn")
+    recorder = Recorder()
+    yield types.SimpleNamespace(actor=actor, warper=warper, asset=asset, clip=clip, targets=natural_targets(clip, actor),
+                                recorder=recorder)
+    recorder.ignoreAll()
+    warper.destroy()
+    actor.cleanup()
+    actor.removeNode()
+
+
+def play_until(base, scene, frame):
+    """Start the warp and step 60 fps frames until its clip passes `frame` (None: do not step)."""
+    warp = scene.warper.play(scene.asset, scene.targets, rate=BASE_RATE)
+    control = scene.actor.getAnimControl("turn")
+    if frame is not None:
+        for _ in range(600):
+            step(base, 1 / 60)
+            if control.getFullFframe() >= frame:
+                break
+    return warp, control
+
+
+def expected_events(phase_index, in_phase, ending):
+    """The events up to the interruption: each phase started (and ended, when it did), then `ending`."""
+    events = []
+    for index, phase in enumerate(TURN_PHASES[:phase_index + (1 if in_phase else 0)]):
+        events.append(("motionwarp-phase-start", phase["name"], index))
+        if index < phase_index:
+            events.append(("motionwarp-phase-end", phase["name"], index))
+    return events + [ending]
+
+
+CANCELLED = ("motionwarp-cancelled", "turn")
+
+
+def interrupt_cancel(scene):
+    scene.warper.cancel()
+    return CANCELLED, ["motionwarp-warper"]
+
+
+def interrupt_other_clip_play(scene):
+    scene.actor.play("sway")
+    return CANCELLED, ["motionwarp-warper"]
+
+
+def interrupt_other_clip_loop(scene):
+    scene.actor.loop("sway")
+    return CANCELLED, ["motionwarp-warper"]
+
+
+def interrupt_another_warp(scene):
+    scene.warper.play(scene.asset, natural_targets(scene.clip, scene.actor), rate=BASE_RATE)
+    return CANCELLED, ["motionwarp-warper"]
+
+
+def interrupt_actor_removed(scene):
+    scene.actor.removeNode()
+    return CANCELLED, []
+
+
+def interrupt_warper_destroyed(scene):
+    scene.warper.destroy()
+    return CANCELLED, []
+
+
+INTERRUPTIONS = {f.__name__[len("interrupt_"):]: f for f in (
+    interrupt_cancel, interrupt_other_clip_play, interrupt_other_clip_loop, interrupt_another_warp,
+    interrupt_actor_removed, interrupt_warper_destroyed)}
+
+
+@pytest.mark.parametrize("point", POINTS, ids=[p[0] for p in POINTS])
+@pytest.mark.parametrize("how", sorted(INTERRUPTIONS))
+def test_interruption_leaves_a_consistent_state(base, scene, how, point):
+    warper, recorder = scene.warper, scene.recorder
+    _, frame, (phase_index, in_phase) = point
+    warp, control = play_until(base, scene, frame)
+    assert (warp.phase_index, warp.in_phase) == (phase_index, in_phase), "the interruption point is not where meant"
+    ending, tasks_left = INTERRUPTIONS[how](scene)
+    for _ in range(180):  # let every task see the new state (and a replacement warp finish)
+        step(base, 1 / 60)
+    expected = expected_events(phase_index, in_phase, ending)
+    if how == "another_warp":
+        # The replacement runs to its end after the cancelled warp's events.
+        assert recorder.seen[:len(expected)] == expected
+        assert recorder.seen[-1] == ("motionwarp-finished", "turn")
+        assert recorder.seen.count(CANCELLED) == 1
+    else:
+        assert recorder.seen == expected
+    assert not warper.is_warping
+    assert warper.play_rate == 1.0
+    assert control.getPlayRate() == pytest.approx(BASE_RATE), "the clip's play rate was not restored"
+    names = motionwarp_tasks(base)
+    assert len(names) == len(tasks_left) and all(n.startswith(t) for n, t in zip(names, tasks_left)), names
+
+
+def test_finished_warp_leaves_the_same_state(base, scene):
+    """The uninterrupted case, for comparison: every phase once, then finished once."""
+    warper, recorder = scene.warper, scene.recorder
+    _, control = play_until(base, scene, 60.0)
+    for _ in range(30):
+        step(base, 1 / 60)
+    assert recorder.seen == [("motionwarp-phase-start", "first", 0), ("motionwarp-phase-end", "first", 0),
+                             ("motionwarp-phase-start", "second", 1), ("motionwarp-phase-end", "second", 1),
+                             ("motionwarp-finished", "turn")]
+    assert not warper.is_warping and control.getPlayRate() == pytest.approx(BASE_RATE)
+    assert len(motionwarp_tasks(base)) == 1
