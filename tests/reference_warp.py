@@ -227,12 +227,14 @@ class RefPhase:
 class ReferenceWarp:
     """Where the contract puts the character after each frame, and the clip's play rate then.
 
-    `targets` are (pos, rotation matrix) in world space; the character starts at `pos`, `rot`.
+    `targets` are (pos, rotation matrix) in world space; the character starts at `pos`, `rot`,
+    uniformly scaled by `scale`: root motion is in model space, so it scales with the character
+    (A, S and the play rate's |A(t1)| in metres are the clip's times `scale`).
     """
 
-    def __init__(self, clip, phases, targets, pos, rot, base_rate=1.0, still=0.02):
+    def __init__(self, clip, phases, targets, pos, rot, base_rate=1.0, still=0.02, scale=1.0):
         self.clip, self.phases, self.targets = clip, phases, targets
-        self.base_rate, self.still = base_rate, still
+        self.base_rate, self.still, self.scale = base_rate, still, scale
         self.frame, self.rate = 0.0, base_rate
         self.pos, self.rot = np.array(pos, float), np.array(rot, float)
         self.anchor = (self.pos, self.rot, 0.0)   # pose at a frame, from which root motion runs
@@ -275,20 +277,20 @@ class ReferenceWarp:
     def _unwarped(self, frame):
         pos, rot, f = self.anchor
         move, turn = self.clip.relative(f, frame)
-        return pos + rot @ move, rot @ turn
+        return pos + rot @ (move * self.scale), rot @ turn
 
     def _start_phase(self, phase):
         self.in_phase = True
         self.origin = (self.pos, self.rot)
         f0, f1 = phase.start * self.clip.fps, phase.end * self.clip.fps
         goal, _ = self.goal(phase, self.targets[self.index])
-        anim = np.linalg.norm(self.clip.displacement(f0, f1))
+        anim = np.linalg.norm(self.clip.displacement(f0, f1)) * self.scale
         if anim < self.still:
-            scale = 1.0
+            factor = 1.0
         else:
-            scale = min(max(anim / max(np.linalg.norm(goal - self.pos), 1e-6), phase.min_rate), phase.max_rate)
-        self.phase_rates.append(scale)
-        self.rate = self.base_rate * scale
+            factor = min(max(anim / max(np.linalg.norm(goal - self.pos), 1e-6), phase.min_rate), phase.max_rate)
+        self.phase_rates.append(factor)
+        self.rate = self.base_rate * factor
 
     def _place(self, phase, frame):
         """P(t) = P0 + R0 (A(t) + D w(t)); slerp(R0, Q, u) (or the clip's own turn)."""
@@ -296,19 +298,22 @@ class ReferenceWarp:
         clip = self.clip
         f0, f1 = phase.start * clip.fps, phase.end * clip.fps
         goal, goal_rot = self.goal(phase, self.targets[self.index])
-        end = clip.displacement(f0, f1)
+        end = clip.displacement(f0, f1) * self.scale
         need = r0.T @ (goal - p0)
         warp = np.array([need[a] - end[a] if phase.warp_translation and "xyz"[a] in phase.axes else 0.0
                          for a in range(3)])
         u = (frame - f0) / (f1 - f0)
-        weights = self.weights(f0, f1, frame, warp)
-        pos = p0 + r0 @ (clip.displacement(f0, frame) + warp * weights)
+        weights = self.weights(f0, f1, frame, warp / self.scale)
+        pos = p0 + r0 @ (clip.displacement(f0, frame) * self.scale + warp * weights)
         if phase.warp_rotation:
             return pos, slerp_matrix(r0, goal_rot, u)
         return pos, r0 @ self.clip.relative(f0, frame)[1]
 
     def weights(self, f0, f1, frame, warp):
-        """w_a = S_a(t) / S_a(t1), blended toward smoothstep(u) where the clip barely moves."""
+        """w_a = S_a(t) / S_a(t1), blended toward smoothstep(u) where the clip barely moves.
+
+        `warp` is D in the clip's own units (metres / scale), like S.
+        """
         travel, total = self.clip.travel(f0, frame), self.clip.travel(f0, f1)
         time_w = smoothstep((frame - f0) / (f1 - f0))
         out = np.zeros(3)

@@ -67,24 +67,24 @@ def ref_phases(phases):
     return [RefPhase(p["start"], p["end"], **{k: p[k] for k in keys if k in p}) for p in phases]
 
 
-def natural_goals(clip, phases, pos, rot):
+def natural_goals(clip, phases, pos, rot, scale=1.0):
     """Where each phase's root ends (pos, rotation) if nothing warps, phase after phase."""
     goals, frame = [], 0.0
     for phase in phases:
         move, turn = clip.relative(frame, phase.end * clip.fps)
-        pos, rot = pos + rot @ move, rot @ turn
+        pos, rot = pos + rot @ move * scale, rot @ turn
         goals.append((pos, rot))
         frame = phase.end * clip.fps
     return goals
 
 
-def targets_near_natural(clip, phases, pos, rot, shifts, turns, full_rotation=False):
+def targets_near_natural(clip, phases, pos, rot, shifts, turns, full_rotation=False, scale=1.0):
     """Targets whose goals (offsets applied) are the unwarped ends shifted and turned a little.
 
     Returns (WarpTargets for the warper, (pos, rotation) targets for the reference).
     """
     warper_targets, ref_targets = [], []
-    for phase, (end, end_rot), shift, turn in zip(phases, natural_goals(clip, phases, pos, rot), shifts, turns):
+    for phase, (end, end_rot), shift, turn in zip(phases, natural_goals(clip, phases, pos, rot, scale), shifts, turns):
         goal_rot = rot_z(turn) @ end_rot
         goal = end + np.array(shift)
         target_rot = goal_rot @ hpr_matrix(*phase.r_offset).T
@@ -116,11 +116,11 @@ class Comparison:
     previous step's dt, and the clip's clock frame after a step is one dt further on.
     """
 
-    def __init__(self, base, actor, warper, asset, clip, phases, targets, ref_targets, dts, rate=1.0):
+    def __init__(self, base, actor, warper, asset, clip, phases, targets, ref_targets, dts, rate=1.0, scale=1.0):
         self.pos_err = self.rot_err = self.rate_err = self.frame_err = 0.0
         control = actor.getAnimControl(asset.clip)
         start_pos, start_rot = np.array(actor.getPos(base.render)), _rotation(actor, base.render)
-        reference = ReferenceWarp(clip, phases, ref_targets, start_pos, start_rot, base_rate=rate)
+        reference = ReferenceWarp(clip, phases, ref_targets, start_pos, start_rot, base_rate=rate, scale=scale)
         warper.play(asset, targets, rate=rate)
         self.frames, seen_dt = 0, 0.0
         for dt in dts:
@@ -148,12 +148,14 @@ class Comparison:
 
 
 def _rotation(nodepath, other):
-    """Column-vector rotation matrix of a node relative to another (Panda3D matrices are row-vector)."""
-    return np.array(nodepath.getMat(other), dtype=np.float64).reshape(4, 4)[:3, :3].T
+    """Column-vector rotation matrix of a node relative to another (Panda3D matrices are row-vector),
+    its uniform scale divided out."""
+    m = np.array(nodepath.getMat(other), dtype=np.float64).reshape(4, 4)[:3, :3].T
+    return m / np.cbrt(np.linalg.det(m))
 
 
 def run_case(base, folder, model, clip_name, phase_data, shifts, turns, dts, start=((0, 0, 0), 0.0),
-             rate=1.0, full_rotation=False):
+             rate=1.0, full_rotation=False, scale=1.0):
     clip = RawClip(model, clip_name)
     asset = write_asset(folder, model, clip_name, phase_data)
     actor = load_actor(model)
@@ -162,11 +164,12 @@ def run_case(base, folder, model, clip_name, phase_data, shifts, turns, dts, sta
     try:
         actor.setPos(*start[0])
         actor.setH(start[1])
+        actor.setScale(scale)
         phases = ref_phases(phase_data)
         start_rot = hpr_matrix(start[1])
         targets, ref_targets = targets_near_natural(clip, phases, np.array(start[0], float), start_rot,
-                                                    shifts, turns, full_rotation)
-        result = Comparison(base, actor, warper, asset, clip, phases, targets, ref_targets, dts, rate)
+                                                    shifts, turns, full_rotation, scale)
+        result = Comparison(base, actor, warper, asset, clip, phases, targets, ref_targets, dts, rate, scale)
     finally:
         warper.destroy()
         actor.cleanup()
@@ -220,6 +223,30 @@ def test_warp_switched_off(base, tmp_path, turn_glb, flag):
 def test_base_play_rate(base, tmp_path, turn_glb, rate):
     run_case(base, tmp_path, turn_glb, "turn", TURN_PHASES, TURN_SHIFTS, TURN_TURNS, TIMINGS["hitches"],
              start=((0.0, 0.0, 0.0), 10.0), rate=rate)
+
+
+@pytest.mark.parametrize("scale", [0.6, 1.5])
+def test_scaled_character(base, tmp_path, turn_glb, scale):
+    """Root motion is in model space: a scaled character moves (and is warped) in proportion."""
+    run_case(base, tmp_path, turn_glb, "turn", TURN_PHASES, TURN_SHIFTS, TURN_TURNS, TIMINGS["hitches"],
+             start=((0.3, -0.2, 0.0), 25.0), scale=scale)
+
+
+def test_target_across_the_180_degree_seam(base, tmp_path, turn_glb):
+    """Start facing 170 degrees and end past 180: the rotation must take the short way round."""
+    run_case(base, tmp_path, turn_glb, "turn", TURN_PHASES, TURN_SHIFTS, [-15.0, 20.0], TIMINGS["60fps"],
+             start=((0.0, 0.0, 0.0), 170.0))
+
+
+def test_phase_where_the_clip_stands_still(base, tmp_path):
+    """A phase over still frames: play rate 1, and the time weight carries the whole warp."""
+    glb = two_bone_quad(tmp_path / "pause.glb", {"pause": [
+        ("root", "translation", [0.0, 0.6, 1.2], [[0, 0, 0], [0, 0, 0], [0, 1.5, 0]])]})
+    phases = [{"name": "wait", "start": 0.05, "end": 0.55, "min_rate": 0.5, "max_rate": 2.0},
+              {"name": "go", "start": 0.7, "end": 1.2, "min_rate": 0.5, "max_rate": 2.0}]
+    result = run_case(base, tmp_path, glb, "pause", phases, [(0.3, 0.2, 0.1), (0.1, 0.3, 0.0)], [10.0, -5.0],
+                      TIMINGS["hitches"])
+    assert result.phase_rates[0] == 1.0 and result.phase_rates[1] != 1.0
 
 
 def test_reference_hpr_matches_panda():
