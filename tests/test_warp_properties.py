@@ -15,11 +15,11 @@ from motionwarp import MotionWarper, WarpTarget, load_actor
 from motionwarp.motion import Motion, turn_points
 from motionwarp.phasemotion import PhaseMotion
 from motionwarp.rootmotion import RootMotionTrack
-from motionwarp.warpmath import axis_weights
+from motionwarp.warpmath import angle_between, axis_weights, slerp
 
 from .conftest import step
 from .gltf_samples import two_bone_quad
-from .reference_warp import RawClip, hpr_matrix, rotation_angle
+from .reference_warp import RawClip, hpr_matrix, quat_matrix, rotation_angle, slerp_matrix
 from .test_warp_reference import TURN_KEYS, TURN_PHASES, natural_goals, ref_phases, write_asset
 
 STILL = 0.02
@@ -113,6 +113,33 @@ def test_motion_algebra(a, b, c, n):
                                          a.pos[1] + math.sin(h) * x + math.cos(h) * y, a.pos[2] + z), abs=1e-9)
     points = np.array([b.pos, c.pos])
     assert turn_points(points, a.h) == pytest.approx(np.array([a.rotate(b.pos), a.rotate(c.pos)]), abs=1e-12)
+
+
+hprs = st.tuples(st.floats(-360, 360), st.floats(-89, 89), st.floats(-180, 180))
+
+
+def _quat(hpr):
+    from panda3d.core import LQuaternion
+    quat = LQuaternion()
+    quat.setHpr(hpr)
+    return quat
+
+
+def _matrix(quat):
+    return quat_matrix(quat.getR(), quat.getI(), quat.getJ(), quat.getK())
+
+
+@given(hprs, hprs, st.floats(0.0, 1.0), st.booleans())
+@FAST
+def test_slerp_and_angle_match_the_textbook(a, b, u, flip):
+    """warpmath's slerp and angle against the reference's, on any pair of rotations (either sign of
+    the second quaternion: both stand for the same rotation, and the short way round is taken)."""
+    q0, q1 = _quat(a), _quat(b)
+    if flip:
+        q1 = -q1
+    r0, r1 = hpr_matrix(*a), hpr_matrix(*b)
+    assert rotation_angle(_matrix(slerp(q0, q1, u)), slerp_matrix(r0, r1, u)) < 1e-3
+    assert angle_between(q0, q1) == pytest.approx(rotation_angle(r0, r1), abs=1e-3)
 
 
 # -- the real warper: random reachable targets, random frame times with hitches --------------------
