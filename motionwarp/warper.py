@@ -70,10 +70,8 @@ class MotionWarper:
             self._warp._end(CANCELLED, stop_clip=True)
 
     def destroy(self):
-        """Cancel any warp and remove the task."""
-        if self._warp is not None and not self.actor.isEmpty():
-            self.cancel()
-        self._warp = None
+        """Cancel any warp (even when the actor was just removed: its event is still due) and remove the task."""
+        self.cancel()
         self._taskmgr.remove(self._task_name)
 
     def _task(self, task):

@@ -140,6 +140,7 @@ def test_interruption_leaves_a_consistent_state(base, scene, how, point):
     _, frame, (phase_index, in_phase) = point
     warp, control = play_until(base, scene, frame)
     assert (warp.phase_index, warp.in_phase) == (phase_index, in_phase), "the interruption point is not where meant"
+    assert warper.play_rate == pytest.approx(control.getPlayRate() / BASE_RATE), "play_rate is not the clip's"
     ending, tasks_left = INTERRUPTIONS[how](scene)
     for _ in range(180):  # let every task see the new state (and a replacement warp finish)
         step(base, 1 / 60)
@@ -152,7 +153,7 @@ def test_interruption_leaves_a_consistent_state(base, scene, how, point):
     else:
         assert recorder.seen == expected
     assert not warper.is_warping
-    assert warper.play_rate == 1.0
+    assert warper.play_rate == 1.0 and warp.rate == 1.0
     assert control.getPlayRate() == pytest.approx(BASE_RATE), "the clip's play rate was not restored"
     names = motionwarp_tasks(base)
     assert len(names) == len(tasks_left) and all(n.startswith(t) for n, t in zip(names, tasks_left)), names
@@ -169,3 +170,64 @@ def test_finished_warp_leaves_the_same_state(base, scene):
                              ("motionwarp-finished", "turn")]
     assert not warper.is_warping and control.getPlayRate() == pytest.approx(BASE_RATE)
     assert len(motionwarp_tasks(base)) == 1
+
+
+def test_actor_removed_and_warper_destroyed_in_the_same_frame(base, scene):
+    """destroy() before the task saw the removal still ends the warp with one cancelled event."""
+    _, control = play_until(base, scene, 12.0)
+    scene.actor.removeNode()
+    scene.warper.destroy()
+    step(base, 1 / 60)
+    assert scene.recorder.seen == [("motionwarp-phase-start", "first", 0), CANCELLED]
+    assert not scene.warper.is_warping and control.getPlayRate() == pytest.approx(BASE_RATE)
+    assert motionwarp_tasks(base) == []
+
+
+def test_restarting_the_clip_in_a_phase_that_starts_at_frame_0_cancels(base, scene, tmp_path):
+    scene.asset = write_asset(tmp_path, scene.asset.model_path, "turn", [dict(TURN_PHASES[0], start=0.0)] + TURN_PHASES[1:])
+    _, control = play_until(base, scene, 8.0)
+    scene.actor.play("turn")
+    for _ in range(10):
+        step(base, 1 / 60)
+    assert scene.recorder.seen == [("motionwarp-phase-start", "first", 0), CANCELLED]
+    assert not scene.warper.is_warping and control.getPlayRate() == pytest.approx(BASE_RATE)
+
+
+@pytest.mark.parametrize("end", ["finish", "cancel"])
+def test_other_clips_keep_their_rate_and_keep_playing(base, scene, end):
+    """With blending on, a clip the game plays beside the warp is not the warper's to touch."""
+    actor = scene.actor
+    actor.enableBlend()
+    actor.setControlEffect("sway", 0.25)
+    actor.setControlEffect("turn", 0.75)
+    actor.loop("sway")
+    actor.setPlayRate(0.8, "sway")
+    sway = actor.getAnimControl("sway")
+    rates = []
+    warp, _ = play_until(base, scene, 38.0)
+    rates.append(sway.getPlayRate())
+    if end == "cancel":
+        scene.warper.cancel()
+    for _ in range(120):
+        step(base, 1 / 60)
+        rates.append(sway.getPlayRate())
+    assert scene.recorder.seen[-1] == (CANCELLED if end == "cancel" else ("motionwarp-finished", "turn"))
+    assert rates == [0.8] * len(rates) and sway.isPlaying()
+
+
+def test_warper_defaults_to_base_and_names_its_own_task(base, scene):
+    """Without taskmgr/render arguments a warper uses base's; each warper removes only its own task."""
+    other = load_actor(scene.asset.model_path)
+    other.reparentTo(base.render)
+    second = MotionWarper(other)
+    try:
+        assert second.render == base.render
+        assert len(motionwarp_tasks(base)) == 2
+        second.destroy()
+        assert len(motionwarp_tasks(base)) == 1
+        play_until(base, scene, 12.0)
+        assert scene.warper.is_warping and scene.recorder.seen == [("motionwarp-phase-start", "first", 0)]
+    finally:
+        second.destroy()
+        other.cleanup()
+        other.removeNode()
