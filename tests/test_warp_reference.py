@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from panda3d.core import Point3
 
-from motionwarp import MotionWarper, WarpAsset, WarpTarget, load_actor
+from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
 
 from .conftest import MANNEQUIN, step
 from .gltf_samples import two_bone_quad
@@ -247,6 +247,48 @@ def test_phase_where_the_clip_stands_still(base, tmp_path):
     result = run_case(base, tmp_path, glb, "pause", phases, [(0.3, 0.2, 0.1), (0.1, 0.3, 0.0)], [10.0, -5.0],
                       TIMINGS["hitches"])
     assert result.phase_rates[0] == 1.0 and result.phase_rates[1] != 1.0
+
+
+def test_refusals_measure_from_where_the_scaled_clip_starts_the_phase(base, tmp_path, turn_glb):
+    """Reach limits count the clip's motion before the phase (2 m and a 35 degree turn here) and
+    the character's scale: 2.99 times the scaled clip's distance (limit 3) and 70 degrees more turn
+    (limit 75) are allowed, a target behind is not, and a phase that does not warp translation has
+    no distance limit."""
+    clip, scale, f0, f1 = RawClip(turn_glb, "turn"), 1.5, TURN_PHASES[1]["start"] * 30, TURN_PHASES[1]["end"] * 30
+    actor = load_actor(turn_glb)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    try:
+        actor.setH(20.0)
+        actor.setScale(scale)
+        move, turn = clip.relative(0.0, f0)
+        start, start_rot = hpr_matrix(20.0) @ move * scale, hpr_matrix(20.0) @ turn
+        reach = start_rot @ clip.displacement(f0, f1) * scale
+        end_rot = start_rot @ clip.relative(f0, f1)[1]
+
+        def target(phase, goal, turn=0.0):
+            rot = rot_z(turn) @ end_rot @ hpr_matrix(*phase["r_offset"]).T
+            pos = goal - rot @ np.array(phase["t_offset"])
+            return [WarpTarget(Point3(*pos), h=math.degrees(math.atan2(-rot[0, 1], rot[1, 1])))]
+
+        phase = TURN_PHASES[1]
+        asset = write_asset(tmp_path, turn_glb, "turn", [phase])
+        for allowed in (target(phase, start + reach * 2.99), target(phase, start + reach, turn=70.0)):
+            warper.play(asset, allowed)
+            warper.cancel()
+        with pytest.raises(WarpRefused, match="turn"):
+            warper.play(asset, target(phase, start + reach, turn=80.0))
+        with pytest.raises(WarpRefused, match="behind"):
+            warper.play(asset, target(phase, start - reach * 0.3))
+        with pytest.raises(WarpRefused, match="ratio"):
+            warper.play(asset, target(phase, start + reach * 3.2))
+        free = dict(phase, warp_translation=False)
+        warper.play(write_asset(tmp_path, turn_glb, "turn", [free]), target(free, start + reach * 5.0))
+        warper.cancel()
+    finally:
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
 
 
 def test_reference_hpr_matches_panda():
