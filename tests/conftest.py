@@ -2,11 +2,15 @@
 import pathlib
 
 import pytest
+from hypothesis import Phase, settings
 from panda3d.core import ClockObject, loadPrcFileData
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
 MANNEQUIN = ASSETS / "mannequin.glb"
+
+# For mutation testing (tools/mutation.sh): a failing example is enough, shrinking it costs minutes.
+settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 
 def _make_showbase():

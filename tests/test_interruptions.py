@@ -162,9 +162,14 @@ def test_interruption_leaves_a_consistent_state(base, scene, how, point):
 def test_finished_warp_leaves_the_same_state(base, scene):
     """The uninterrupted case, for comparison: every phase once, then finished once."""
     warper, recorder = scene.warper, scene.recorder
-    _, control = play_until(base, scene, 60.0)
+    starts, listener = [], DirectObject()  # where the actor is as each phase starts: its origin
+    listener.accept("motionwarp-phase-start", lambda *args: starts.append(np.array(scene.actor.getPos())))
+    warp, control = play_until(base, scene, 60.0)
     for _ in range(30):
         step(base, 1 / 60)
+    listener.ignoreAll()
+    assert [r["name"] for r in warp.results] == ["first", "second"]
+    assert len(starts) == 2 and all(np.allclose(r["origin"], start) for r, start in zip(warp.results, starts))
     assert recorder.seen == [("motionwarp-phase-start", "first", 0), ("motionwarp-phase-end", "first", 0),
                              ("motionwarp-phase-start", "second", 1), ("motionwarp-phase-end", "second", 1),
                              ("motionwarp-finished", "turn")]
