@@ -4,7 +4,8 @@ import os
 
 from direct.showbase.DirectObject import DirectObject
 
-from motionwarp.jsonfields import dumps, write_text_atomic
+from motionwarp.atomicfile import write_text_atomic
+from motionwarp.jsonfields import dumps
 from motionwarp.warpmath import angle_between
 
 
@@ -28,20 +29,18 @@ class RunReport(DirectObject):
         self.accept("motionwarp-finished", self._ended, [True])
         self.accept("motionwarp-cancelled", self._ended, [False])
 
-    def _started(self, interaction, warp):
-        width, depth, height = interaction.box.getPythonTag("size")
-        record = {"obstacle": interaction.box.getName(), "kind": "vault" if interaction.clip == "vault" else "mantle",
-                  "asset": interaction.clip, "obstacle_height": round(height, 4), "obstacle_depth": round(depth, 4),
+    def _started(self, name, interaction, warp):
+        record = {"obstacle": name, "kind": interaction.kind, "asset": interaction.asset.clip,
+                  "obstacle_height": round(interaction.height, 4), "obstacle_depth": round(interaction.depth, 4),
                   "completed": False, "final_pos": None, "phases": []}
         self.interactions.append(record)
         self._open = (record, warp)
 
-    def _skipped(self, box, reason):
-        name = box.getName()
+    def _skipped(self, name, reason):
         if all(s["obstacle"] != name for s in self.skipped):
             self.skipped.append({"obstacle": name, "reason": reason})
 
-    def _ended(self, completed, warper, clip):
+    def _ended(self, completed, warper, clip, reason=None):
         if self._open is None:
             return
         record, warp = self._open
@@ -64,7 +63,9 @@ class RunReport(DirectObject):
         return {"scene": scene if not scene.startswith("..") else os.path.abspath(self.scene_path),
                 "fps": self.fps, "frames": frames,
                 "sim_seconds": round(frames / self.fps, 4), "interactions": self.interactions,
-                "skipped": [s for s in self.skipped if s["obstacle"] not in taken]}
+                "skipped": [s for s in self.skipped if s["obstacle"] not in taken],
+                "end": {"pos": _vec(self.demo.actor.getPos(self.demo.base.render)),
+                        "h": round(self.demo.actor.getH(self.demo.base.render), 3)}}
 
     def write(self, path, frames):
         write_text_atomic(path, dumps(self.to_dict(frames)))

@@ -4,9 +4,10 @@ import os
 
 from panda3d.core import Filename
 
-from motionwarp.errors import FieldError
+from motionwarp.errors import FieldError, shown
 from motionwarp.jsonfields import FieldChecker, read_json
 
+from .quiet import captured_output
 from .world import add_box, add_ground
 
 FORMAT = "motionwarp.scene/1"
@@ -47,7 +48,7 @@ class Scene:
         check.object(data, "", ("format", "ground", "spawn", "obstacles", "autopilot"),
                      required=("format", "ground", "spawn", "obstacles"))
         if data["format"] != FORMAT:
-            check.fail("format", f"expected {FORMAT!r}, got {data['format']!r}")
+            check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
         check.object(data["ground"], "ground", ("size",), required=("size",))
         ground = check.vector(data["ground"], "size", "ground", length=2)
         if min(ground) <= 0:
@@ -56,10 +57,11 @@ class Scene:
         spawn_pos = check.vector(data["spawn"], "pos", "spawn")
         spawn_h = check.number(data["spawn"], "h", "spawn", 0.0)
         obstacles = [_obstacle(check, item, field, path) for item, field in check.items(data, "obstacles")]
-        names = [o.name for o in obstacles]
-        for index, name in enumerate(names):
-            if name in names[:index]:
-                check.fail(f"obstacles[{index}].name", f"expected a unique name, {name!r} is used twice")
+        names = set()
+        for obstacle in obstacles:
+            if obstacle.name in names:
+                check.fail(f"{obstacle.field}.name", f"expected a unique name, {shown(obstacle.name)} is used twice")
+            names.add(obstacle.name)
         autopilot = []
         if "autopilot" in data:
             waypoints = data["autopilot"]
@@ -82,9 +84,11 @@ class Scene:
 
     def _model(self, obstacle, render, loader):
         file = os.path.join(os.path.dirname(os.path.abspath(self.path)), obstacle.path)
-        model = loader.loadModel(Filename.fromOsSpecific(file), okMissing=True)
+        with captured_output() as output:  # a failing loader plugin prints a traceback of its own
+            model = loader.loadModel(Filename.fromOsSpecific(file), okMissing=True)
         if model is None:
-            raise SceneError(self.path, f"{obstacle.field}.path", f"expected a loadable model, {file} is not")
+            raise SceneError(self.path, f"{obstacle.field}.path",
+                             f"expected a model Panda3D can load, {file} is not ({output.last_line()})")
         model.reparentTo(render)
         model.setName(obstacle.name)
         model.setPos(*obstacle.pos)
@@ -97,7 +101,7 @@ def _obstacle(check, data, field, scene_path):
     check.object(data, field, ("name", "shape", "pos", "size", "h", "path", "scale"), required=("name", "shape", "pos"))
     name, shape = check.string(data, "name", field), check.string(data, "shape", field)
     if shape not in _SHAPES:
-        check.fail(f"{field}.shape", f"expected one of {', '.join(map(repr, _SHAPES))}, got {shape!r}")
+        check.fail(f"{field}.shape", f"expected one of {', '.join(map(repr, _SHAPES))}, got {shown(shape)}")
     obstacle = Obstacle(name, shape, check.vector(data, "pos", field), check.number(data, "h", field, 0.0), field=field)
     if shape == "box":
         if "size" not in data:
@@ -113,7 +117,7 @@ def _obstacle(check, data, field, scene_path):
             check.fail(f"{field}.path", "missing (required for a model)")
         obstacle.path = check.string(data, "path", field)
         if not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(scene_path)), obstacle.path)):
-            check.fail(f"{field}.path", f"expected a model file next to the scene, {obstacle.path!r} does not exist")
+            check.fail(f"{field}.path", f"expected a model file next to the scene, {shown(obstacle.path)} does not exist")
         obstacle.scale = check.number(data, "scale", field, 1.0)
         if obstacle.scale <= 0:
             check.fail(f"{field}.scale", f"expected a positive scale, got {obstacle.scale}")

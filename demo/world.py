@@ -28,12 +28,13 @@ def add_ground(parent, size=60.0):
     return ground
 
 
-_FACES = [  # (normal, four corners as (x, y, z) signs, z from 0 to 1)
+_FACES = [  # (normal, four corners as (x, y, z) signs, z from 0 to 1), counter-clockwise from outside
     ((0, -1, 0), [(-1, -1, 0), (1, -1, 0), (1, -1, 1), (-1, -1, 1)]),
     ((0, 1, 0), [(1, 1, 0), (-1, 1, 0), (-1, 1, 1), (1, 1, 1)]),
     ((-1, 0, 0), [(-1, 1, 0), (-1, -1, 0), (-1, -1, 1), (-1, 1, 1)]),
     ((1, 0, 0), [(1, -1, 0), (1, 1, 0), (1, 1, 1), (1, -1, 1)]),
     ((0, 0, 1), [(-1, -1, 1), (1, -1, 1), (1, 1, 1), (-1, 1, 1)]),
+    ((0, 0, -1), [(-1, -1, 0), (-1, 1, 0), (1, 1, 0), (1, -1, 0)]),  # closed: a probe looking up meets it
 ]
 
 

@@ -8,9 +8,10 @@ two bugs (upstream issue #143):
 * the clip gets `ceil(duration * fps)` frames, so a frame at the final key time is never
   sampled: a non-looping clip never reaches its last pose.
 
-`convert()` swaps in corrected functions only while motionwarp converts a file,
-and only when the installed panda3d-gltf still has the bugs (each is detected by
-behaviour, so an upstream fix switches the patch off by itself).
+`convert()` swaps in corrected functions only while motionwarp converts a file, and only
+when the installed panda3d-gltf still has the bugs. The lerp bug is detected by behaviour
+(an upstream fix switches that patch off by itself); the final-key bug is assumed from the
+version (<= 1.3.0), so a release that still has it needs the version bound raised.
 """
 import gltf._converter as _conv
 

@@ -4,16 +4,19 @@ import os
 
 from panda3d.core import CharacterJoint, NodePath
 
-from .errors import LoadError
-from .jsonfields import FieldChecker, dumps, read_json, write_text_atomic
+from .atomicfile import write_text_atomic
+from .errors import LoadError, shown
+from .jsonfields import FieldChecker, dumps, read_json
 from .loader import load_model_node
 from .phasemotion import PhaseMotion
 from . import rootmotion
 
 FORMAT = "motionwarp.asset/1"
-_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases"}
+_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
                "warp_translation", "warp_rotation", "axes", "align_joint"}
+#: Traversal kinds and the phases (targets) each needs, in order (DESIGN.md 1).
+TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",)}
 
 
 @dataclasses.dataclass
@@ -53,6 +56,26 @@ class WarpPhase:
 
 
 @dataclasses.dataclass
+class Traversal:
+    """The obstacles an asset fits (DESIGN.md 5): providers choose among assets by these ranges."""
+
+    kind: str
+    height: tuple
+    depth: tuple
+
+    @property
+    def centre(self):
+        """The (height, depth) the ranges are centred on: the size the clip was authored for."""
+        return (sum(self.height) / 2, sum(self.depth) / 2)
+
+    def fits(self, height, depth):
+        return self.height[0] <= height <= self.height[1] and self.depth[0] <= depth <= self.depth[1]
+
+    def to_dict(self):
+        return {"kind": self.kind, "height": list(self.height), "depth": list(self.depth)}
+
+
+@dataclasses.dataclass
 class WarpAsset:
     """A clip with its warping phases; `load()` validates it and computes each phase's motion."""
 
@@ -61,14 +84,19 @@ class WarpAsset:
     root_joint: str
     phases: list
     root_mode: str = "bone"
+    traversal: Traversal = None
     path: str = None
     track: rootmotion.RootMotionTrack = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def model_path(self):
         """The model file, resolved against the asset file's folder."""
-        base = os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
-        return os.path.normpath(os.path.join(base, self.model))
+        return os.path.normpath(os.path.join(self._folder, self.model))
+
+    @property
+    def _folder(self):
+        """The folder relative paths in the asset start from: its file's, or the working directory."""
+        return os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
 
     @property
     def duration(self):
@@ -86,20 +114,27 @@ class WarpAsset:
         check = FieldChecker(path)
         check.object(data, "", _TOP_KEYS, required=("format", "model", "clip", "root_joint", "phases"))
         if data["format"] != FORMAT:
-            check.fail("format", f"expected {FORMAT!r}, got {data['format']!r}")
+            check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
         asset = cls(model=check.string(data, "model"), clip=check.string(data, "clip"),
                     root_joint=check.string(data, "root_joint"), phases=[],
                     root_mode=data.get("root_mode", "bone"), path=path)
         if asset.root_mode not in rootmotion.ROOT_MODES:
-            check.fail("root_mode", f"expected one of {', '.join(map(repr, rootmotion.ROOT_MODES))}, got {asset.root_mode!r}")
+            check.fail("root_mode", f"expected one of {', '.join(map(repr, rootmotion.ROOT_MODES))}, got {shown(asset.root_mode)}")
         bundles, joints = _clip_source(asset, check)
         if asset.clip not in bundles:
-            check.fail("clip", f"expected a clip of {asset.model}: {', '.join(sorted(bundles))}; got {asset.clip!r}")
+            check.fail("clip", f"expected a clip of {asset.model}: {', '.join(sorted(bundles))}; got {shown(asset.clip)}")
         if asset.root_joint not in joints:
-            check.fail("root_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {asset.root_joint!r}")
+            check.fail("root_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {shown(asset.root_joint)}")
         asset.track = rootmotion.track_for(bundles[asset.clip], asset.root_joint, asset.root_mode, clip=asset.clip)
+        names = set()
         for phase_data, field in check.items(data, "phases"):
-            asset.phases.append(_read_phase(check, phase_data, field, asset, joints))
+            phase = _read_phase(check, phase_data, field, asset, joints)
+            if phase.name in names:
+                check.fail(f"{field}.name", f"expected a unique phase name, {shown(phase.name)} is used twice")
+            names.add(phase.name)
+            asset.phases.append(phase)
+        if "traversal" in data:
+            asset.traversal = _read_traversal(check, data["traversal"], len(asset.phases))
         _prepare(asset)
         return asset
 
@@ -107,14 +142,32 @@ class WarpAsset:
         data = {"format": FORMAT, "model": self.model, "clip": self.clip, "root_joint": self.root_joint}
         if self.root_mode != "bone":
             data["root_mode"] = self.root_mode
+        if self.traversal is not None:
+            data["traversal"] = self.traversal.to_dict()
         data["phases"] = [phase.to_dict() for phase in self.phases]
         return data
 
     def save(self, path=None):
-        """Write the asset atomically: the old file stays intact if anything fails."""
+        """Write the asset atomically: the old file stays intact if anything fails.
+
+        Saved into another folder, a relative `model` path is rewritten to still name the same model.
+        """
         path = os.fspath(path or self.path)
-        write_text_atomic(path, dumps(self.to_dict()))
-        self.path = path
+        model = self._model_seen_from(path)
+        data = self.to_dict()
+        data["model"] = model
+        write_text_atomic(path, dumps(data))
+        self.model, self.path = model, path
+
+    def _model_seen_from(self, path):
+        """`model` as it must be written in a file at `path` to name the same model file."""
+        folder = os.path.dirname(os.path.abspath(path))
+        if os.path.isabs(self.model) or folder == self._folder:
+            return self.model
+        try:
+            return os.path.relpath(self.model_path, folder).replace(os.sep, "/")
+        except ValueError:  # another drive (Windows): only an absolute path reaches it
+            return self.model_path
 
 
 
@@ -138,6 +191,24 @@ def _clip_source(asset, check):
     return bundles, joints
 
 
+def _read_traversal(check, data, phase_count):
+    check.object(data, "traversal", ("kind", "height", "depth"), required=("kind", "height", "depth"))
+    kind = data["kind"]
+    if not isinstance(kind, str) or kind not in TRAVERSAL_PHASES:
+        check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_PHASES))}, got {shown(kind)}")
+    needed = TRAVERSAL_PHASES[kind]
+    if phase_count != len(needed):
+        check.fail("traversal.kind", f"a {kind} needs {len(needed)} phase(s) ({', '.join(needed)}), "
+                                     f"the asset has {phase_count}")
+    ranges = {}
+    for key in ("height", "depth"):
+        low, high = check.numbers(data[key], f"traversal.{key}", 2)
+        if not 0.0 <= low <= high:
+            check.fail(f"traversal.{key}", f"expected [low, high] metres with 0 <= low <= high, got {shown(data[key])}")
+        ranges[key] = (low, high)
+    return Traversal(kind, ranges["height"], ranges["depth"])
+
+
 def _read_phase(check, data, field, asset, joints):
     check.object(data, field, _PHASE_KEYS, required=("name", "start", "end"))
     phase = WarpPhase(name=check.string(data, "name", field),
@@ -158,18 +229,16 @@ def _read_phase(check, data, field, asset, joints):
         previous = asset.phases[-1]
         if phase.start < previous.end:
             check.fail(f"{field}.start", f"expected phases in order, not overlapping: at or after "
-                                         f"{previous.name!r} ends ({previous.end}), got {phase.start}")
-        if phase.name in (p.name for p in asset.phases):
-            check.fail(f"{field}.name", f"expected a unique phase name, {phase.name!r} is used twice")
+                                         f"{shown(previous.name)} ends ({previous.end}), got {phase.start}")
     if not 0.0 < phase.min_rate <= 1.0:
         check.fail(f"{field}.min_rate", f"expected 0 < min_rate <= 1, got {phase.min_rate}")
     if phase.max_rate < 1.0:
         check.fail(f"{field}.max_rate", f"expected max_rate >= 1, got {phase.max_rate}")
     axes = phase.axes
     if not isinstance(axes, str) or not axes or set(axes) - set("xyz") or len(set(axes)) != len(axes):
-        check.fail(f"{field}.axes", f"expected some of the letters x, y, z (each once), got {axes!r}")
+        check.fail(f"{field}.axes", f"expected some of the letters x, y, z (each once), got {shown(axes)}")
     if phase.align_joint is not None and phase.align_joint not in joints:
-        check.fail(f"{field}.align_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {phase.align_joint!r}")
+        check.fail(f"{field}.align_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {shown(phase.align_joint)}")
     return phase
 
 

@@ -1,17 +1,57 @@
 """Settings backed by `motionwarp-*` PRC variables, like panda3d-gltf's `gltf-*` ones."""
 import dataclasses
+import numbers
 
-from panda3d.core import ConfigVariableBool, ConfigVariableDouble, ConfigVariableInt
+from panda3d.core import ConfigVariableString
 
-_CONFIG_TYPES = {int: ConfigVariableInt, float: ConfigVariableDouble, bool: ConfigVariableBool}
+from .errors import UsageError, shown
+
+
+class PrcSettings:
+    """Base of settings dataclasses whose field `some_name` reads PRC variable `motionwarp-some-name`.
+
+    Each subclass lists in `RANGES` the accepted range of each field (inclusive); values outside
+    raise UsageError naming the setting.
+    """
+
+    RANGES = {}
+
+    @classmethod
+    def from_prc(cls, **overrides):
+        """Settings from PRC variables, then `overrides` (keyword arguments, None = keep)."""
+        settings = cls()
+        for field in dataclasses.fields(cls):
+            name = "motionwarp-" + field.name.replace("_", "-")
+            text = ConfigVariableString(name, str(field.default)).get_value().strip()
+            try:
+                value = type(field.default)(text)
+            except ValueError:
+                value = text
+            setattr(settings, field.name, settings._checked(field, value, f"PRC variable {name}"))
+        for name, value in overrides.items():
+            if not hasattr(settings, name):
+                raise TypeError(f"unknown motionwarp setting {name!r}")
+            if value is not None:
+                field = next(f for f in dataclasses.fields(cls) if f.name == name)
+                setattr(settings, name, settings._checked(field, value, f"setting {name}"))
+        return settings
+
+    def _checked(self, field, value, where):
+        """`value` if it is a number of the field's kind within RANGES, else a UsageError naming `where`."""
+        low, high = self.RANGES[field.name]
+        kind = "a whole number" if field.type in (int, "int") else "a number"
+        ok_type = isinstance(value, numbers.Integral if kind == "a whole number" else numbers.Real)
+        if not (ok_type and not isinstance(value, bool) and low <= value <= high):  # NaN fails the comparison
+            raise UsageError(f"{where}: expected {kind} from {low:g} to {high:g}, got {shown(value)}")
+        return value
 
 
 @dataclasses.dataclass
-class MotionWarpSettings:
-    """Defaults for the runtime; each field `some_name` reads PRC variable `motionwarp-some-name`.
+class MotionWarpSettings(PrcSettings):
+    """Defaults for the runtime (PRC `motionwarp-*`); constructor arguments of MotionWarper override them."""
 
-    Constructor arguments of MotionWarper override these per character.
-    """
+    RANGES = {"task_sort": (-1000, 1000), "max_stretch": (1.0, 1000.0), "min_stretch": (0.0, 1.0),
+              "max_turn_deg": (0.0, 180.0), "still_axis_m": (1e-4, 1.0)}
 
     #: Sort of the per-character task: after collisionLoop (30) and user IK, before igLoop (50).
     task_sort: int = 45
@@ -24,20 +64,44 @@ class MotionWarpSettings:
     #: Below this many metres of clip motion an axis counts as "not moving" (time-weight fallback).
     still_axis_m: float = 0.02
 
-    @classmethod
-    def from_prc(cls, **overrides):
-        """Settings from PRC variables, then `overrides` (keyword arguments, None = keep)."""
-        settings = cls()
-        for field in dataclasses.fields(cls):
-            var_type = _CONFIG_TYPES[type(field.default)]
-            name = "motionwarp-" + field.name.replace("_", "-")
-            setattr(settings, field.name, var_type(name, field.default).get_value())
-        for name, value in overrides.items():
-            if not hasattr(settings, name):
-                raise TypeError(f"unknown motionwarp setting {name!r}")
-            if value is not None:
-                setattr(settings, name, value)
-        return settings
+
+@dataclasses.dataclass
+class ProviderSettings(PrcSettings):
+    """How warp providers probe the scene (PRC `motionwarp-*`); provider keyword arguments override them.
+
+    Which clip fits which obstacle size is not here: it is the assets' `traversal` data (DESIGN.md 5).
+    """
+
+    RANGES = {"capsule_radius": (0.01, 5.0), "capsule_height": (0.1, 20.0), "reach": (0.1, 50.0),
+              "face_radius": (0.01, 2.0), "face_low": (0.0, 10.0), "face_high": (0.0, 10.0),
+              "max_approach_deg": (0.0, 89.0), "max_incline_deg": (0.0, 89.0), "probe_step": (0.01, 2.0),
+              "edge_tolerance": (1e-4, 0.1), "max_scan_depth": (0.1, 100.0), "max_look_up": (0.5, 1000.0),
+              "max_drop": (0.0, 100.0), "clearance": (0.0, 1.0)}
+
+    #: The character's capsule: radius and total height (metres), for the room checks.
+    capsule_radius: float = 0.3
+    capsule_height: float = 1.8
+    #: Farthest face (metres from the character) a provider looks at.
+    reach: float = 2.0
+    #: The face sweep: a capsule of this radius from knee to chest height above the feet.
+    face_radius: float = 0.15
+    face_low: float = 0.35
+    face_high: float = 1.3
+    #: Most a face may turn away from the character's facing (degrees).
+    max_approach_deg: float = 50.0
+    #: Steepest top (and landing ground) a hand or foot may go on (degrees).
+    max_incline_deg: float = 35.0
+    #: Spacing of the down rays over the top, and the precision of the edges' binary search (metres).
+    probe_step: float = 0.25
+    edge_tolerance: float = 0.002
+    #: Farthest the top is followed past the close edge (metres): deeper tops read as this deep.
+    max_scan_depth: float = 3.0
+    #: How high above the feet to look for a ceiling, and for the top of a face too high to take (metres).
+    max_look_up: float = 8.0
+    #: Lowest the landing ground may lie below the character's feet (metres).
+    max_drop: float = 0.6
+    #: Gap kept between the capsule and the geometry in the room checks (metres).
+    clearance: float = 0.04
 
 
 def from_base(name):

@@ -1,4 +1,19 @@
 """Errors motionwarp raises for user mistakes: each names what was wrong and where."""
+import reprlib
+
+#: How much of a bad value an error message shows.
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 60
+_SHOWN.maxlist = _SHOWN.maxdict = 6
+_SHOWN.maxlevel = 3
+
+
+def shown(value):
+    """`repr(value)` cut short: an error names a bad value without echoing megabytes of it."""
+    try:
+        return _SHOWN.repr(value)
+    except ValueError:  # an int too long for Python to print
+        return "an integer too long to show"
 
 
 class MotionWarpError(Exception):
@@ -22,6 +37,10 @@ class FieldError(MotionWarpError):
 
 class AssetError(FieldError):
     """A warp asset file (`*.warp.json`) is invalid."""
+
+
+class UsageError(MotionWarpError, ValueError):
+    """The game called motionwarp with something it cannot use: a bad target, a destroyed or second warper."""
 
 
 class WarpRefused(MotionWarpError):

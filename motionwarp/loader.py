@@ -30,14 +30,19 @@ def gltf_settings_from_prc():
 def load_model_node(path, gltf_settings=None):
     """The converted ModelRoot of the glTF file at `path` (cached; never modify it in place)."""
     path = os.path.abspath(os.fspath(path))
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise LoadError(f"{path}: file not found")
+    if not os.path.isfile(path):
+        raise LoadError(f"{path}: expected a glTF file, this is a directory or a device")
     settings = gltf_settings or gltf_settings_from_prc()
     key = (path, os.path.getmtime(path), dataclasses.astuple(settings))
     if key not in _model_cache:
         try:
             _model_cache[key] = _gltf_fix.convert(path, settings)
-        except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError, RuntimeError, struct.error) as exc:
+        except OSError as exc:  # the file itself, or a .bin or texture it refers to
+            raise LoadError(f"{path}: cannot be read ({exc})") from exc
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, UnicodeDecodeError, RuntimeError,
+                RecursionError, struct.error) as exc:
             raise LoadError(f"{path}: not a readable glTF file ({type(exc).__name__}: {exc})") from exc
     return _model_cache[key]
 

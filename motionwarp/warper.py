@@ -1,20 +1,29 @@
 """MotionWarper: plays a warp asset so each phase ends exactly on its target (DESIGN.md 4)."""
 import math
+import numbers
+import weakref
 
 import numpy as np
+from direct.directnotify.DirectNotifyGlobal import directNotify
 from direct.showbase.MessengerGlobal import messenger
 from panda3d.core import LQuaternion, Vec3
 
 from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver, apply_motion, track_motion
-from .errors import WarpRefused
+from .errors import UsageError, WarpRefused, shown
 from .loader import clip_control
+from .target import WarpTarget
 from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp
 
 PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
 FINISHED = "motionwarp-finished"
 CANCELLED = "motionwarp-cancelled"
+#: Largest base play rate `play(rate=)` accepts (times the phase's max_rate, still a finite clip time).
+MAX_BASE_RATE = 100.0
+#: Python tag on the actor's node naming the warper that drives it (a weak reference).
+_WARPER_TAG = "motionwarp-warper"
+_notify = directNotify.newCategory("motionwarp")
 
 
 class MotionWarper:
@@ -28,7 +37,14 @@ class MotionWarper:
 
     def __init__(self, actor, root_joint="root", root_mode="bone", taskmgr=None, render=None,
                  sort=None, **settings):
+        if actor.isEmpty():
+            raise UsageError("MotionWarper: the actor is empty (removed)")
+        other = actor.getPythonTag(_WARPER_TAG)() if actor.hasPythonTag(_WARPER_TAG) else None
+        if other is not None and not other.destroyed:
+            raise UsageError(f"MotionWarper: {actor.getName()!r} already has a MotionWarper; two would fight over "
+                             "its NodePath (destroy() the first one)")
         self.actor = actor
+        self.destroyed = False
         self.settings = MotionWarpSettings.from_prc(task_sort=sort, **settings)
         self.render = render if render is not None else from_base("render")
         self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False)
@@ -36,6 +52,8 @@ class MotionWarper:
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-warper-{id(self)}"
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.task_sort)
+        self._last_error = None
+        actor.setPythonTag(_WARPER_TAG, weakref.ref(self))
 
     @property
     def is_warping(self):
@@ -54,34 +72,58 @@ class MotionWarper:
     def play(self, asset, targets, rate=1.0):
         """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
 
-        A warp already playing is cancelled, unless this one is refused.
+        A target is a WarpTarget, a Point3 or three numbers (heading 0). Bad arguments, or a
+        destroyed warper, raise UsageError. A warp already playing is cancelled, unless this one
+        is refused.
         """
-        warp = Warp(self, asset, list(targets), rate)
+        if self.destroyed:
+            raise UsageError("MotionWarper.play: this warper was destroyed")
+        if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
+            raise UsageError(f"MotionWarper.play: targets: expected a list of WarpTarget (one per phase), "
+                             f"got {shown(targets)}")
+        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate)
         warp._check()
         if self._warp is not None:
-            self.cancel()
+            self.cancel("a new warp replaced it")
         warp._start()
         self._warp = warp
         return warp
 
-    def cancel(self):
-        """Stop the warp now: restore the play rate, stop its clip, send `motionwarp-cancelled`."""
+    def cancel(self, reason="cancel() was called"):
+        """Stop the warp now: restore the play rate, stop its clip, send `motionwarp-cancelled` with `reason`."""
         if self._warp is not None:
-            self._warp._end(CANCELLED, stop_clip=True)
+            self._warp._end(CANCELLED, stop_clip=True, reason=reason)
 
     def destroy(self):
-        """Cancel any warp (even when the actor was just removed: its event is still due) and remove the task."""
-        self.cancel()
+        """Cancel any warp (even when the actor was just removed: its event is still due) and remove
+        the task; `play()` raises UsageError afterwards."""
+        self.cancel("the warper was destroyed")
         self._taskmgr.remove(self._task_name)
+        self.destroyed = True
+        claim = None if self.actor.isEmpty() else self.actor.getPythonTag(_WARPER_TAG)
+        if claim is not None and claim() is self:
+            self.actor.clearPythonTag(_WARPER_TAG)
 
     def _task(self, task):
         if self.actor.isEmpty():
             if self._warp is not None:
-                self._warp._end(CANCELLED)
+                self._warp._end(CANCELLED, reason="the actor was removed")
             return task.done
         self.actor.update()
-        self.step()
+        try:
+            self.step()
+        except Exception as exc:  # a game's task loop must never see motionwarp fail
+            self._fail(exc)
         return task.cont
+
+    def _fail(self, exc):
+        """Cancel the warp that failed (its reason names the error) and log the error once."""
+        problem = f"{type(exc).__name__}: {exc}"
+        if self._warp is not None:
+            self._warp._end(CANCELLED, reason=f"motionwarp failed ({problem})")
+        if problem != self._last_error:
+            _notify.warning(f"{self.actor.getName()}: {problem}")
+            self._last_error = problem
 
     def step(self):
         """Move the actor for this frame: warp (if playing) plus the root motion of other clips."""
@@ -116,6 +158,9 @@ class Warp:
     def _check(self):
         phases, settings = self.asset.phases, self.warper.settings
         driver = self.warper.driver
+        problem = self._broken()
+        if problem:
+            raise WarpRefused(problem)
         if (self.asset.root_joint, self.asset.root_mode) != (driver.root_joint, driver.root_mode):
             raise WarpRefused(f"asset {self.asset.clip!r} is rooted at joint {self.asset.root_joint!r} "
                               f"({self.asset.root_mode} mode); this warper drives {driver.root_joint!r} "
@@ -128,8 +173,9 @@ class Warp:
         for phase, target in zip(phases, self.targets):
             if not target.is_finite():
                 raise WarpRefused(f"target of phase {phase.name!r} is not finite: {target}")
-        if not (math.isfinite(self.base_rate) and self.base_rate > 0):
-            raise WarpRefused(f"play rate must be a positive number, got {self.base_rate}")
+        if not (isinstance(self.base_rate, numbers.Real) and 0 < self.base_rate <= MAX_BASE_RATE):
+            raise WarpRefused(f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, "
+                              f"got {shown(self.base_rate)}")
         pos = np.array(self.actor.getPos())
         quat = self.actor.getQuat()
         frame = 0.0
@@ -139,6 +185,9 @@ class Warp:
             quat = heading_quat(lead.h) * quat
             goal, goal_quat = self._goal(phase, target)
             goal = np.array(goal)
+            if not np.all(np.isfinite(goal)):
+                raise WarpRefused(f"phase {phase.name!r} would end at a non-finite point "
+                                  f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
             self._check_reach(phase, pos, quat, goal, goal_quat, settings)
             pos, quat, frame = goal, goal_quat, phase.motion.f1
 
@@ -166,6 +215,18 @@ class Warp:
                 raise WarpRefused(f"phase {phase.name!r} needs a {turn:.0f} degree turn "
                                   f"(allowed {settings.max_turn_deg:g})")
 
+    def _broken(self):
+        """Why the warp cannot go on (the actor removed or scaled to nothing, a follow node removed), or None."""
+        if self.actor.isEmpty():
+            return "the actor was removed"
+        scale = self.actor.getSx()
+        if not (math.isfinite(scale) and scale > 1e-6):
+            return f"the actor's scale is {scale:g}; a warp needs a positive scale"
+        for phase, target in zip(self.asset.phases, self.targets):
+            if target.follow is not None and target.follow.isEmpty():
+                return f"the follow node of phase {phase.name!r}'s target was removed"
+        return None
+
     # -- targets --------------------------------------------------------------------------
     @property
     def scale(self):
@@ -189,19 +250,27 @@ class Warp:
         self.warper.driver.play(self.asset.clip)
         self.frame = self.control.getFullFframe()
 
-    def _end(self, event, stop_clip=False):
+    def _end(self, event, stop_clip=False, reason=None):
+        """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         if stop_clip:
             self.actor.stop(self.asset.clip)
         self.rate = 1.0
         self.warper._warp = None
-        messenger.send(event, [self.warper, self.asset.clip])
+        messenger.send(event, [self.warper, self.asset.clip] + ([reason] if event == CANCELLED else []))
 
     def _update(self):
         """Apply the clip's motion from the last applied frame to now, phase by phase."""
+        problem = self._broken()
+        if problem:
+            self._end(CANCELLED, reason=problem)
+            return
         cur = self.control.getFullFframe()
-        if self.warper.driver.part_bundle.getControlEffect(self.control) <= 0.0 or cur < self.frame - 1e-6:
-            self._end(CANCELLED)  # another clip took over, or the clip was restarted
+        if self.warper.driver.part_bundle.getControlEffect(self.control) <= 0.0:
+            self._end(CANCELLED, reason="another clip took over")
+            return
+        if cur < self.frame - 1e-6:
+            self._end(CANCELLED, reason="the clip was restarted")
             return
         phases = self.asset.phases
         while True:

@@ -8,6 +8,8 @@ from panda3d.core import ClockObject, loadPrcFileData
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ASSETS = ROOT / "assets"
 MANNEQUIN = ASSETS / "mannequin.glb"
+CONTACTS = ASSETS / "mannequin.contacts.json"
+WARP_ASSETS = ("vault", "mantle", "mantle_high")
 
 # For mutation testing (tools/mutation.sh): a failing example is enough, shrinking it costs minutes.
 settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
@@ -24,6 +26,25 @@ def _make_showbase():
         except Exception:  # that display module is not usable here; try the next
             continue
     raise RuntimeError("no offscreen display module works (tried p3headlessgl, p3tinydisplay)")
+
+
+@pytest.fixture(scope="session")
+def warp_asset_dir(tmp_path_factory):
+    """The warp assets, derived afresh from the mannequin's contact ground truth.
+
+    Tests never read the shipped assets/*.warp.json: the demo's tuner rewrites those (F5).
+    """
+    from authoring.make_warp_assets import write_warp_assets
+    folder = tmp_path_factory.mktemp("warp_assets")
+    write_warp_assets(folder, MANNEQUIN, CONTACTS)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def warp_assets(warp_asset_dir):
+    """{name: WarpAsset} loaded from `warp_asset_dir`."""
+    from motionwarp import WarpAsset
+    return {name: WarpAsset.load(warp_asset_dir / f"{name}.warp.json") for name in WARP_ASSETS}
 
 
 @pytest.fixture(scope="session")

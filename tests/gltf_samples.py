@@ -1,9 +1,9 @@
-"""Small glTF files built on the fly for loader tests (with assets/gltf_writer.py)."""
+"""Small glTF files built on the fly for loader tests (with authoring/gltf_writer.py)."""
 import json
 
 import numpy as np
 
-from assets.gltf_writer import GltfBuilder
+from authoring.gltf_writer import GltfBuilder
 
 
 def two_bone_quad(path, animations):

@@ -24,9 +24,9 @@ def test_prc_variables_and_overrides(prc):
 
 
 def test_warper_task_runs_at_the_configured_sort(base, prc):
-    actor = load_actor(MANNEQUIN)
+    actor, other_actor = load_actor(MANNEQUIN), load_actor(MANNEQUIN)  # one warper per actor
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    other = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render, sort=49)
+    other = MotionWarper(other_actor, taskmgr=base.taskMgr, render=base.render, sort=49)
     try:
         assert base.taskMgr.getTasksNamed(warper._task_name)[0].getSort() == 33
         assert base.taskMgr.getTasksNamed(other._task_name)[0].getSort() == 49
@@ -34,3 +34,4 @@ def test_warper_task_runs_at_the_configured_sort(base, prc):
         warper.destroy()
         other.destroy()
         actor.cleanup()
+        other_actor.cleanup()

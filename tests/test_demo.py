@@ -34,8 +34,8 @@ def test_no_display_is_one_clear_line():
 @pytest.mark.parametrize("args, message", [
     (["--warp-speed"], "unrecognized arguments: --warp-speed"),
     (["--report", "r.json"], "--report, --screenshot and --at need --headless"),
-    (["--headless", "--fps", "0"], "--fps and --max-seconds must be positive"),
-    (["--headless", "--scene", "nowhere.json"], "nowhere.json: file not found"),
+    (["--headless", "--autopilot", "--fps", "0"], "argument --fps: expected a whole number from 1 to 1000, got 0"),
+    (["--headless", "--autopilot", "--scene", "nowhere.json"], "nowhere.json: file not found"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     result = run_main(*args, env=without_display())
@@ -43,9 +43,10 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr and result.stderr.startswith("main.py: ")
 
 
-def test_screenshot_shows_the_vault(tmp_path):
-    png = tmp_path / "vault.png"
-    result = run_main("--headless", "--autopilot", "--screenshot", str(png), "--at", "3.6", env=without_display())
+def test_screenshot_shows_the_vault(tmp_path, warp_asset_dir):
+    png = tmp_path / "shots" / "vault.png"  # main.py makes the folder
+    result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--screenshot", str(png),
+                      "--at", "3.6", env=without_display())
     assert result.returncode == 0, result.stderr
     assert "3.60 s simulated: vault: phase far_edge" in result.stdout
     image = PNMImage(Filename.fromOsSpecific(str(png)))
@@ -60,30 +61,39 @@ def test_bad_scene_is_one_clear_line(tmp_path):
     scene.write_text('{"format": "motionwarp.scene/1", "ground": {"size": [10, 10]}, "spawn": {"pos": [0, 0]}, "obstacles": []}')
     result = run_main("--scene", str(scene), env=without_display())
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == f"main.py: {scene}: spawn.pos: expected a list of three finite numbers, got [0, 0]"
+    assert result.stderr.strip() == (f"main.py: {scene}: spawn.pos: expected a list of three finite numbers "
+                                     f"from -100000 to 100000, got [0, 0]")
 
 
-def test_headless_report_of_the_course(tmp_path):
-    out = tmp_path / "report.json"
-    result = run_main("--headless", "--autopilot", "--report", str(out), "--fps", "30", env=without_display())
+def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
+    out = tmp_path / "out" / "report.json"  # main.py makes the folder
+    result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--report", str(out),
+                      "--fps", "30", env=without_display())
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
     assert report["fps"] == 30 and report["sim_seconds"] == pytest.approx(report["frames"] / 30, abs=1e-3)
     assert report["scene"].endswith("course.json")
-    taken = {(i["obstacle"], i["asset"]) for i in report["interactions"]}
-    assert taken == {("crate", "vault"), ("low wall", "vault"), ("long crate", "vault"), ("ledge", "mantle")}
+    taken = [(i["obstacle"], i["asset"]) for i in report["interactions"]]
+    assert taken == [("crate", "vault"), ("log", "vault"), ("wedge crate", "vault"), ("stone wall", "vault"),
+                     ("barrel", "vault"), ("crate", "vault"), ("chamfered ledge", "mantle")]
     for interaction in report["interactions"]:
         assert interaction["completed"]
         assert len(interaction["phases"]) == (3 if interaction["kind"] == "vault" else 1)
         for phase in interaction["phases"]:
             assert phase["error_m"] < 1e-3 and phase["error_deg"] < 0.1
             assert 0.5 <= phase["play_rate"] <= 1.6
-    ledge = next(i for i in report["interactions"] if i["obstacle"] == "ledge")
-    assert ledge["final_pos"][2] == pytest.approx(1.5, abs=0.01)  # standing on top
-    assert report["skipped"] == []
+    crate_north, crate_south = (i for i in report["interactions"] if i["obstacle"] == "crate")
+    assert crate_north["final_pos"][1] > 2.3 and crate_south["final_pos"][1] < 1.7  # over it both ways
+    ledge = next(i for i in report["interactions"] if i["obstacle"] == "chamfered ledge")
+    assert ledge["final_pos"][2] == pytest.approx(1.6, abs=0.01)  # standing on top
+    assert report["end"]["pos"][2] == pytest.approx(1.6, abs=0.01)  # and still there at the end
+    skipped = {s["obstacle"]: s["reason"] for s in report["skipped"]}
+    assert set(skipped) == {"roofed ledge", "walled crate"}
+    assert "no head room on top (1.20 m < 1.80 m)" in skipped["roofed ledge"]
+    assert "landing blocked by wall behind" in skipped["walled crate"]
 
 
-def test_headless_report_names_what_was_skipped(tmp_path):
+def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
     scene = json.loads((ROOT / "scenes" / "course.json").read_text())
     scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]},
                           {"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}]
@@ -91,8 +101,9 @@ def test_headless_report_names_what_was_skipped(tmp_path):
     path = tmp_path / "walls.json"
     path.write_text(json.dumps(scene))
     out = tmp_path / "report.json"
-    result = run_main("--headless", "--autopilot", "--scene", str(path), "--report", str(out), env=without_display())
+    result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--scene", str(path),
+                      "--report", str(out), env=without_display())
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
     assert [(i["obstacle"], i["asset"]) for i in report["interactions"]] == [("platform", "mantle_high")]
-    assert report["skipped"] == [{"obstacle": "tower", "reason": "too high to vault (3.0 m > 1.45 m) or mantle (3.0 m > 2.25 m)"}]
+    assert report["skipped"] == [{"obstacle": "tower", "reason": "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m)"}]

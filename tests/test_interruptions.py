@@ -38,12 +38,18 @@ def two_clip_glb(tmp_path_factory):
 
 
 class Recorder(DirectObject):
-    """Every motionwarp event, in order, as (event, details...)."""
+    """Every motionwarp event, in order, as (event, details...); the reasons cancellations gave, apart."""
 
     def __init__(self):
-        self.seen = []
+        self.seen, self.reasons = [], []
         for event in EVENTS:
-            self.accept(event, lambda *args, e=event: self.seen.append((e,) + tuple(args[1:])))
+            self.accept(event, lambda *args, e=event: self._record(e, args[1:]))
+
+    def _record(self, event, details):
+        if event == "motionwarp-cancelled":
+            details, reason = details[:-1], details[-1]
+            self.reasons.append(reason)
+        self.seen.append((event,) + tuple(details))
 
 
 def natural_targets(clip, actor):
@@ -100,32 +106,32 @@ CANCELLED = ("motionwarp-cancelled", "turn")
 
 def interrupt_cancel(scene):
     scene.warper.cancel()
-    return CANCELLED, ["motionwarp-warper"]
+    return CANCELLED, ["motionwarp-warper"], "cancel() was called"
 
 
 def interrupt_other_clip_play(scene):
     scene.actor.play("sway")
-    return CANCELLED, ["motionwarp-warper"]
+    return CANCELLED, ["motionwarp-warper"], "another clip took over"
 
 
 def interrupt_other_clip_loop(scene):
     scene.actor.loop("sway")
-    return CANCELLED, ["motionwarp-warper"]
+    return CANCELLED, ["motionwarp-warper"], "another clip took over"
 
 
 def interrupt_another_warp(scene):
     scene.warper.play(scene.asset, natural_targets(scene.clip, scene.actor), rate=BASE_RATE)
-    return CANCELLED, ["motionwarp-warper"]
+    return CANCELLED, ["motionwarp-warper"], "a new warp replaced it"
 
 
 def interrupt_actor_removed(scene):
     scene.actor.removeNode()
-    return CANCELLED, []
+    return CANCELLED, [], "the actor was removed"
 
 
 def interrupt_warper_destroyed(scene):
     scene.warper.destroy()
-    return CANCELLED, []
+    return CANCELLED, [], "the warper was destroyed"
 
 
 INTERRUPTIONS = {f.__name__[len("interrupt_"):]: f for f in (
@@ -141,7 +147,7 @@ def test_interruption_leaves_a_consistent_state(base, scene, how, point):
     warp, control = play_until(base, scene, frame)
     assert (warp.phase_index, warp.in_phase) == (phase_index, in_phase), "the interruption point is not where meant"
     assert warper.play_rate == pytest.approx(control.getPlayRate() / BASE_RATE), "play_rate is not the clip's"
-    ending, tasks_left = INTERRUPTIONS[how](scene)
+    ending, tasks_left, reason = INTERRUPTIONS[how](scene)
     for _ in range(180):  # let every task see the new state (and a replacement warp finish)
         step(base, 1 / 60)
     expected = expected_events(phase_index, in_phase, ending)
@@ -152,6 +158,7 @@ def test_interruption_leaves_a_consistent_state(base, scene, how, point):
         assert recorder.seen.count(CANCELLED) == 1
     else:
         assert recorder.seen == expected
+    assert scene.recorder.reasons == [reason]
     assert not warper.is_warping
     assert warper.play_rate == 1.0 and warp.rate == 1.0
     assert control.getPlayRate() == pytest.approx(BASE_RATE), "the clip's play rate was not restored"

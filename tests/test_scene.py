@@ -1,6 +1,7 @@
 """Scene files (DESIGN.md 6): the shipped course loads and builds; every bad field is named."""
 import copy
 import json
+import shutil
 
 import pytest
 
@@ -48,7 +49,8 @@ BAD = {
     "box without size": (lambda d: d["obstacles"][0].pop("size"), r"obstacles\[0\].size: missing \(required for a box\)"),
     "box with path": (lambda d: d["obstacles"][0].update(path="x.glb"), r"obstacles\[0\].path: unknown key for a box"),
     "missing model": (lambda d: d["obstacles"].append({"name": "rock", "shape": "model", "path": "no.glb", "pos": [0, 0, 0]}),
-                      r"obstacles\[6\].path: expected a model file next to the scene, 'no.glb' does not exist"),
+                      rf"obstacles\[{len(json.loads(COURSE.read_text())['obstacles'])}\].path: "
+                      "expected a model file next to the scene, 'no.glb' does not exist"),
     "duplicate name": (lambda d: d["obstacles"][1].update(name="crate"), r"obstacles\[1\].name: expected a unique name"),
     "waypoint": (lambda d: d.update(autopilot=[[0, 1, 2]]), r"autopilot\[0\]: expected a list of two finite numbers"),
 }
@@ -59,6 +61,7 @@ def test_each_bad_field_is_named(tmp_path, case):
     edit, message = BAD[case]
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(change(edit)))
+    shutil.copytree(COURSE.parent / "meshes", tmp_path / "meshes")  # the course's model obstacles
     with pytest.raises(SceneError, match=message):
         Scene.load(path)
 

@@ -7,17 +7,17 @@ import pytest
 from demo.app import Demo
 from demo.scene import Scene
 
-from .conftest import ASSETS, ROOT
+from .conftest import MANNEQUIN, ROOT, WARP_ASSETS
 
 
 @pytest.fixture
-def demo(base, tmp_path):
-    """A demo whose warp assets are copies in a temporary folder (the model stays in assets/)."""
-    for name in ("vault", "mantle", "mantle_high"):
-        data = json.loads((ASSETS / f"{name}.warp.json").read_text())
-        data["model"] = str(ASSETS / "mannequin.glb")
+def demo(base, tmp_path, warp_asset_dir):
+    """A demo whose warp assets are private copies of the derived ones (the model stays in assets/)."""
+    for name in WARP_ASSETS:
+        data = json.loads((warp_asset_dir / f"{name}.warp.json").read_text())
+        data["model"] = str(MANNEQUIN)
         (tmp_path / f"{name}.warp.json").write_text(json.dumps(data, indent=2))
-    shutil.copymode(ASSETS / "vault.warp.json", tmp_path / "vault.warp.json")
+    shutil.copymode(warp_asset_dir / "vault.warp.json", tmp_path / "vault.warp.json")
     demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=tmp_path)
     yield demo
     demo.destroy()

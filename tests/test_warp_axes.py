@@ -9,7 +9,7 @@ from panda3d.core import Point3
 from motionwarp import MotionWarper, RootMotionDriver, WarpAsset, WarpTarget, load_actor
 from motionwarp.warpmath import axis_weights
 
-from .conftest import ASSETS, MANNEQUIN
+from .conftest import CONTACTS, MANNEQUIN
 from .gltf_samples import two_bone_quad
 from .test_warper import DEPTHS, DISTANCES, HEIGHTS, LEDGE_DISTANCES, LEDGES, assert_exact_arrival
 from .warp_helpers import WarpRun, ledge_targets, vault_targets
@@ -58,17 +58,17 @@ def test_up_and_down_curve_arrives_exactly(base, hop_rig, end_z):
     assert all(b[2] >= a[2] - 1e-12 for a, b in zip(weights, weights[1:])), "vertical weight not monotonic"
 
 
-def hand_aligned(asset_name, phase_name, joint="hand_l"):
-    """The shipped asset with `phase_name` aligning `joint`, its offset from the contact ground truth:
+def hand_aligned(folder, asset_name, phase_name, joint="hand_l"):
+    """The derived asset in `folder` with `phase_name` aligning `joint`, its offset from the contact ground truth:
     where the hand touched relative to the obstacle's near top edge (the phase's target point)."""
-    clip = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"][asset_name]
-    data = json.loads((ASSETS / f"{asset_name}.warp.json").read_text())
+    clip = json.loads(CONTACTS.read_text())["clips"][asset_name]
+    data = json.loads((folder / f"{asset_name}.warp.json").read_text())
     phase = next(p for p in data["phases"] if p["name"] == phase_name)
     contact = min((c for c in clip["contacts"] if c["joint"] == joint), key=lambda c: abs(c["start"] - phase["end"]))
     edge = [0.0, clip["obstacle"]["min"][1], clip["obstacle"]["max"][2]]
     phase["align_joint"] = joint
     phase["t_offset"] = [p - e for p, e in zip(contact["pos"], edge)]
-    return WarpAsset.from_dict(data, str(ASSETS / f"{asset_name}.warp.json")), phase["t_offset"]
+    return WarpAsset.from_dict(data, str(folder / f"{asset_name}.warp.json")), phase["t_offset"]
 
 
 class HandProbe:
@@ -96,9 +96,9 @@ class HandProbe:
         self.probe.removeNode()
 
 
-def test_vault_hand_lands_on_the_near_edge_for_every_box(base, rig):
+def test_vault_hand_lands_on_the_near_edge_for_every_box(base, rig, warp_asset_dir):
     actor, warper = rig
-    asset, offset = hand_aligned("vault", "close_edge")
+    asset, offset = hand_aligned(warp_asset_dir, "vault", "close_edge")
     probe = HandProbe(base, actor, asset, 0, "hand_l")
     try:
         for height, depth, distance in itertools.product(HEIGHTS, DEPTHS, DISTANCES):
@@ -112,9 +112,9 @@ def test_vault_hand_lands_on_the_near_edge_for_every_box(base, rig):
 
 
 @pytest.mark.parametrize("name", ["mantle", "mantle_high"])
-def test_mantle_hand_grabs_the_ledge_for_every_height(base, rig, name):
+def test_mantle_hand_grabs_the_ledge_for_every_height(base, rig, name, warp_asset_dir):
     actor, warper = rig
-    asset, offset = hand_aligned(name, "ledge_top")
+    asset, offset = hand_aligned(warp_asset_dir, name, "ledge_top")
     probe = HandProbe(base, actor, asset, 0, "hand_l")
     try:
         for height, distance in itertools.product(LEDGES, LEDGE_DISTANCES):

@@ -6,27 +6,36 @@ moment relative to the target point a provider finds in a level (the box's near 
 its far top edge, the landing point 1 m past the far face; the ledge's top edge). Played
 against the authored obstacle, every warp is then the identity.
 
-    python assets/make_warp_assets.py        # rewrites assets/*.warp.json
+    python -m authoring.make_warp_assets [DIR]   # rewrites DIR/*.warp.json (default: assets/)
+
+DIR must hold mannequin.glb and mannequin.contacts.json. The tests derive their own copies
+with `write_warp_assets`, so the shipped files stay free for the demo's tuner.
 """
 import json
+import os
 import pathlib
 import sys
 
-ASSETS = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(ASSETS.parent))
+from motionwarp import WarpAsset, WarpPhase
+from motionwarp.asset import Traversal
+from motionwarp.loader import load_model_node
+from motionwarp.rootmotion import track_for
 
-from motionwarp import WarpAsset, WarpPhase  # noqa: E402
-from motionwarp.loader import load_model_node  # noqa: E402
-from motionwarp.rootmotion import track_for  # noqa: E402
+ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 
 MODEL = "mannequin.glb"
 LANDING_PAST_FAR_FACE = 1.0
+#: The obstacles each clip fits (DESIGN.md 5), centred on the one it was authored over
+#: (mannequin.contacts.json: vault 1.0 m high and 0.6 m deep, ledges 1.5 m and 2.0 m high).
+TRAVERSAL = {"vault": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]},
+             "mantle": {"kind": "mantle", "height": [0.9, 2.1], "depth": [0.5, 50.0]},
+             "mantle_high": {"kind": "mantle", "height": [1.7, 2.3], "depth": [0.5, 50.0]}}
 RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
 
 
-def clip_track(clip):
+def clip_track(model_path, clip):
     from panda3d.core import NodePath
-    model = NodePath(load_model_node(ASSETS / MODEL))
+    model = NodePath(load_model_node(model_path))
     bundles = {n.node().getBundle().getName(): n.node().getBundle() for n in model.findAllMatches("**/+AnimBundleNode")}
     return track_for(bundles[clip], "root", clip=clip)
 
@@ -74,16 +83,32 @@ def mantle(clip, track):
     return [phase("ledge_top", 0.0, grab, track, (0.0, box["min"][1], box["max"][2]))]
 
 
-def main():
-    contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
+def write_warp_assets(out_dir, model_path, contacts_path):
+    """Write vault, mantle and mantle_high .warp.json into `out_dir`, their model path relative
+    to it; returns the written paths."""
+    out_dir = pathlib.Path(out_dir)
+    contacts = json.loads(pathlib.Path(contacts_path).read_text())["clips"]
+    model = os.path.relpath(model_path, out_dir)
+    written = []
     for name, build in (("vault", vault), ("mantle", mantle), ("mantle_high", mantle)):
-        track = clip_track(name)
-        asset = WarpAsset(model=MODEL, clip=name, root_joint="root", phases=build(contacts[name], track))
-        path = ASSETS / f"{name}.warp.json"
-        asset.save(path)
+        track = clip_track(model_path, name)
+        path = out_dir / f"{name}.warp.json"
+        asset = WarpAsset(model=model, clip=name, root_joint="root", phases=build(contacts[name], track),
+                          traversal=Traversal(**TRAVERSAL[name]), path=str(path))
+        authored = contacts[name]["obstacle"]["size"]
+        assert asset.traversal.centre[0] == authored[2], f"{name}: height range not centred on the authored obstacle"
+        assert name != "vault" or asset.traversal.centre[1] == authored[1], "vault: depth range not centred on it"
+        asset.save()
         WarpAsset.load(path)  # validate what was written
-        print(f"wrote {path.name}: " + ", ".join(f"{p.name} {p.start:.2f}-{p.end:.2f}s" for p in asset.phases))
+        written.append(path)
+        print(f"wrote {path}: " + ", ".join(f"{p.name} {p.start:.2f}-{p.end:.2f}s" for p in asset.phases))
+    return written
+
+
+def main(argv):
+    folder = pathlib.Path(argv[1]) if len(argv) > 1 else ASSETS
+    write_warp_assets(folder, folder / MODEL, folder / "mannequin.contacts.json")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv)

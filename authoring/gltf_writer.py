@@ -15,7 +15,8 @@ Usage::
     b.write_glb("character.glb")
 
 The output is byte-for-byte deterministic: no timestamps, insertion-ordered everything,
-JSON with sorted keys.
+JSON with sorted keys, and every float rounded to DECIMALS places before it is stored, so
+last-bit differences between numpy builds and CPUs (noise around zero) do not reach the file.
 """
 import json
 import struct
@@ -34,6 +35,9 @@ _ELEMENT_ARRAY_BUFFER = 34963
 _TRIANGLES = 4
 
 _NUM_COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+
+# Every float is rounded to this many decimals (0.1 µm; about float32's own precision near 1).
+DECIMALS = 7
 
 # Rotation taking Panda3D (Z-up) coordinates to glTF (Y-up): (x, y, z) -> (x, z, -y).
 _P2G = np.array([[1.0, 0.0, 0.0],
@@ -66,13 +70,18 @@ def _quat_to_matrix(q):
     ])
 
 
+def _exact(values):
+    """float64 values rounded to DECIMALS places, with -0.0 made 0.0, so every machine stores the same bits."""
+    return np.round(np.asarray(values, dtype=np.float64), DECIMALS) + 0.0
+
+
 def _round_floats(values):
     """Python floats from float32 values (so JSON min/max match the binary data exactly)."""
     return [float(v) for v in np.asarray(values, dtype=np.float32).ravel()]
 
 
 class GltfBuilder:
-    """Collects materials, one skeleton (one skin), skinned meshes and animations; writes GLB."""
+    """Collects materials, one skeleton (one skin), skinned and static meshes and animations; writes GLB."""
 
     def __init__(self, scene_name="mannequin"):
         self.scene_name = scene_name
@@ -137,6 +146,23 @@ class GltfBuilder:
         })
         return len(self._meshes) - 1
 
+    def add_static_mesh(self, name, positions, normals, indices, material):
+        """Add a mesh (one primitive) with no skin, e.g. level geometry; Panda3D space."""
+        positions = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
+        normals = np.asarray(normals, dtype=np.float64).reshape(-1, 3)
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1, 3)
+        if len(normals) != len(positions):
+            raise ValueError(f"mesh {name!r}: attribute arrays differ in length")
+        if indices.size and (indices.min() < 0 or indices.max() >= len(positions)):
+            raise ValueError(f"mesh {name!r}: triangle index out of range")
+        if not 0 <= material < len(self._materials):
+            raise ValueError(f"mesh {name!r}: unknown material {material}")
+        norms = np.linalg.norm(normals, axis=1, keepdims=True)
+        self._meshes.append({"name": str(name), "positions": positions,
+                             "normals": normals / np.where(norms > 0, norms, 1.0),
+                             "joints": None, "weights": None, "indices": indices, "material": int(material)})
+        return len(self._meshes) - 1
+
     def add_animation(self, name, channels):
         """Add a clip: channels = [(joint_index, path, times, values, interpolation), ...]."""
         checked = []
@@ -172,8 +198,8 @@ class GltfBuilder:
     # ------------------------------------------------------------------ writing
     def to_gltf(self):
         """Return (json_dict, binary_blob)."""
-        if not self._joints:
-            raise ValueError("no joints")
+        if not self._joints and not self._meshes:
+            raise ValueError("nothing to write: no joints and no meshes")
         blob = bytearray()
         buffer_views = []
         accessors = []
@@ -191,7 +217,8 @@ class GltfBuilder:
         def add_accessor(array, component_type, acc_type, target=None, minmax=False):
             dtype = {_FLOAT: "<f4", _UNSIGNED_BYTE: "u1",
                      _UNSIGNED_SHORT: "<u2", _UNSIGNED_INT: "<u4"}[component_type]
-            arr = np.ascontiguousarray(np.asarray(array).astype(dtype))
+            values = _exact(array) if component_type == _FLOAT else np.asarray(array)
+            arr = np.ascontiguousarray(values.astype(dtype))
             ncomp = _NUM_COMPONENTS[acc_type]
             count = arr.size // ncomp
             acc = {"bufferView": add_view(arr.tobytes(), target), "componentType": component_type,
@@ -208,10 +235,10 @@ class GltfBuilder:
         joint_node = lambda j: 1 + j  # noqa: E731
         for idx, j in enumerate(self._joints):
             node = {"name": j["name"]}
-            t = panda_to_gltf_point(j["translation"])
+            t = _exact(panda_to_gltf_point(j["translation"]))
             if np.any(t != 0.0):
                 node["translation"] = [float(v) for v in t]
-            q = panda_to_gltf_quat(j["rotation"])
+            q = _exact(panda_to_gltf_quat(j["rotation"]))
             if not np.allclose(q, [0, 0, 0, 1], atol=0.0):
                 node["rotation"] = [float(v) for v in q]
             children = [joint_node(c) for c, cj in enumerate(self._joints) if cj["parent"] == idx]
@@ -222,17 +249,19 @@ class GltfBuilder:
         nodes[0]["children"].extend(roots)
 
         # --- skin: inverse bind matrices in glTF space (column-major)
-        c4 = np.eye(4)
-        c4[:3, :3] = _P2G
-        ibms = []
-        for m in self.joint_global_matrices():
-            g = c4 @ m @ c4.T
-            ibms.append(np.linalg.inv(g).T.reshape(16))   # transpose -> column-major order
-        ibm_acc = add_accessor(np.array(ibms), _FLOAT, "MAT4")
-        skin = {"name": self.scene_name + "_skin",
-                "joints": [joint_node(i) for i in range(len(self._joints))],
-                "inverseBindMatrices": ibm_acc,
-                "skeleton": roots[0]}
+        skin = None
+        if self._joints:
+            c4 = np.eye(4)
+            c4[:3, :3] = _P2G
+            ibms = []
+            for m in self.joint_global_matrices():
+                g = c4 @ m @ c4.T
+                ibms.append(np.linalg.inv(g).T.reshape(16))   # transpose -> column-major order
+            ibm_acc = add_accessor(np.array(ibms), _FLOAT, "MAT4")
+            skin = {"name": self.scene_name + "_skin",
+                    "joints": [joint_node(i) for i in range(len(self._joints))],
+                    "inverseBindMatrices": ibm_acc,
+                    "skeleton": roots[0]}
 
         # --- meshes
         meshes = []
@@ -241,16 +270,19 @@ class GltfBuilder:
             pos = add_accessor(panda_to_gltf_point(mesh["positions"]), _FLOAT, "VEC3",
                                _ARRAY_BUFFER, minmax=True)
             nrm = add_accessor(panda_to_gltf_point(mesh["normals"]), _FLOAT, "VEC3", _ARRAY_BUFFER)
-            jnt = add_accessor(mesh["joints"], joint_type, "VEC4", _ARRAY_BUFFER)
-            wgt = add_accessor(mesh["weights"], _FLOAT, "VEC4", _ARRAY_BUFFER)
+            attributes = {"POSITION": pos, "NORMAL": nrm}
+            if mesh["joints"] is not None:
+                attributes["JOINTS_0"] = add_accessor(mesh["joints"], joint_type, "VEC4", _ARRAY_BUFFER)
+                attributes["WEIGHTS_0"] = add_accessor(mesh["weights"], _FLOAT, "VEC4", _ARRAY_BUFFER)
             n = len(mesh["positions"])
             index_type = _UNSIGNED_SHORT if n <= 65535 else _UNSIGNED_INT
             idx = add_accessor(mesh["indices"].reshape(-1), index_type, "SCALAR",
                                _ELEMENT_ARRAY_BUFFER)
             meshes.append({"name": mesh["name"], "primitives": [{
-                "attributes": {"POSITION": pos, "NORMAL": nrm, "JOINTS_0": jnt, "WEIGHTS_0": wgt},
-                "indices": idx, "material": mesh["material"], "mode": _TRIANGLES}]})
-            nodes.append({"name": mesh["name"], "mesh": len(meshes) - 1, "skin": 0})
+                "attributes": attributes, "indices": idx, "material": mesh["material"], "mode": _TRIANGLES}]})
+            nodes.append({"name": mesh["name"], "mesh": len(meshes) - 1})
+            if mesh["joints"] is not None:
+                nodes[-1]["skin"] = 0
             nodes[0]["children"].append(len(nodes) - 1)
 
         # --- animations (identical time arrays share one input accessor)
@@ -274,15 +306,16 @@ class GltfBuilder:
         while len(blob) % 4:
             blob.append(0)
         doc = {
-            "asset": {"version": "2.0", "generator": "motionwarp assets/gltf_writer.py"},
+            "asset": {"version": "2.0", "generator": "motionwarp authoring/gltf_writer.py"},
             "scene": 0,
             "scenes": [{"name": self.scene_name, "nodes": [0]}],
             "nodes": nodes,
-            "skins": [skin],
             "buffers": [{"byteLength": len(blob)}],
             "bufferViews": buffer_views,
             "accessors": accessors,
         }
+        if skin is not None:
+            doc["skins"] = [skin]
         if self._materials:
             doc["materials"] = self._materials
         if meshes:

@@ -1,6 +1,6 @@
 """Render docs/contact_sheet.png: for each clip of assets/mannequin.glb, several frames side by side.
 
-Usage:  python assets/render_contact_sheet.py [GLB] [OUT_PNG] [--frames N]
+Usage:  python -m authoring.render_contact_sheet [GLB] [OUT_PNG] [--frames N]
 
 Headless (p3headlessgl offscreen).  One row per clip, seen from the character's right side
 (+X) with an orthographic camera, so +Y (forward) runs left to right.  Each cell is its own
@@ -13,10 +13,7 @@ import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-if REPO not in sys.path:
-    sys.path.insert(0, REPO)
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 CELL_W, CELL_H = 260, 330
 
@@ -42,7 +39,7 @@ def row_height(info):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("glb", nargs="?", default=os.path.join(HERE, "mannequin.glb"))
+    ap.add_argument("glb", nargs="?", default=os.path.join(REPO, "assets", "mannequin.glb"))
     ap.add_argument("out", nargs="?", default=os.path.join(REPO, "docs", "contact_sheet.png"))
     ap.add_argument("--frames", type=int, default=6)
     ap.add_argument("--clips", default="", help="comma-separated subset of clips")

@@ -1,0 +1,69 @@
+"""Replacing a file atomically, so a failed or killed save never loses the user's old file."""
+import os
+import re
+import tempfile
+import time
+
+#: A save writes `.motionwarp-XXXX.tmp[.ext]` next to the file, then renames it over the file.
+TEMP_PREFIX = ".motionwarp-"
+_TEMP_NAME = re.compile(r"\.motionwarp-\w+\.tmp(\.\w+)?")
+#: A temporary file older than this was left by a killed save; the next save in its folder removes it.
+STALE_SECONDS = 600
+
+
+def write_atomic(path, write, suffix=""):
+    """Create `path` by `write(temp_path)` on a temporary file in its folder, then a rename.
+
+    The old file survives any failure. A symlink is followed, so its target gets the new
+    content and the link stays. OSErrors name `path`, never the temporary file. `suffix`
+    ends the temporary name (an image writer picks the format by extension).
+    """
+    target = os.path.realpath(os.fspath(path))
+    folder = os.path.dirname(target)
+    temp = None
+    try:
+        remove_stale_temps(folder)
+        handle, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp" + suffix, dir=folder)
+        os.close(handle)
+        os.chmod(temp, _file_mode(target))  # mkstemp makes 0600 files; keep the usual permissions
+        write(temp)
+        os.replace(temp, target)
+    except BaseException as exc:
+        if temp is not None and os.path.exists(temp):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from None
+        raise
+
+
+def write_text_atomic(path, text):
+    """Write `text` (UTF-8) to `path` atomically, flushed to disk before the rename."""
+    def write(temp):
+        with open(temp, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+    write_atomic(path, write)
+
+
+def remove_stale_temps(folder, now=None):
+    """Delete this module's temporary files older than STALE_SECONDS in `folder` (left by killed saves)."""
+    now = time.time() if now is None else now
+    for name in os.listdir(folder):
+        if _TEMP_NAME.fullmatch(name):
+            temp = os.path.join(folder, name)
+            try:
+                if now - os.lstat(temp).st_mtime > STALE_SECONDS:
+                    os.unlink(temp)
+            except OSError:
+                pass  # already gone, or not ours to remove: the save does not depend on it
+
+
+def _file_mode(path):
+    """The permissions the written file should have: the old file's, or the umask's default."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -1,0 +1,113 @@
+"""Models that cannot be read: a LoadError or SceneError naming the file, never an OSError or a
+traceback printed by the glTF loader plugin."""
+import builtins
+import json
+import re
+import shutil
+
+import pytest
+
+from demo.scene import Scene, SceneError
+from motionwarp import AssetError, LoadError, WarpAsset, load_actor
+from motionwarp.loader import load_model_node
+
+from .conftest import MANNEQUIN, ROOT
+from .test_asset import good, model  # noqa: F401  (model is a fixture: a 1 s clip in tmp_path)
+from .test_demo import run_main, without_display
+
+
+def test_a_directory_named_like_a_model(tmp_path):
+    folder = tmp_path / "hero.glb"
+    folder.mkdir()
+    with pytest.raises(LoadError, match=re.escape(f"{folder}: expected a glTF file, this is a directory")):
+        load_actor(folder)
+
+
+def test_an_unreadable_model(tmp_path, monkeypatch):
+    """chmod 000 does not stop root (tests may run as root), so the refusal comes from `open`."""
+    locked = tmp_path / "locked.glb"
+    shutil.copy(MANNEQUIN, locked)
+    real_open = builtins.open
+
+    def refusing_open(file, *args, **kwargs):
+        if str(file) == str(locked):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+    monkeypatch.setattr(builtins, "open", refusing_open)
+    with pytest.raises(LoadError, match=re.escape(f"{locked}: cannot be read ([Errno 13] Permission denied")):
+        load_model_node(locked)
+
+
+def gltf_with_missing_bin(folder):
+    """A one-triangle .gltf whose vertex buffer lives in a .bin that is not there."""
+    path = folder / "triangle.gltf"
+    path.write_text(json.dumps({
+        "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}], "nodes": [{"mesh": 0}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
+        "buffers": [{"uri": "triangle.bin", "byteLength": 36}],
+        "bufferViews": [{"buffer": 0, "byteLength": 36}],
+        "accessors": [{"bufferView": 0, "componentType": 5126, "count": 3, "type": "VEC3",
+                       "min": [0, 0, 0], "max": [1, 1, 0]}]}))
+    return path
+
+
+def test_a_gltf_whose_bin_is_missing(tmp_path):
+    path = gltf_with_missing_bin(tmp_path)
+    with pytest.raises(LoadError) as caught:
+        load_model_node(path)
+    assert str(caught.value).startswith(f"{path}: cannot be read (") and "triangle.bin" in str(caught.value)
+
+
+def test_an_asset_whose_model_cannot_be_read_names_its_model_field(base, model):
+    (model / "hop.glb").unlink()
+    (model / "hop.glb").mkdir()
+    path = model / "hop.warp.json"
+    path.write_text(json.dumps(good()))
+    with pytest.raises(AssetError, match=re.escape(f"{path}: model: expected a loadable glTF character: ")):
+        WarpAsset.load(path)
+
+
+def scene_with_model(folder, model_name):
+    data = json.loads((ROOT / "scenes" / "course.json").read_text())
+    data["obstacles"].append({"name": "rock", "shape": "model", "path": model_name, "pos": [6, 2, 0]})
+    path = folder / "rocks.json"
+    path.write_text(json.dumps(data))
+    shutil.copytree(ROOT / "scenes" / "meshes", folder / "meshes", dirs_exist_ok=True)  # the course's models
+    return path
+
+
+#: Where scene_with_model puts the rock: after the course's own obstacles.
+ROCK = f"obstacles[{len(json.loads((ROOT / 'scenes' / 'course.json').read_text())['obstacles'])}]"
+
+
+def test_a_scene_model_that_is_not_gltf_is_one_error_and_prints_nothing(base, tmp_path, capfd):
+    (tmp_path / "rock.glb").write_text("this is not glTF")
+    path = scene_with_model(tmp_path, "rock.glb")
+    scene = Scene.load(path)
+    capfd.readouterr()
+    with pytest.raises(SceneError) as caught:
+        scene.build(base.render, base.loader)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""  # neither the plugin's traceback nor Panda3D's loader error line
+    assert str(caught.value) == (f"{path}: {ROCK}.path: expected a model Panda3D can load, {tmp_path / 'rock.glb'} "
+                                 "is not (json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0))")
+
+
+def test_main_reports_a_bad_scene_model_in_one_line(tmp_path):
+    (tmp_path / "rock.glb").write_text("this is not glTF")
+    path = scene_with_model(tmp_path, "rock.glb")
+    result = run_main("--headless", "--autopilot", "--scene", str(path), env=without_display())
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"main.py: {path}: {ROCK}.path: expected a model Panda3D can load, "
+                                          f"{tmp_path / 'rock.glb'} is not (json.decoder.JSONDecodeError: "
+                                          "Expecting value: line 1 column 1 (char 0))"]
+
+
+def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path, monkeypatch):
+    import demo.app
+    (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
+    monkeypatch.setattr(demo.app, "ASSETS", tmp_path)
+    scene = Scene.load(ROOT / "scenes" / "course.json")
+    with pytest.raises(LoadError) as caught:  # main.py prints any MotionWarpError as one line, exit 2
+        demo.app.Demo(base, scene)
+    assert str(caught.value).startswith(f"{tmp_path / 'mannequin.glb'}: not a readable glTF file (")
