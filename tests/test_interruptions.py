@@ -195,14 +195,31 @@ def test_actor_removed_and_warper_destroyed_in_the_same_frame(base, scene):
     assert motionwarp_tasks(base) == []
 
 
-def test_restarting_the_clip_in_a_phase_that_starts_at_frame_0_cancels(base, scene, tmp_path):
+@pytest.mark.parametrize("at_frame", [1.0, 8.0])
+def test_restarting_the_clip_in_a_phase_that_starts_at_frame_0_cancels(base, scene, tmp_path, at_frame):
+    """Even a restart one frame in is seen; the game's restarted clip keeps playing."""
     scene.asset = write_asset(tmp_path, scene.asset.model_path, "turn", [dict(TURN_PHASES[0], start=0.0)] + TURN_PHASES[1:])
-    _, control = play_until(base, scene, 8.0)
+    _, control = play_until(base, scene, at_frame)
     scene.actor.play("turn")
     for _ in range(10):
         step(base, 1 / 60)
     assert scene.recorder.seen == [("motionwarp-phase-start", "first", 0), CANCELLED]
+    assert scene.recorder.reasons == ["the clip was restarted"]
     assert not scene.warper.is_warping and control.getPlayRate() == pytest.approx(BASE_RATE)
+    assert control.isPlaying()
+
+
+def test_an_idle_warper_still_drives_other_clips_root_motion(base, scene):
+    """Between warps the warper is the actor's root-motion driver: a looping clip moves it."""
+    play_until(base, scene, 60.0)
+    for _ in range(30):
+        step(base, 1 / 60)
+    before = np.array(scene.actor.getPos())
+    scene.actor.loop("sway")
+    for _ in range(30):
+        step(base, 1 / 60)
+    assert not scene.warper.is_warping
+    assert np.linalg.norm(np.array(scene.actor.getPos()) - before) > 0.05
 
 
 @pytest.mark.parametrize("end", ["finish", "cancel"])

@@ -3,7 +3,7 @@
 The oracle is `reference_warp`: the root's raw glTF keys and the contract, in plain numpy.
 Tolerances: the baked tables and the Actor's transform are float32 (about 1e-7 relative,
 so well under 1e-5 m on a few metres), and root motion between phases is accumulated by
-relative `setPos` calls in float32. Measured: at most 1.1 um, 0.07 millidegrees, 4e-7 (play
+relative `setPos` calls in float32. Measured: at most 1.1 um, 0.08 millidegrees, 4e-7 (play
 rate, relative; from the float32 origin) and 1e-5 frames. Required: positions within 0.01 mm,
 rotations within 0.001 degrees (nlerp instead of slerp is off by about 0.1 degree on these
 turns), play rates within 1e-5 relative, clip frames within 1e-4.
@@ -253,46 +253,79 @@ def test_phase_where_the_clip_stands_still(base, tmp_path):
     assert result.phase_rates[0] == 1.0 and result.phase_rates[1] != 1.0
 
 
-def test_refusals_measure_from_where_the_scaled_clip_starts_the_phase(base, tmp_path, turn_glb):
+REACH_SCALE, REACH_H = 1.5, 20.0
+
+
+@pytest.fixture
+def scaled_rig(base, turn_glb):
+    """The turning clip's actor scaled by REACH_SCALE and facing REACH_H, with its warper."""
+    actor = load_actor(turn_glb)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    actor.setH(REACH_H)
+    actor.setScale(REACH_SCALE)
+    yield RawClip(turn_glb, "turn"), warper
+    warper.destroy()
+    actor.cleanup()
+    actor.removeNode()
+
+
+def phase_reach(clip, phase):
+    """Where the scaled, turned clip starts `phase`, its move over the phase, and its rotation at the end."""
+    f0, f1 = phase["start"] * clip.fps, phase["end"] * clip.fps
+    move, turn = clip.relative(0.0, f0)
+    start, start_rot = hpr_matrix(REACH_H) @ move * REACH_SCALE, hpr_matrix(REACH_H) @ turn
+    return start, start_rot @ clip.displacement(f0, f1) * REACH_SCALE, start_rot @ clip.relative(f0, f1)[1]
+
+
+def target_for(phase, goal, end_rot, turn=0.0):
+    """The WarpTarget whose goal (offsets applied) is `goal`, facing the clip's end turned by `turn`."""
+    rot = rot_z(turn) @ end_rot @ hpr_matrix(*phase["r_offset"]).T
+    pos = goal - rot @ np.array(phase["t_offset"])
+    return [WarpTarget(Point3(*pos), h=math.degrees(math.atan2(-rot[0, 1], rot[1, 1])))]
+
+
+def test_refusals_measure_from_where_the_scaled_clip_starts_the_phase(scaled_rig, tmp_path, turn_glb):
     """Reach limits count the clip's motion before the phase (2 m and a 35 degree turn here) and
     the character's scale: 2.99 times the scaled clip's distance (limit 3) and 70 degrees more turn
     (limit 75) are allowed, a target behind is not, and a phase that does not warp translation has
     no distance limit."""
-    clip, scale, f0, f1 = RawClip(turn_glb, "turn"), 1.5, TURN_PHASES[1]["start"] * 30, TURN_PHASES[1]["end"] * 30
-    actor = load_actor(turn_glb)
-    actor.reparentTo(base.render)
-    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    try:
-        actor.setH(20.0)
-        actor.setScale(scale)
-        move, turn = clip.relative(0.0, f0)
-        start, start_rot = hpr_matrix(20.0) @ move * scale, hpr_matrix(20.0) @ turn
-        reach = start_rot @ clip.displacement(f0, f1) * scale
-        end_rot = start_rot @ clip.relative(f0, f1)[1]
-
-        def target(phase, goal, turn=0.0):
-            rot = rot_z(turn) @ end_rot @ hpr_matrix(*phase["r_offset"]).T
-            pos = goal - rot @ np.array(phase["t_offset"])
-            return [WarpTarget(Point3(*pos), h=math.degrees(math.atan2(-rot[0, 1], rot[1, 1])))]
-
-        phase = TURN_PHASES[1]
-        asset = write_asset(tmp_path, turn_glb, "turn", [phase])
-        for allowed in (target(phase, start + reach * 2.99), target(phase, start + reach, turn=70.0)):
-            warper.play(asset, allowed)
-            warper.cancel()
-        with pytest.raises(WarpRefused, match="turn"):
-            warper.play(asset, target(phase, start + reach, turn=80.0))
-        with pytest.raises(WarpRefused, match="behind"):
-            warper.play(asset, target(phase, start - reach * 0.3))
-        with pytest.raises(WarpRefused, match="ratio"):
-            warper.play(asset, target(phase, start + reach * 3.2))
-        free = dict(phase, warp_translation=False)
-        warper.play(write_asset(tmp_path, turn_glb, "turn", [free]), target(free, start + reach * 5.0))
+    clip, warper = scaled_rig
+    phase = TURN_PHASES[1]
+    start, reach, end_rot = phase_reach(clip, phase)
+    asset = write_asset(tmp_path, turn_glb, "turn", [phase])
+    for allowed in (target_for(phase, start + reach * 2.99, end_rot), target_for(phase, start + reach, end_rot, 70.0)):
+        warper.play(asset, allowed)
         warper.cancel()
-    finally:
-        warper.destroy()
-        actor.cleanup()
-        actor.removeNode()
+    with pytest.raises(WarpRefused, match="turn"):
+        warper.play(asset, target_for(phase, start + reach, end_rot, 80.0))
+    with pytest.raises(WarpRefused, match="behind"):
+        warper.play(asset, target_for(phase, start - reach * 0.3, end_rot))
+    with pytest.raises(WarpRefused, match="ratio"):
+        warper.play(asset, target_for(phase, start + reach * 3.2, end_rot))
+    free = dict(phase, warp_translation=False)
+    warper.play(write_asset(tmp_path, turn_glb, "turn", [free]), target_for(free, start + reach * 5.0, end_rot))
+    warper.cancel()
+
+
+@pytest.mark.parametrize("back_m, refused", [(0.015, False), (0.025, True)])
+def test_behind_is_metres_along_the_clip(scaled_rig, tmp_path, turn_glb, back_m, refused):
+    """A target to the side is fine until it is more than motionwarp-still-axis (2 cm) behind the
+    phase start along the clip's direction, whatever the clip's length (2 m here)."""
+    clip, warper = scaled_rig
+    phase = TURN_PHASES[0]
+    start, reach, end_rot = phase_reach(clip, phase)
+    flat = reach * np.array([1.0, 1.0, 0.0])
+    direction = flat / np.linalg.norm(flat)
+    side = np.cross([0.0, 0.0, 1.0], direction) * np.linalg.norm(flat)
+    asset = write_asset(tmp_path, turn_glb, "turn", [phase])
+    targets = target_for(phase, start + side - direction * back_m, end_rot)
+    if refused:
+        with pytest.raises(WarpRefused, match="behind"):
+            warper.play(asset, targets)
+    else:
+        warper.play(asset, targets)
+        warper.cancel()
 
 
 def test_reference_hpr_matches_panda():
