@@ -14,6 +14,7 @@ import random
 
 import numpy as np
 import pytest
+from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
@@ -326,6 +327,36 @@ def test_behind_is_metres_along_the_clip(scaled_rig, tmp_path, turn_glb, back_m,
     else:
         warper.play(asset, targets)
         warper.cancel()
+
+
+def test_aligned_joint_of_a_scaled_character_lands_on_its_target(base, tmp_path):
+    """align_joint aims the joint, not the root, at the target; its offset scales with the character."""
+    glb = two_bone_quad(tmp_path / "aligned.glb", {"turn": TURN_KEYS + [
+        ("bone", "translation", [0.0, 1.63], [[0.2, 0.3, 1.2], [0.2, 0.3, 1.2]])]})
+    phase = dict(TURN_PHASES[0], t_offset=[0.0, 0.0, 0.0], r_offset=[0.0, 0.0, 0.0], align_joint="bone")
+    clip = RawClip(glb, "turn")
+    start, reach, end_rot = phase_reach(clip, phase)
+    hand = start + reach + end_rot @ np.array([0.2, 0.3, 1.2]) * REACH_SCALE + np.array([0.2, 0.25, 0.1])
+    actor = load_actor(glb)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    bone = actor.exposeJoint(None, "modelRoot", "bone")
+    landed, listener = [], DirectObject()
+    listener.accept("motionwarp-phase-end", lambda *args: landed.append(np.array(bone.getPos(base.render))))
+    try:
+        actor.setH(REACH_H)
+        actor.setScale(REACH_SCALE)
+        warper.play(write_asset(tmp_path, glb, "turn", [phase]), target_for(phase, hand, end_rot))
+        for _ in range(200):
+            step(base, 1 / 60)
+            if not warper.is_warping:
+                break
+        assert len(landed) == 1 and np.linalg.norm(landed[0] - hand) < 1e-4
+    finally:
+        listener.ignoreAll()
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
 
 
 def test_reference_hpr_matches_panda():
