@@ -95,10 +95,9 @@ class MotionWarper:
             self._warp._end(CANCELLED, stop_clip=True, reason=reason)
 
     def destroy(self):
-        """Cancel any warp and remove the task; `play()` raises UsageError afterwards."""
-        if self._warp is not None and not self.actor.isEmpty():
-            self.cancel("the warper was destroyed")
-        self._warp = None
+        """Cancel any warp (even when the actor was just removed: its event is still due) and remove
+        the task; `play()` raises UsageError afterwards."""
+        self.cancel("the warper was destroyed")
         self._taskmgr.remove(self._task_name)
         self.destroyed = True
         claim = None if self.actor.isEmpty() else self.actor.getPythonTag(_WARPER_TAG)

@@ -2,6 +2,7 @@
 import pathlib
 
 import pytest
+from hypothesis import Phase, settings
 from panda3d.core import ClockObject, loadPrcFileData
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -9,6 +10,9 @@ ASSETS = ROOT / "assets"
 MANNEQUIN = ASSETS / "mannequin.glb"
 CONTACTS = ASSETS / "mannequin.contacts.json"
 WARP_ASSETS = ("vault", "mantle", "mantle_high")
+
+# For mutation testing (tools/mutation.sh): a failing example is enough, shrinking it costs minutes.
+settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 
 def _make_showbase():
