@@ -19,7 +19,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.characters import Vaulters, own_tasks, run  # noqa: E402
+from tests.bench.characters import Vaulters, own_task, run  # noqa: E402
 from tests.bench.frame_costs import panda_update  # noqa: E402
 from tests.bench.headless import options, windowless_base  # noqa: E402
 from tests.bench.timing import CpuTimer  # noqa: E402
@@ -34,7 +34,7 @@ def main():
     herd = Vaulters(base, timer)
     vaulters = herd.add(args.characters)
     probe = SceneProbe.from_geometry(herd.level(args.characters))
-    iks = [own_tasks(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))[0]
+    iks = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))[0]
            for v in vaulters]
 
     update_us, ik_us = [], collections.defaultdict(list)
@@ -64,7 +64,7 @@ def main():
         ik.destroy()
         vaulter.actor.loop("walk")
         vaulter.actor.setPos(vaulter.actor.getX(), -20, 0)
-    walkers = [own_tasks(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
+    walkers = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
                                                               feet_on_ground=1))[0] for v in vaulters]
     for _ in range(min(args.frames, 200)):
         clock.tick()

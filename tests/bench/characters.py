@@ -1,7 +1,7 @@
 """The characters the benchmarks time: mannequins vaulting crates in a loop, and walkers.
 
-Each motionwarp object's tasks are taken out of the task manager (whatever it named them) so
-a benchmark can run each one itself and time it; `run(task)` calls a task's function as the
+Each motionwarp object's task is taken out of the task manager (whatever it named it) so a
+benchmark can run it itself and time it; `run(task)` calls a task's function as the
 task manager would.
 """
 import pathlib
@@ -15,14 +15,17 @@ SPACING_M = 3.0   # between characters along X
 CRATE_DEPTH_M, CRATE_DISTANCE_M = 0.6, 1.0
 
 
-def own_tasks(taskmgr, make):
-    """(what `make()` returns, the tasks it added to `taskmgr`), those tasks removed from it."""
+def own_task(taskmgr, make):
+    """(what `make()` returns, the one task it added to `taskmgr`), that task removed from it."""
     before = {task.id for task in taskmgr.getTasks()}
     made = make()
     added = [task for task in taskmgr.getTasks() if task.id not in before]
     for task in added:
         taskmgr.remove(task)
-    return made, added
+    if len(added) != 1:
+        raise RuntimeError(f"{type(made).__name__}() added {len(added)} tasks ({[t.name for t in added]}); "
+                           "the benchmark times one task per character: update tests/bench")
+    return made, added[0]
 
 
 def run(task):
@@ -64,7 +67,7 @@ class Vaulters:
             actor.reparentTo(self.base.render)
             actor.setX(index * SPACING_M)
             t0 = self.timer.start()
-            warper, (task,) = own_tasks(self.base.taskMgr, lambda: MotionWarper(actor, render=self.base.render))
+            warper, task = own_task(self.base.taskMgr, lambda: MotionWarper(actor, render=self.base.render))
             self.construct_us.append(self.timer.since(t0))
             self.all.append(Vaulter(actor, warper, task, crate_height(index)))
         return self.all[len(self.all) - count:]
@@ -103,7 +106,7 @@ def walkers(base, count, x0=-100.0):
         actor = load_actor(MANNEQUIN)
         actor.reparentTo(base.render)
         actor.setPos(x0 - index * SPACING_M, -50, 0)
-        driver, (task,) = own_tasks(base.taskMgr, lambda: RootMotionDriver(actor))
+        driver, task = own_task(base.taskMgr, lambda: RootMotionDriver(actor))
         driver.loop("walk")
         out.append((actor, task))
     return out

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from .characters import MANNEQUIN, ROOT, own_tasks
+from .characters import MANNEQUIN, ROOT, own_task
 from .timing import CpuTimer
 
 
@@ -22,7 +22,7 @@ def measure():
     load_us, actor = timer.us(load_actor, MANNEQUIN)
     actor.reparentTo(base.render)
     t0 = timer.start()
-    own_tasks(base.taskMgr, lambda: MotionWarper(actor, render=base.render))
+    own_task(base.taskMgr, lambda: MotionWarper(actor, render=base.render))
     return {"load_actor_ms": load_us / 1e3, "warper_ms": timer.since(t0) / 1e3}
 
 

@@ -9,7 +9,7 @@ import collections
 import cProfile
 import pstats
 
-from .characters import own_tasks, run
+from .characters import own_task, run
 from .timing import Summary
 
 
@@ -71,14 +71,14 @@ def contact_ik(base, clock, herd, vaulters, timer, frames, repeats):
     from motionwarp import ContactIK, SceneProbe
     level = herd.level(len(vaulters))
     probe = SceneProbe.from_geometry(level)
-    iks = [own_tasks(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))
+    iks = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))
            for v in vaulters]
     repeated = []
     for _ in range(repeats):
         samples = []
         for _ in range(frames):
             clock.tick()
-            for vaulter, (_, (task,)) in zip(vaulters, iks):
+            for vaulter, (_, task) in zip(vaulters, iks):
                 herd.keep_warping(vaulter)
                 run(vaulter.task)
                 samples.append(timer.us(run, task)[0])
