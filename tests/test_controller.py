@@ -287,3 +287,22 @@ def test_a_warp_cancelled_inside_a_box_leaves_the_character_outside_it(base, wor
         assert feet[2] == pytest.approx(height, abs=0.01)
     else:                                    # moved back out of its face (y = 1.5) and down to the ground
         assert feet[1] <= 1.5 - SETTINGS.radius + 1e-3 and feet[2] == pytest.approx(0.0, abs=1e-3)
+
+
+def test_a_mantle_starts_with_the_chest_against_the_ledge(base, world):
+    from panda3d.core import Vec3
+    """Walked into a ledge until the capsule stops it (about its radius, 0.30 m, from the face:
+    past the mantle's authored 0.37 m start), the prompt offers the mantle, and Space takes it:
+    the character ends standing on top."""
+    ledge = box("ledge", (0, 2.0, 0), (4.0, 2.0, 1.5))    # face at y = 1.0
+    demo = steered(world([ledge], spawn=(0, -0.5, 0)))
+    demo.controller.direction = Vec3(0, 1, 0)
+    run_for(base, 2.0, DT)
+    face = 1.0
+    assert SETTINGS.radius - 0.01 < face - demo.actor.getY() < SETTINGS.radius + SETTINGS.skin + 0.01
+    assert demo.prompt.getText().startswith("Space: mantle ledge")
+    demo.controller.direction = Vec3(0, 0, 0)
+    assert demo.interact()
+    run_for(base, 3.0, DT)
+    assert not demo.warper.is_warping
+    assert demo.actor.getY() > face + SETTINGS.radius and demo.actor.getZ() == pytest.approx(1.5, abs=1e-3)
