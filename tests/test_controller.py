@@ -306,3 +306,36 @@ def test_a_mantle_starts_with_the_chest_against_the_ledge(base, world):
     run_for(base, 3.0, DT)
     assert not demo.warper.is_warping
     assert demo.actor.getY() > face + SETTINGS.radius and demo.actor.getZ() == pytest.approx(1.5, abs=1e-3)
+
+
+def test_locomotion_fades_out_into_a_vault_and_back_in_after_it(base, world):
+    """Walking into a vault and on after it: locomotion keeps what the warp clip leaves of the
+    pose (one frame behind: it steers before the warper fades), walk has the Actor again at the
+    end, and no joint jumps farther in a frame than the vault's own fastest joint does."""
+    from panda3d.core import Vec3
+    from .bench.bench_warp_pops import joint_positions, largest_move, peak_joint_speed
+    demo = steered(world([box("crate", (0, 2.3, 0), (2.0, 0.6, 1.0))], spawn=(0, -1.0, 0)))
+    demo.controller.direction = Vec3(0, 1, 0)
+    within = lambda clip: demo.authored_distance.get(clip, demo.skip_distance)   # noqa: E731
+    for _ in range(240):
+        run_for(base, DT, DT)
+        if demo.interact(within=within):
+            break
+    assert demo.warper.is_warping
+    loops = ("idle", "walk", "run", "fall", "land")
+    poses, shares = [joint_positions(demo.actor)], []
+    while demo.warper.is_warping:
+        run_for(base, DT, DT)
+        poses.append(joint_positions(demo.actor))
+        shares.append((effect(demo, "vault"), sum(effect(demo, clip) for clip in loops)))
+    for _ in range(20):
+        run_for(base, DT, DT)
+        poses.append(joint_positions(demo.actor))
+    assert 0.0 < shares[0][0] < 1.0 and shares[0][1] > 0.5, "no cross-fade into the vault"
+    assert all(abs(mine + theirs - 1.0) <= DT / demo.controller.locomotion.blend_time + 1e-6 for mine, theirs in shares)
+    assert any(0.0 < mine < 1.0 and theirs > 0.0 for mine, theirs in shares[len(shares) // 2:]), "no fade back"
+    assert effect(demo, "walk") == pytest.approx(1.0) and effect(demo, "vault") == 0.0
+    peak = peak_joint_speed("vault") * DT
+    jumps = [largest_move(a, b) for a, b in zip(poses, poses[1:])]   # jumps[i]: into frame i of `shares`
+    fading = [i for i, (mine, _) in enumerate(shares) if mine < 1.0]   # (inside, a rate above 1 may beat the peak)
+    assert max(jumps[i] for i in fading + list(range(len(shares), len(jumps)))) < peak

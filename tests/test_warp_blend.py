@@ -11,11 +11,12 @@ import math
 import numpy as np
 import pytest
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import LMatrix4f, PartBundle, Vec3
+from panda3d.core import PartBundle, Vec3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
 from motionwarp.warpmath import angle_between, heading_quat
 
+from .bench.bench_warp_pops import joint_positions as bench_joint_positions, peak_joint_speed
 from .conftest import MANNEQUIN, step
 from .warp_helpers import ledge_targets, vault_targets
 
@@ -114,32 +115,7 @@ def make_rig(base):
 
 
 def joint_positions(actor):
-    actor.update()
-    matrix = LMatrix4f()
-    out = []
-    for joint in actor.getJoints():
-        joint.getNetTransform(matrix)
-        out.append(np.array(matrix.getRow3(3)))
-    return np.array(out)
-
-
-def peak_joint_speed(clip):
-    """Fastest any joint of `clip` moves (m/s), from its frames posed alone on a fresh Actor."""
-    actor = load_actor(MANNEQUIN)
-    control = actor.getAnimControl(clip)
-    poses = []
-    for frame in range(control.getNumFrames()):
-        actor.pose(clip, frame)
-        actor.update(force=True)
-        matrix = LMatrix4f()
-        pose = []
-        for joint in actor.getJoints():
-            joint.getNetTransform(matrix)
-            pose.append(np.array(matrix.getRow3(3)))
-        poses.append(np.array(pose))
-    actor.cleanup()
-    actor.removeNode()
-    return max(np.max(np.linalg.norm(b - a, axis=1)) for a, b in zip(poses, poses[1:])) * control.getFrameRate()
+    return np.array([tuple(p) for p in bench_joint_positions(actor)])
 
 
 def expected_goals(asset, targets):
@@ -352,3 +328,37 @@ def test_a_mantle_started_with_the_chest_against_the_ledge(make_rig, warp_assets
     assert_phases_end_on_targets(rig, asset, targets)
     with pytest.raises(WarpRefused, match="behind"):   # farther back is still a moonwalk
         rig.play(asset, ledge_targets(1.5, 0.30 - 0.1))
+
+
+def test_the_blend_times_come_from_prc_and_bad_ones_name_the_setting(make_rig, warp_assets):
+    from panda3d.core import loadPrcFileData, unloadPrcFile
+    from motionwarp.errors import UsageError
+    page = loadPrcFileData("motionwarp-test-blend", "motionwarp-blend-in 0.3\nmotionwarp-blend-out 0.15")
+    try:
+        rig = make_rig()
+        warp = rig.play(warp_assets["mantle"], ledge_targets(1.5, 0.5))
+        assert (warp.blend_in, warp.blend_out) == (0.3, 0.15)
+        with pytest.raises(UsageError, match="setting blend_in: expected a number from 0 to 10, got -0.1"):
+            rig.warper.play(warp_assets["mantle"], ledge_targets(1.5, 0.5), blend_in=-0.1)
+        with pytest.raises(UsageError, match="setting blend_out"):
+            rig.warper.cancel(blend_out=float("nan"))
+        assert rig.warper.is_warping   # a bad argument changes nothing
+    finally:
+        unloadPrcFile(page)
+
+
+@pytest.mark.parametrize("hitch_at", [1, 8, 40])
+def test_a_hitch_during_or_after_the_fade_in_still_arrives_exactly(make_rig, warp_assets, hitch_at):
+    """A 0.3 s frame: inside the fade-in (it ends the fade and crosses frames of the phase), or
+    one that crosses a phase end while the phase has shared frames."""
+    asset = warp_assets["vault"]
+    rig = make_rig(blend_in=BLEND, blend_out=BLEND)
+    rig.run(seconds=0.2, until_done=False)
+    targets = [WarpTarget(target.pos + rig.actor.getPos()) for target in vault_targets(1.2, 0.8, 1.2)]
+    rig.play(asset, targets)
+    for k in range(600):
+        step(rig.base, 0.3 if k == hitch_at else 1 / 60)
+        if not rig.warper.is_warping:
+            break
+    assert rig.names()[-1] == "motionwarp-finished"
+    assert_phases_end_on_targets(rig, asset, targets)
