@@ -47,10 +47,11 @@ class Demo(DirectObject):
         self.actor.setPos(*scene.spawn_pos)
         self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
-        # Warps cross-fade like locomotion; the capsule stops the chest 0.31 m from a face, short of
-        # the mantle's authored 0.37 m start: its phase warps back up to 0.1 m.
+        # Warps cross-fade like locomotion. The capsule stops the chest 0.31 m from a face, short of
+        # the clips' authored starts: the mantle's phase may warp back up to 0.1 m, and the vault's
+        # approach may shrink to nothing (the hands are already at the edge).
         self.warper = MotionWarper(self.actor, taskmgr=base.taskMgr, render=render, blend_in=blend_time,
-                                   blend_out=blend_time, max_behind_m=0.1)
+                                   blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr, render=render)
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render)
@@ -145,6 +146,10 @@ class Demo(DirectObject):
         name = self.obstacle_name(found.node)
         if not found:
             return f"{name}: {found.reason}"
+        try:
+            self.warper.check(found.asset, found.targets)
+        except WarpRefused as refusal:
+            return f"{name}: {found.asset.clip} refused: {refusal.reason}"
         return (f"Space: {found.kind} {name} ({found.asset.clip}, {found.height:.2f} m high, "
                 f"{found.depth:.2f} m deep, {found.distance:.1f} m away)")
 

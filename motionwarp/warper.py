@@ -81,6 +81,22 @@ class MotionWarper:
         clip's control effect in from the pose playing before and out after the last phase, when
         the Actor blends (`enableBlend()`); see Warp.
         """
+        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out)
+        if self._warp is not None:
+            self.cancel("a new warp replaced it", blend_out=0.0)
+        warp._start()
+        self._warp = warp
+        return warp
+
+    def check(self, asset, targets, rate=1.0):
+        """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting nothing.
+
+        For a prompt that must only offer what `play` accepts: a provider's Interaction says the
+        obstacle fits the asset, this says the character can reach the targets from where it is.
+        """
+        self._checked_warp(asset, targets, rate, None, None)
+
+    def _checked_warp(self, asset, targets, rate, blend_in, blend_out):
         if self.destroyed:
             raise UsageError("MotionWarper.play: this warper was destroyed")
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
@@ -90,10 +106,6 @@ class MotionWarper:
         blend_out = self.settings.checked("blend_out", self.settings.blend_out if blend_out is None else blend_out)
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out)
         warp._check()
-        if self._warp is not None:
-            self.cancel("a new warp replaced it", blend_out=0.0)
-        warp._start()
-        self._warp = warp
         return warp
 
     def cancel(self, reason="cancel() was called", blend_out=None):

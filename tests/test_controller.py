@@ -14,7 +14,7 @@ from demo.app import Demo
 from demo.body import BodySettings
 from demo.scene import Scene
 
-from .conftest import CONTACTS, ROOT, run_for
+from .conftest import CONTACTS, ROOT, run_for, step
 
 DT = 1 / 60
 SETTINGS = BodySettings()
@@ -306,6 +306,48 @@ def test_a_mantle_starts_with_the_chest_against_the_ledge(base, world):
     run_for(base, 3.0, DT)
     assert not demo.warper.is_warping
     assert demo.actor.getY() > face + SETTINGS.radius and demo.actor.getZ() == pytest.approx(1.5, abs=1e-3)
+
+
+def test_a_vault_starts_with_the_chest_against_the_crate(base, world):
+    """Walked into a crate until the capsule stops it, the vault's approach has almost nothing
+    left to cover: the prompt offers the vault, Space takes it, and the character lands past
+    the crate's far face on the ground."""
+    from panda3d.core import Vec3
+    crate = box("crate", (0, 2.0, 0), (2.0, 0.6, 1.0))   # faces at y = 1.7 and 2.3
+    demo = steered(world([crate], spawn=(0, -1.5, 0)))
+    demo.controller.direction, demo.controller.running = Vec3(0, 1, 0), True
+    run_for(base, 2.0, DT)
+    near, far = 1.7, 2.3
+    assert near - demo.actor.getY() < SETTINGS.radius + SETTINGS.skin + 0.01
+    assert demo.prompt.getText().startswith("Space: vault crate")
+    demo.controller.direction, demo.controller.running = Vec3(0, 0, 0), False
+    assert demo.interact()
+    run_for(base, 3.0, DT)
+    assert not demo.warper.is_warping
+    assert demo.actor.getY() > far + SETTINGS.radius and demo.actor.getZ() == pytest.approx(0.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("gap", [0.30, 0.33, 0.36, 0.40, 0.45])
+def test_a_vault_is_offered_and_accepted_up_close(base, world, gap):
+    """From the capsule's stop (0.30 m from the face) to past where the hands would plant
+    without moving (0.38 m), the approach phase has almost no ground to cover: it shrinks to
+    it instead of being refused, so what the prompt offers, play takes."""
+    demo = steered(world([box("crate", (0, 2.0, 0), (2.0, 0.6, 1.0))], spawn=(0, -1.5, 0)))
+    demo.controller.place((0, 1.7 - gap, 0), 0)
+    step(base, DT)
+    assert demo.prompt.getText().startswith("Space: vault crate")
+    assert demo.interact()
+
+
+def test_the_prompt_never_offers_what_the_warper_refuses(base, world):
+    """A crate the providers accept but the warper cannot reach from here (a warper that keeps
+    the default stretch limit): the prompt gives the warper's reason instead of offering Space."""
+    from panda3d.core import Vec3
+    demo = steered(world([box("crate", (0, 2.0, 0), (2.0, 0.6, 1.0))], spawn=(0, -0.5, 0)))
+    demo.warper.settings.min_stretch = 0.5
+    demo.controller.direction = Vec3(0, 1, 0)
+    run_for(base, 2.0, DT)
+    assert demo.prompt.getText().startswith("crate: vault refused: phase 'close_edge' needs ")
 
 
 def test_locomotion_fades_out_into_a_vault_and_back_in_after_it(base, world):
