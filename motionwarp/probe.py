@@ -67,10 +67,19 @@ class SceneProbe:
 
         The cheap form of `ray` for sampling a surface many times per query.
         """
-        result = self.world.rayTestClosest(Point3(x, y, top), Point3(x, y, bottom), self.mask)
-        if not result.hasHit():
-            return None
-        return result.getHitPos()[2], abs(result.getHitNormal()[2])  # Bullet's ray normals are unit length
+        found = self.drop_normal(x, y, top, bottom)
+        return None if found is None else (found[0], abs(found[1][2]))  # Bullet's ray normals are unit length
+
+    def drop_normal(self, x, y, top, bottom):
+        """`drop` with the hit's whole unit normal (facing up the ray): (hit z, normal), or None."""
+        result = self.world.rayTestClosest((x, y, top), (x, y, bottom), self.mask)
+        if result.hasHit():
+            return result.getHitPos()[2], result.getHitNormal()
+        return None
+
+    def blocked(self, start, end):
+        """Whether anything lies on the segment from `start` to `end`: `ray` without building a Hit."""
+        return self.world.rayTestClosest(start, end, self.mask).hasHit()
 
     def sweep_sphere(self, radius, start, end):
         """The first hit of a sphere moved from `start` to `end` (centres), or None."""
