@@ -2,7 +2,8 @@
 
 The face is found by sweeping a knee-to-chest capsule along the facing. The top is sampled
 by down rays from just in front of the face inward, against the face normal, and each edge
-is placed by binary search between a ray that lands on the top and one that does not. The
+is placed, to `edge_tolerance`, between a ray that lands on the top and one that does not
+(aiming where the surfaces they met meet, or halving). The
 close edge is where the top first becomes walkable (incline at most `max_incline_deg`): the
 top of the face on a box, the inner line of a chamfer, the shoulder of a lying log. The far
 edge is where the walkable top ends (a drop, a step up or a slope too steep), so round,
