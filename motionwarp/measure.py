@@ -234,11 +234,12 @@ class _TopScan:
         """(whether the top goes on from the sample `reference` to `s`, `ds` further, the sample at `s`).
 
         The ray starts just above the steepest walkable rise from the reference, below any ceiling."""
-        z = reference[0]
-        rise = ds * self.slope + self.tolerance
-        start = min(self.start, z + ds * self.slope + self.clearance)
-        sample = self.sample(s, start, max(z - rise, self.lowest_top) - _BELOW)
-        return self.walkable(sample) and abs(sample[0] - z) <= rise, sample
+        z, rise = reference[0], ds * self.slope
+        sample = self.sample(s, min(self.start, z + rise + self.clearance),
+                             max(z - rise - self.tolerance, self.lowest_top) - _BELOW)
+        going_on = (sample is not None and sample[1] >= self.min_up and sample[0] >= self.lowest_top
+                    and abs(sample[0] - z) <= rise + self.tolerance)  # walkable (the close edge is found), and close
+        return going_on, sample
 
     def _face_between(self, s_from, s_to, z):
         """The Hit of a horizontal ray from `s_from` to `s_to` at height `z` on a face, or None."""

@@ -109,6 +109,7 @@ class _Provider(_Asked):
         self.space = space
         self.settings = ProviderSettings.from_prc(**settings)
         self._given = assets
+        self._runs = {}  # id(asset): (asset, its track, its phases' (end, t_offset), run)
         if not self.assets:
             raise UsageError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
                              f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
@@ -129,6 +130,17 @@ class _Provider(_Asked):
 
     def _settings_values(self):
         return dict(vars(self.settings))
+
+    def _run(self, asset):
+        """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
+        read again when the asset is another object, or its track or its phases' ends and offsets changed."""
+        stamp = [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
+        kept = self._runs.get(id(asset))
+        if kept is None or kept[0] is not asset or kept[1] is not asset.track or kept[2] != stamp:
+            if len(self._runs) > 64:  # assets replaced by edits: forget the old ones
+                self._runs.clear()
+            kept = self._runs[id(asset)] = (asset, asset.track, stamp, self.read_run(asset))
+        return kept[3]
 
     def _own(self, given):
         """The assets of this provider's kind among `given`."""
@@ -219,11 +231,16 @@ class VaultProvider(_Provider):
 
     kind = "vault"
 
+    @staticmethod
+    def read_run(asset):
+        """From the far edge to the landing, as the clip travels it (clip space)."""
+        return authored_target(asset, 2) - authored_target(asset, 1)
+
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
         if found.far_edge is None:
             return refuse(f"too deep to vault (more than {_metres(found.depth)})")
-        run = authored_target(asset, 2) - authored_target(asset, 1)
+        run = self._run(asset)
         ahead = found.far_edge + _across(found, run)
         ground = self.probe.ray(Point3(ahead.x, ahead.y, found.far_edge.z + clearance),
                                 Point3(ahead.x, ahead.y, found.ground - self.settings.max_drop))
@@ -262,9 +279,14 @@ class MantleProvider(_Provider):
 
     kind = "mantle"
 
+    @staticmethod
+    def read_run(asset):
+        """From the grab on the ledge to where the clip ends standing (clip space)."""
+        return authored_root(asset, asset.duration) - authored_target(asset, 0)
+
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
-        run = authored_root(asset, asset.duration) - authored_target(asset, 0)
+        run = self._run(asset)
         needed = run.y + radius
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)

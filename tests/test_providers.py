@@ -463,3 +463,18 @@ def test_a_games_own_world_is_measured_at_every_query(assets):
     NodePath(crate).setY(0.5)  # the crate's front face now 1.7 m ahead
     assert provider.find_at(Point3(0, 0.5, 0), 0.0).distance == pytest.approx(1.7, abs=0.01)
     assert SceneProbe.from_geometry(root).static and not SceneProbe(world).static
+
+
+def test_a_phase_offset_edited_in_place_moves_the_landing(assets):
+    """The clip's run is kept per asset, but read again when a phase's offset changes."""
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), 2, pos=(0, 2, 0))
+    vault = dataclasses.replace(next(a for a in assets if a.traversal.kind == "vault"))
+    vault.phases = [dataclasses.replace(phase) for phase in vault.phases]
+    provider = VaultProvider(SceneProbe.from_geometry(root), [vault])
+    before = provider.find_at(Point3(0, 0.5, 0), 0.0)
+    x, y, z = vault.phases[2].t_offset
+    vault.phases[2].t_offset = (x, y + 0.2, z)  # the landing target 0.2 m further back in the clip's frame
+    after = provider.find_at(Point3(0, 0.51, 0), 0.0)
+    assert after.landing.y == pytest.approx(before.landing.y - 0.2, abs=0.01)
