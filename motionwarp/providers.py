@@ -129,7 +129,7 @@ class _Provider(_Asked):
         return self._judge(measure(self.probe, self.settings, pos, h, _highest(assets)), assets)
 
     def _settings_values(self):
-        return dict(vars(self.settings))
+        return tuple(vars(self.settings).values())
 
     def _run(self, asset):
         """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
@@ -324,6 +324,8 @@ class TraversalProvider(_Asked):
     def _answer(self, pos, h, given):
         own = [provider._own(given) for provider in self.providers]
         found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for assets in own))
+        if found is None:
+            return Refusal(NOTHING)  # what both would say
         answers = []
         for provider, assets in zip(self.providers, own):
             answers.append(provider._judge(found, assets))
