@@ -75,7 +75,8 @@ class _Asked:
     A game asks every frame (for the prompt). On a static probe (`SceneProbe.static`), the last
     answer is kept and returned again (the same object: treat answers as read-only) while the
     character stays within SAME_POS metres and SAME_H degrees of where it was asked, with the
-    same assets, the same settings and no `probe.changed()` since.
+    same asset objects, the same settings and no `probe.changed()` since (an asset edited in
+    place is seen once the character moves; the demo's tuner replaces an edited asset).
     """
 
     space = None
