@@ -6,7 +6,9 @@ The level holds boxes, lying logs and wedge-topped crates of random sizes and he
 ground plane, built into a static Bullet world with SceneProbe.from_geometry. Each query stands
 a character 0.4 to 2 m in front of a random obstacle, facing it within 40 degrees (the costly
 case: a face, a top scan, room checks), and times VaultProvider, MantleProvider and the
-TraversalProvider that asks both on one measurement; "open ground" queries face nothing.
+TraversalProvider that asks both on one measurement, then the TraversalProvider's time by what it
+answered; "open ground" queries face nothing, "standing still" asks again from the same place
+(the kept answer of a static probe).
 Times are CPU time of the thread (tests/bench/timing.py). `python -m tests.bench` reports
 the TraversalProvider's figure with the others.
 """
@@ -103,26 +105,32 @@ def main():
     actor.loop("walk")
 
     times = {name: [] for name in asked}
-    outcomes = {}
+    by_outcome = {}  # TraversalProvider's times by what it answered
     update_us = []
+    traversal = asked["TraversalProvider"]
     for pos, h in facing_queries(fronts, args.queries, rng):
         for name, provider in asked.items():
-            times[name].append(timer.us(provider.find_at, pos, h)[0])
-        found = asked["TraversalProvider"].find_at(pos, h)
-        key = found.kind if found else found.reason.split(" (")[0]
-        outcomes[key] = outcomes.get(key, 0) + 1
+            us, found = timer.us(provider.find_at, pos, h)
+            times[name].append(us)
+        key = found.kind if found else "refused: " + found.reason.split(" (")[0]
+        by_outcome.setdefault(key, []).append(us)
         clock.tick()
         update_us.append(timer.us(panda_update, actor)[0])
     open_ground = [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(args.queries // 4)]
-    open_us = [timer.us(asked["TraversalProvider"].find_at, pos, h)[0] for pos, h in open_ground]
+    open_us = [timer.us(traversal.find_at, pos, h)[0] for pos, h in open_ground]
+    # Standing still in front of an obstacle: asked every frame from the same place, the kept answer.
+    still_us = [timer.us(traversal.find_at, pos, h)[0] for pos, h in facing_queries(fronts, 50, rng) for _ in range(5)]
 
+    update = statistics.median(update_us)
     print(f"level: {args.obstacles} obstacles, static Bullet world built in {build_ms:.0f} ms; {args.queries} queries")
-    print(f"Panda3D actor.update(force=True):       median {statistics.median(update_us):7.1f} us")
+    print(f"Panda3D actor.update(force=True):       median {update:7.1f} us")
     for name, values in times.items():
         print(f"motionwarp {name + '.find_at()':31s} median {statistics.median(values):7.1f} us "
-              f"(p90 {p90(values):.1f} us) in front of an obstacle")
-    print(f"motionwarp TraversalProvider, open ground:  median {statistics.median(open_us):7.1f} us")
-    print("outcomes:", ", ".join(f"{k}: {v}" for k, v in sorted(outcomes.items(), key=lambda kv: -kv[1])))
+              f"(p90 {p90(values):.1f} us, {statistics.median(values) / update:.1f}x update) in front of an obstacle")
+    for label, values in [("open ground", open_us), ("standing still (kept answer)", still_us)] + sorted(
+            by_outcome.items(), key=lambda kv: -len(kv[1])):
+        print(f"  TraversalProvider, {label + ':':38s} median {statistics.median(values):7.1f} us "
+              f"({statistics.median(values) / update:.2f}x update, {len(values)} queries)")
 
 
 if __name__ == "__main__":
