@@ -15,13 +15,14 @@ it, so the task runs last before rendering. With no contact active it costs next
 import math
 
 from direct.directnotify.DirectNotifyGlobal import directNotify
-from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3
+from panda3d.core import ClockObject, LMatrix4f, LQuaternionf, Point3, TransformState, Vec3
 
 from .asset import joint_parents
 from .config import ContactIKSettings, from_base
 from .errors import UsageError
-from .ik import bend_direction, reach_limit, solve
+from .ik import bend_direction, limit_turn, reach_limit, solve, turn_angle
 from .motion import Motion
+from .rootmotion import _table, find_channel
 
 #: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
 _GROUND_EPSILON = 1e-3
@@ -30,6 +31,8 @@ _NEGLIGIBLE = 5e-4
 #: Metres per second of clip time: the most a contact's correction moves a joint while letting go
 #: (smoothstep's steepest slope is 1.5 per blend time).
 EASE_SPEED = 3.0
+#: Degrees: an IK rotation held back by the turn limit counts as let go below this.
+_LET_GO_DEG = 0.05
 _notify = directNotify.newCategory("motionwarp")
 
 
@@ -70,6 +73,10 @@ class ContactIK:
         self._inside = {}         # joint -> index of its contact whose window holds this frame
         self._ground = {}         # foot -> smoothed height correction (metres) outside warps
         self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
+        self._turns = {}          # joint -> (IK rotation, animated local rotation, animated net rotation) last frame
+        self._letting_go = set()  # end joints whose IK rotation the turn limit held back, until it is let go
+        self._peaks = {}          # clip -> fastest its limbs turn (degrees per second)
+        self._peak = math.inf     # the turn limit: the peak of the warp playing or played last
         self._last_error = None
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-contact-ik-{id(self)}"
@@ -102,8 +109,12 @@ class ContactIK:
         self._rise = self._hands_bound(goals, self._rise + (wanted - self._rise) * ease)
         rise = self._rise if abs(self._rise) >= _GROUND_EPSILON else 0.0
         if not rise:  # with the pelvis in place, a limb already where it must be is left alone
-            goals = {joint: goal for joint, goal in goals.items() if goal[0].length() * goal[1] >= _NEGLIGIBLE}
+            goals = {joint: goal for joint, goal in goals.items()
+                     if goal[0].length() * goal[1] >= _NEGLIGIBLE or joint in self._letting_go}
+        for joint in self._letting_go:  # its contact is over: back to the animation, within the turn limit
+            goals.setdefault(joint, (Vec3(0, 0, 0), 0.0))
         if not goals and not rise:
+            self._turns = {}
             return 0
         self.actor.update()
         char_from_world = self.render.getMat(self.character)
@@ -112,12 +123,20 @@ class ContactIK:
         if rise:
             shift = char_from_world.xformVec(Vec3(0, 0, rise))
             frozen.append(self._moved_pelvis(shift))
+        turns, most = {}, self._peak * dt
+        letting_go = set()
         for joint, (correction, weight) in goals.items():
             moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
             carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
-            transforms, reached = self._bend(joint, char_from_world.xformVec(correction * weight + carried), moved)
+            transforms, reached, held = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
+                                                   moved, most, turns)
             frozen += transforms
-            self._reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
+            if held or (joint in self._letting_go and any(turn_angle(turns[name][0]) > _LET_GO_DEG
+                                                          for name, _ in transforms)):
+                letting_go.add(joint)
+            if weight > 0.0:
+                self._reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
+        self._turns, self._letting_go = turns, letting_go
         for name, transform in frozen:
             self.bundle.freezeJoint(name, transform)
         self.bundle.update()
@@ -160,6 +179,7 @@ class ContactIK:
         warp = self.warper.current if self.warper is not None else None
         if warp is not None and warp is not self._warp:
             self._warp, self._locks, self._lifts = warp, {}, {}
+            self._peak = self._peak_of(warp)
         if self._warp is None:
             return {}
         control = self._warp.control
@@ -339,10 +359,12 @@ class ContactIK:
         self._joint(joint).getNetTransform(net)
         return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
 
-    def _bend(self, joint, move, moved=None):
-        """[(joint name, new local TransformState)] moving `joint` by `move` (Character space) from its
-        animated place, and the move achieved (less when out of reach). `moved`: how far the
-        pelvis above this limb was moved (the limb's animated joints move with it)."""
+    def _bend(self, joint, move, moved, most, turns):
+        """([(joint name, new local TransformState)], the move achieved, held back?) moving `joint`
+        by `move` (Character space) from its animated place: less when out of reach, or when
+        no joint of the limb may turn more than `most` degrees this frame beyond what its
+        animation turns it (`turns` gets each joint's IK rotation). `moved`: how far the pelvis
+        above this limb was moved (the limb's animated joints move with it)."""
         parent, *chain = self._chain(joint)
         nets = []
         for part in [parent] + chain:
@@ -357,13 +379,61 @@ class ContactIK:
         bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
         self._bends[joint] = bend
         new = solve(upper, mid, end, animated + move, bend)
-        parents = (parent_net, new[0], new[1])
-        transforms = [(part.getName(), TransformState.makeMat(net * _inverse(above)))
-                      for part, net, above in zip(chain, new, parents)]
-        return transforms, Vec3(new[2].getRow3(3) - animated)
+        transforms, held, above = [], False, parent_net
+        for part, net, anim_net in zip(chain, new, (upper, None, None)):
+            local, turned = self._limited(part, net * _inverse(above), anim_net, most, turns)
+            held = held or turned
+            transforms.append((part.getName(), local))
+            above = local.getMat() * above if held else net
+        return transforms, Vec3(above.getRow3(3) - animated), held
+
+    def _limited(self, part, local, anim_net, most, turns):
+        """(the joint's new local TransformState, held back?): `local`, unless that turns it more
+        than `most` degrees beyond its animation this frame (ik.limit_turn). `anim_net` (the
+        limb's first joint): its animated Character-space matrix, whose turn counts too."""
+        wanted_state, animated = TransformState.makeMat(local), part.getTransformState()
+        anim_quat, net_quat = animated.getQuat(), None if anim_net is None else TransformState.makeMat(anim_net).getQuat()
+        wanted = wanted_state.getQuat() * anim_quat.conjugate()
+        last = self._turns.get(part.getName())
+        if last is None:  # not bent last frame: from the animation
+            previous, anim_turn = LQuaternionf.identQuat(), 0.0
+        else:
+            previous, last_anim, last_net = last
+            anim_turn = turn_angle(last_anim.conjugate() * anim_quat)
+            if net_quat is not None:
+                anim_turn = max(anim_turn, turn_angle(last_net.conjugate() * net_quat))
+        turn, held = limit_turn(previous, wanted, anim_turn, most)
+        turns[part.getName()] = (turn, anim_quat, net_quat)
+        if not held:
+            return wanted_state, False
+        return TransformState.makePosQuatScale(animated.getPos(), turn * anim_quat, animated.getScale()), True
+
+    def _peak_of(self, warp):
+        """Degrees per second the clip of `warp` turns its contacts' limb joints at most (cached)."""
+        clip = warp.asset.clip
+        if clip not in self._peaks:
+            joints = {part.getName() for contact in warp.asset.contacts for part in self._chain(contact.joint)[1:]}
+            self._peaks[clip] = peak_turn_speed(warp.control.getAnim(), joints)
+        return self._peaks[clip]
 
 
 def _inverse(mat):
     inverse = LMatrix4f(mat)
     inverse.invertInPlace()
     return inverse
+
+
+def peak_turn_speed(anim, joints):
+    """Degrees per second the fastest of `joints` turns relative to its parent, from frame to
+    frame of AnimBundle `anim` at its own frame rate (inf when it has no such joints)."""
+    frames, peak = anim.getNumFrames(), 0.0
+    channels = [channel for channel in (find_channel(anim, joint) for joint in joints) if channel is not None]
+    for channel in channels:
+        hpr = zip(*(_table(channel, component, frames) for component in "hpr"))
+        quats = []
+        for h, p, r in hpr:
+            quat = LQuaternionf()
+            quat.setHpr(Vec3(h, p, r))
+            quats.append(quat)
+        peak = max([peak] + [turn_angle(a.conjugate() * b) for a, b in zip(quats, quats[1:])])
+    return peak * anim.getBaseFrameRate() if channels and peak > 0.0 else math.inf
