@@ -183,10 +183,10 @@ class ContactIK:
         if self._warp is None:
             return {}
         control = self._warp.control
-        effect = self.bundle.getControlEffect(control)
-        if effect <= 0.0:
+        if self.bundle.getControlEffect(control) <= 0.0:
             self._warp = None
             return {}
+        share = self._share()
         seconds = control.getFullFframe() / control.getFrameRate()
         blend = self.settings.ik_blend_time
         sums = {}  # joint -> [sum of weight * correction, sum of weights]: overlapping eases add up
@@ -194,7 +194,7 @@ class ContactIK:
             lift = self._lifts.get(index) if seconds > contact.end else None
             # a large correction lets go over longer, so the joint moves at most EASE_SPEED faster than animated
             ease_out = blend if lift is None else max(blend, 1.5 * lift.length() / EASE_SPEED)
-            weight = contact.weight(seconds, blend, ease_out) * effect
+            weight = contact.weight(seconds, blend, ease_out) * share
             if weight <= 0.0:
                 self._locks.pop(index, None)
                 self._lifts.pop(index, None)
@@ -208,6 +208,15 @@ class ContactIK:
             if contact.start <= seconds <= contact.end:
                 self._inside[contact.joint] = index
         return {joint: (total / weight, min(1.0, weight)) for joint, (total, weight) in sums.items()}
+
+    def _share(self):
+        """How much the warp's clip makes of the pose, which its contacts count as: its part of the
+        blend (Warp.effect over all clips' effects) while the warp fades it in or out, else its
+        control effect (1 for the playing clip of an Actor that does not blend)."""
+        warp = self._warp
+        if warp.effect is not None:
+            return warp.warper._share(warp)[0]
+        return self.bundle.getControlEffect(warp.control)
 
     def _correction(self, index, contact, seconds):
         """How far `contact`'s joint is from where it must be (world), or None when no surface is under it.

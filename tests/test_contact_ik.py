@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from panda3d.core import LMatrix4f, LQuaternionf, Point3, Vec3
+from panda3d.core import LMatrix4f, LQuaternionf, PartBundle, Point3, Vec3
 
-from motionwarp import MotionWarper, SceneProbe, WarpAsset, load_actor
+from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 from motionwarp.contact_ik import ContactIK
 from motionwarp.errors import AssetError, UsageError
 from motionwarp.ik import bend_direction, limit_turn, solve
@@ -252,7 +252,6 @@ def test_the_rendered_pose_keeps_the_ik(base, assets):
     """Drawing the frame must not recompute the skeleton without the IK (Panda3D's cull updates a
     visible Character unless it was marked as updated): after a rendered frame the stored joint
     is still where the IK put it, the foot on the ground over a low crate."""
-    from motionwarp import TraversalProvider
     level = Level(base.render, 0.5, 0.6, 1.0)
     actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
@@ -279,3 +278,45 @@ def test_the_rendered_pose_keeps_the_ik(base, assets):
         warper.destroy()
         actor.cleanup()
         actor.removeNode()
+
+
+@pytest.mark.parametrize("others", ["fade", "stay"])
+def test_contacts_count_as_much_as_the_warp_clip_shows(base, assets, others):
+    """While the warp fades its clip in, a contact holds its joint only as much as the clip makes
+    of the pose: its effect over all clips' effects. The expected share comes from the frame
+    count and the blend time (the effect ramps by dt / blend_in), with idle set to 1 - effect
+    before the warper's task (as the demo's locomotion does), or left at 1."""
+    fps, blend_in = 60, 0.2
+    level = Level(base.render, 0.5, 0.6, 1.0)
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    actor.enableBlend(blendType=PartBundle.BT_normalized_linear)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render, blend_in=blend_in, blend_out=0.2)
+    warper.driver.loop("idle")
+    actor.setControlEffect("idle", 1.0)
+    ik = ContactIK(actor, warper, SceneProbe.from_geometry(level.root), taskmgr=base.taskMgr, render=base.render)
+    seen, goals = [], ik.goals
+    ik.goals = lambda dt: seen.append(goals(dt)) or seen[-1]
+
+    def idle(task):
+        if others == "fade" and warper.current is not None:
+            actor.setControlEffect("idle", 1.0 - warper.current.effect)
+        return task.cont
+
+    base.taskMgr.add(idle, "test-idle-effect", sort=40)
+    try:
+        found = TraversalProvider(SceneProbe.from_geometry(level.root), assets).find_at(Point3(0, 0, 0), 0.0)
+        warper.play(found.asset, found.targets)
+        for _ in range(int(blend_in * fps) + 3):
+            step(base, 1.0 / fps)
+    finally:
+        base.taskMgr.remove("test-idle-effect")
+        ik.destroy()
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
+        level.root.removeNode()
+    for k, frame in enumerate(seen):   # foot_l's first contact holds from clip time 0 to 0.34 s
+        effect = min(1.0, (k + 1) / fps / blend_in)
+        idle_effect = 1.0 - min(1.0, k / fps / blend_in) if others == "fade" else 1.0  # set before the fade step
+        assert frame["foot_l"][1] == pytest.approx(effect / (effect + idle_effect), abs=1e-5), k
