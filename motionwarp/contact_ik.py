@@ -68,12 +68,15 @@ class ContactIK:
         self._rise = 0.0          # metres the pelvis is raised (eased toward what the feet and hands want)
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
         self._held = {}           # joint -> [correction, weight]: what eases out when a contact ends early
-        self._locks = {}          # contact index -> world (x, y) where a planted foot stays
+        self._locks = {}          # contact index -> world point where a planted foot stays (None: no surface)
+        self._points = {}         # contact index -> (what they depend on, its _target_points) for the warp
         self._lifts = {}          # contact index -> its last correction inside the window (eases out after)
         self._inside = {}         # joint -> index of its contact whose window holds this frame
         self._ground = {}         # foot -> smoothed height correction (metres) outside warps
         self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
-        self._turns = {}          # joint -> (IK rotation, animated local rotation, animated net rotation) last frame
+        self._turns = {}          # joint -> (local TransformState frozen, animated local matrix, parent net) last frame
+        self._nets = {}           # joint -> its net matrix this frame (read once)
+        self._world_from_char = LMatrix4f.identMat()
         self._letting_go = set()  # end joints whose IK rotation the turn limit held back, until it is let go
         self._peaks = {}          # clip -> fastest its limbs turn (degrees per second)
         self._peak = math.inf     # the turn limit: the peak of the warp playing or played last
@@ -116,9 +119,8 @@ class ContactIK:
         if not goals and not rise:
             self._turns = {}
             return 0
-        self.actor.update()
-        char_from_world = self.render.getMat(self.character)
-        world_from_char = _inverse(char_from_world)
+        world_from_char = self._world_from_char
+        char_from_world = _inverse(world_from_char)
         frozen, shift = [], None
         if rise:
             shift = char_from_world.xformVec(Vec3(0, 0, rise))
@@ -128,11 +130,11 @@ class ContactIK:
         for joint, (correction, weight) in goals.items():
             moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
             carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
+            easing = weight < 1.0 or joint in self._letting_go   # the turn limit holds while the IK blends
             transforms, reached, held = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
-                                                   moved, most, turns)
+                                                   moved, most if easing else math.inf, turns)
             frozen += transforms
-            if held or (joint in self._letting_go and any(turn_angle(turns[name][0]) > _LET_GO_DEG
-                                                          for name, _ in transforms)):
+            if held or (joint in self._letting_go and not _let_go(turns[name] for name, _ in transforms)):
                 letting_go.add(joint)
             if weight > 0.0:
                 self._reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
@@ -158,6 +160,8 @@ class ContactIK:
     def goals(self, dt):
         """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
         animated place this frame; empty when nothing is in contact."""
+        self.bundle.update()   # this frame's animated pose (nothing to do when the warper's task made it)
+        self._nets, self._world_from_char = {}, self.character.getMat(self.render)
         goals = self._contact_goals()
         blend = self.settings.ik_blend_time
         for joint, held in list(self._held.items()):
@@ -178,7 +182,7 @@ class ContactIK:
         self._inside = {}
         warp = self.warper.current if self.warper is not None else None
         if warp is not None and warp is not self._warp:
-            self._warp, self._locks, self._lifts = warp, {}, {}
+            self._warp, self._locks, self._lifts, self._points = warp, {}, {}, {}
             self._peak = self._peak_of(warp)
         if self._warp is None:
             return {}
@@ -191,6 +195,8 @@ class ContactIK:
         blend = self.settings.ik_blend_time
         sums = {}  # joint -> [sum of weight * correction, sum of weights]: overlapping eases add up
         for index, contact in enumerate(self._warp.asset.contacts):
+            if seconds <= contact.start - blend:   # not easing in yet
+                continue
             lift = self._lifts.get(index) if seconds > contact.end else None
             # a large correction lets go over longer, so the joint moves at most EASE_SPEED faster than animated
             ease_out = blend if lift is None else max(blend, 1.5 * lift.length() / EASE_SPEED)
@@ -226,28 +232,34 @@ class ContactIK:
         """
         animated = self._joint_world(contact.joint)
         if contact.touches == "target":
-            point, touchdown = self._target_points(contact)
+            point, touchdown = self._target_points(index, contact)
             if seconds < contact.start:  # easing in: shift the joint's path by the error it would land with
                 return point - touchdown
         else:
             if self.probe is None:
                 return None
-            if seconds >= contact.start:  # planted: the foot stays where it touched down
-                where = animated
-                x, y = self._locks.setdefault(index, (animated.x, animated.y))
-            else:  # easing in: look under where the clip will put it down
-                where = self._ahead(contact, seconds)
-                x, y = where.x, where.y
-            hit = self.probe.drop(x, y, where.z + self.settings.ik_ray_above, where.z - self.settings.ik_ray_below)
-            if hit is None:
-                return None
-            point = Point3(x, y, hit[0]) + self.actor.getQuat(self.render).xform(Vec3(*contact.offset))
-            if seconds < contact.start:  # shift the joint's path by the error it would land with
-                return point - where
+            if seconds >= contact.start:  # planted: the foot stays on what it touched down on
+                if index not in self._locks:
+                    self._locks[index] = self._surface_point(contact, animated)
+                point = self._locks[index]
+                if point is None:
+                    return None
+            else:  # easing in: look under where the clip will put it down; shift the joint's path by
+                where = self._ahead(contact, seconds)    # the error it would land with
+                point = self._surface_point(contact, where)
+                return None if point is None else point - where
         correction = point - animated
         if seconds >= contact.start:
             self._lifts[index] = correction
         return correction
+
+    def _surface_point(self, contact, where):
+        """Where (world) `contact`'s joint sits on the surface under `where`, or None."""
+        hit = self.probe.drop(where.x, where.y, where.z + self.settings.ik_ray_above,
+                              where.z - self.settings.ik_ray_below)
+        if hit is None:
+            return None
+        return Point3(where.x, where.y, hit[0]) + self.actor.getQuat(self.render).xform(Vec3(*contact.offset))
 
     def _ahead(self, contact, seconds):
         """Where (world) the clip will put `contact`'s joint at its start, if the root follows the
@@ -256,12 +268,22 @@ class ContactIK:
         ahead = track.motion(seconds * track.fps).inverse() * track.motion(contact.start * track.fps)
         return self.render.getRelativePoint(self.actor, Point3(*(ahead * Motion(contact.touchdown)).pos))
 
-    def _target_points(self, contact):
-        """Where `contact`'s joint must touch (world), and where the warp alone would put it then."""
+    def _target_points(self, index, contact):
+        """Where `contact`'s joint must touch (world), and where the warp alone would put it then;
+        computed again only when the target follows a node or the actor's parent or scale changed."""
         warp = self._warp
-        index = next(i for i, p in enumerate(warp.asset.phases) if p.name == contact.phase)
-        pos, quat = warp.targets[index].resolve(self.render, self.render)
-        goal, goal_quat = warp._goal(warp.asset.phases[index], warp.targets[index])  # the root at the phase end
+        phase = next(i for i, p in enumerate(warp.asset.phases) if p.name == contact.phase)
+        depends = None if warp.targets[phase].follow is not None else (self.actor.getParent().getNetTransform(),
+                                                                       warp.scale)
+        known = self._points.get(index)
+        if depends is None or known is None or known[0] != depends:
+            known = self._points[index] = depends, self._resolved(warp, phase, contact)
+        return known[1]
+
+    def _resolved(self, warp, phase, contact):
+        """_target_points, computed."""
+        pos, quat = warp.targets[phase].resolve(self.render, self.render)
+        goal, goal_quat = warp._goal(warp.asset.phases[phase], warp.targets[phase])  # the root at the phase end
         parent = self.actor.getParent()
         touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
         return pos + quat.xform(Vec3(*contact.offset)), touchdown
@@ -329,13 +351,8 @@ class ContactIK:
 
     def _moved_pelvis(self, shift):
         """(pelvis name, its local TransformState moved by `shift` in Character space)."""
-        pelvis = self._joint(self.pelvis)
-        net, above = LMatrix4f(), LMatrix4f.identMat()
-        pelvis.getNetTransform(net)
         parent = self._parents[self.pelvis]
-        if parent is not None:
-            above = LMatrix4f()
-            self._joint(parent).getNetTransform(above)
+        net, above = self._net(self.pelvis), LMatrix4f.identMat() if parent is None else self._net(parent)
         return self.pelvis, TransformState.makeMat(net * LMatrix4f.translateMat(shift) * _inverse(above))
 
     def _hangs_from_pelvis(self, joint):
@@ -363,10 +380,16 @@ class ContactIK:
             joint = self._joints[name] = self.character.node().findJoint(name)
         return joint
 
+    def _net(self, joint):
+        """The joint's net matrix (Character space) this frame; shared, never modify it."""
+        net = self._nets.get(joint)
+        if net is None:
+            net = self._nets[joint] = LMatrix4f()
+            self._joint(joint).getNetTransform(net)
+        return net
+
     def _joint_world(self, joint):
-        net = LMatrix4f()
-        self._joint(joint).getNetTransform(net)
-        return self.render.getRelativePoint(self.character, Point3(net.getRow3(3)))
+        return self._world_from_char.xformPoint(Point3(self._net(joint).getRow3(3)))
 
     def _bend(self, joint, move, moved, most, turns):
         """([(joint name, new local TransformState)], the move achieved, held back?) moving `joint`
@@ -375,47 +398,53 @@ class ContactIK:
         animation turns it (`turns` gets each joint's IK rotation). `moved`: how far the pelvis
         above this limb was moved (the limb's animated joints move with it)."""
         parent, *chain = self._chain(joint)
-        nets = []
-        for part in [parent] + chain:
-            net = LMatrix4f.identMat() if part is None else LMatrix4f()
-            if part is not None:
-                part.getNetTransform(net)
-            if moved is not None:
-                net = net * LMatrix4f.translateMat(moved)
-            nets.append(net)
+        nets = [LMatrix4f.identMat() if part is None else self._net(part.getName()) for part in [parent] + chain]
+        if moved is not None:
+            nets = [net * LMatrix4f.translateMat(moved) for net in nets]
         parent_net, upper, mid, end = nets
         animated = Point3(end.getRow3(3)) - (moved if moved is not None else Vec3(0, 0, 0))
         bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
         self._bends[joint] = bend
         new = solve(upper, mid, end, animated + move, bend)
         transforms, held, above = [], False, parent_net
-        for part, net, anim_net in zip(chain, new, (upper, None, None)):
-            local, turned = self._limited(part, net * _inverse(above), anim_net, most, turns)
+        for part, net, parent in zip(chain, new, (parent_net, None, None)):
+            local, turned = self._limited(part, net * _inverse(above), parent, most, turns)
             held = held or turned
             transforms.append((part.getName(), local))
             above = local.getMat() * above if held else net
         return transforms, Vec3(above.getRow3(3) - animated), held
 
-    def _limited(self, part, local, anim_net, most, turns):
+    def _limited(self, part, local, parent, most, turns):
         """(the joint's new local TransformState, held back?): `local`, unless that turns it more
-        than `most` degrees beyond its animation this frame (ik.limit_turn). `anim_net` (the
-        limb's first joint): its animated Character-space matrix, whose turn counts too."""
-        wanted_state, animated = TransformState.makeMat(local), part.getTransformState()
-        anim_quat, net_quat = animated.getQuat(), None if anim_net is None else TransformState.makeMat(anim_net).getQuat()
-        wanted = wanted_state.getQuat() * anim_quat.conjugate()
-        last = self._turns.get(part.getName())
-        if last is None:  # not bent last frame: from the animation
-            previous, anim_turn = LQuaternionf.identQuat(), 0.0
-        else:
-            previous, last_anim, last_net = last
-            anim_turn = turn_angle(last_anim.conjugate() * anim_quat)
-            if net_quat is not None:
-                anim_turn = max(anim_turn, turn_angle(last_net.conjugate() * net_quat))
-        turn, held = limit_turn(previous, wanted, anim_turn, most)
-        turns[part.getName()] = (turn, anim_quat, net_quat)
-        if not held:
-            return wanted_state, False
-        return TransformState.makePosQuatScale(animated.getPos(), turn * anim_quat, animated.getScale()), True
+        than `most` degrees this frame and beyond its animation (ik.limit_turn). `parent` (for the
+        limb's first joint): its parent's net matrix, for its turn in Character space too."""
+        wanted, animated = TransformState.makeMat(local), part.getValue()
+        name = part.getName()
+        last, held = self._turns.get(name), False
+        if most < math.inf and (last is None or not self._within(last, wanted, parent, most)):
+            anim_quat = _rotation(animated)
+            if last is None:  # not bent last frame: from the animation
+                previous, anim_turn = LQuaternionf.identQuat(), 0.0
+            else:
+                out, last_animated, last_parent = last
+                last_quat = _rotation(last_animated)
+                previous, anim_turn = out.getQuat() * last_quat.conjugate(), _turn(last_quat, None, anim_quat, None)
+                if parent is not None:
+                    anim_turn = max(anim_turn, _turn(last_quat, _rotation(last_parent), anim_quat, _rotation(parent)))
+            turn, held = limit_turn(previous, wanted.getQuat() * anim_quat.conjugate(), anim_turn, most)
+            if held:
+                wanted = TransformState.makeMat(animated).setQuat(turn * anim_quat)
+        turns[name] = (wanted, animated, parent)
+        return wanted, held
+
+    @staticmethod
+    def _within(last, wanted, parent, most):
+        """Does `wanted` turn the joint at most `most` degrees from last frame's pose (`last`:
+        its _turns entry), in its parent's space and, with `parent`, in Character space?"""
+        before, now = last[0].getQuat(), wanted.getQuat()
+        if not _within(before, None, now, None, most):
+            return False
+        return parent is None or _within(before, _rotation(last[2]), now, _rotation(parent), most)
 
     def _peak_of(self, warp):
         """Degrees per second the clip of `warp` turns its contacts' limb joints at most (cached)."""
@@ -424,6 +453,30 @@ class ContactIK:
             joints = {part.getName() for contact in warp.asset.contacts for part in self._chain(contact.joint)[1:]}
             self._peaks[clip] = peak_turn_speed(warp.control.getAnim(), joints)
         return self._peaks[clip]
+
+
+def _let_go(turns):
+    """Are the IK rotations of these joints' `turns` entries (frozen, animated, ...) all negligible?"""
+    return all(_turn(frozen.getQuat(), None, _rotation(animated), None) <= _LET_GO_DEG for frozen, animated, _ in turns)
+
+
+def _rotation(mat):
+    return TransformState.makeMat(mat).getQuat()
+
+
+def _within(a, a_parent, b, b_parent, most):
+    """Is the turn from `a` to `b` (as in _turn) at most `most` degrees? (the cheap test)"""
+    if a_parent is not None:
+        a, b = a * a_parent, b * b_parent
+    return abs(a.dot(b)) >= math.cos(math.radians(min(most, 180.0)) / 2.0)
+
+
+def _turn(a, a_parent, b, b_parent):
+    """Degrees between local rotations `a` and `b` (quaternions), each under its parent's rotation
+    when given (then the turn in the parents' space)."""
+    if a_parent is not None:
+        a, b = a * a_parent, b * b_parent
+    return turn_angle(a.conjugate() * b)
 
 
 def _inverse(mat):
