@@ -31,6 +31,9 @@ _NEGLIGIBLE = 5e-4
 #: Metres per second of clip time: the most a contact's correction moves a joint while letting go
 #: (smoothstep's steepest slope is 1.5 per blend time).
 EASE_SPEED = 3.0
+#: Metres: the character stands (its feet are kept on the ground) when there is ground this close
+#: above or below its origin; otherwise it is in the air and its feet keep the clip's pose.
+_STANDING = 0.1
 #: Degrees: an IK rotation held back by the turn limit counts as let go below this.
 _LET_GO_DEG = 0.05
 _notify = directNotify.newCategory("motionwarp")
@@ -289,17 +292,20 @@ class ContactIK:
         return pos + quat.xform(Vec3(*contact.offset)), touchdown
 
     def _ground_goals(self, goals, dt):
-        """Outside warps: each foot at its animated height above what is under it, not above the
-        character's own ground (slopes, steps); corrections ease in over the blend time."""
+        """Outside warps, while standing: each foot at its animated height above what is under
+        it, not above the character's own ground (slopes, steps); corrections ease in over the
+        blend time, and out while the character is in the air."""
         if self.probe is None:
             return
-        ground = self.actor.getZ(self.render)
+        origin = self.actor.getPos(self.render)
+        ground = origin.z
         ease = min(1.0, dt / self.settings.ik_blend_time) if self.settings.ik_blend_time > 0 else 1.0
+        under = self.probe.drop(origin.x, origin.y, ground + _STANDING, ground - _STANDING)
         for foot in self.feet:
             animated = self._joint_world(foot)
-            hit = self.probe.drop(animated.x, animated.y, ground + self.settings.ik_ray_above,
-                                  ground - self.settings.ik_ray_below)
-            wanted = hit[0] - ground if hit is not None else 0.0
+            hit = None if under is None else self.probe.drop(animated.x, animated.y, ground + self.settings.ik_ray_above,
+                                                             ground - self.settings.ik_ray_below)
+            wanted = hit[0] - ground if hit is not None else 0.0  # airborne (nothing under the origin): as animated
             self._ground[foot] = self._ground.get(foot, 0.0) + (wanted - self._ground.get(foot, 0.0)) * ease
         if all(abs(self._ground[foot]) < _GROUND_EPSILON and foot not in goals for foot in self.feet):
             return

@@ -88,8 +88,8 @@ def rotation_about(pivot, frm, to):
 
 
 def turn_angle(quat):
-    """Degrees a unit quaternion turns (0 to 180)."""
-    return 2.0 * math.degrees(math.acos(min(1.0, abs(quat.getR()))))
+    """Degrees a unit quaternion turns (0 to 180); atan2 keeps small angles exact in float32."""
+    return 2.0 * math.degrees(math.atan2(math.hypot(quat.getI(), quat.getJ(), quat.getK()), abs(quat.getR())))
 
 
 def limit_turn(previous, wanted, anim_turn, most):

@@ -19,7 +19,7 @@ from motionwarp.ik import bend_direction, limit_turn, solve
 
 from .conftest import MANNEQUIN, step
 from .contact_helpers import ANKLE, CASES, MEASURE_SORT, ContactRun, Level, easing, own_peak
-from .obstacles import prism
+from .obstacles import box_profile, prism
 
 BLEND = 0.15
 
@@ -320,3 +320,45 @@ def test_contacts_count_as_much_as_the_warp_clip_shows(base, assets, others):
         effect = min(1.0, (k + 1) / fps / blend_in)
         idle_effect = 1.0 - min(1.0, k / fps / blend_in) if others == "fade" else 1.0  # set before the fade step
         assert frame["foot_l"][1] == pytest.approx(effect / (effect + idle_effect), abs=1e-5), k
+
+
+def test_feet_on_ground_leave_an_airborne_character_alone(base):
+    """Falling (its origin 0.6 m above the ground, less than the 1 m ray under it), the feet keep
+    the clip's pose: nothing pulls them down to the ground below. Oracle: the animated foot
+    heights relative to the origin, read with the IK off."""
+    root = base.render.attachNewNode("flat")
+    prism(root, "ground", box_profile(20.0, 0.1), 20.0, pos=(0, 0, -0.1))
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    actor.setZ(0.6)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    ik = ContactIK(actor, warper, SceneProbe.from_geometry(root), feet_on_ground=1,
+                   taskmgr=base.taskMgr, render=base.render)
+    character = actor.find("**/+Character")
+    heights = []
+
+    def measure(task):
+        row = []
+        for foot in ("foot_l", "foot_r"):
+            net = LMatrix4f()
+            character.node().findJoint(foot).getNetTransform(net)
+            row.append(base.render.getRelativePoint(character, Point3(net.getRow3(3))).z - actor.getZ())
+        heights.append(row)
+        return task.cont
+
+    try:
+        actor.pose("idle", 0)
+        base.taskMgr.add(measure, "test-airborne-measure", sort=MEASURE_SORT)
+        for _ in range(20):
+            step(base, 1 / 30)
+        ik.destroy()
+        step(base, 1 / 30)   # the clip's own pose, the IK gone
+        animated = heights[-1]
+        assert max(abs(a - b) for row in heights[:-1] for a, b in zip(row, animated)) < 0.01, (heights[-2], animated)
+    finally:
+        base.taskMgr.remove("test-airborne-measure")
+        ik.destroy()
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
+        root.removeNode()
