@@ -65,7 +65,7 @@ class ContactIK:
             raise UsageError(f"ContactIK: {actor.getName()!r} has no Character node (not an animated model)")
         self.bundle = self.character.node().getBundle(0)
         self._parents = joint_parents(self.bundle)
-        self._joints, self._chains = {}, {}   # name -> CharacterJoint; end joint -> its chain
+        self._joints, self._chains, self._names = {}, {}, {}   # name -> CharacterJoint; end joint -> its chain, names
         self.feet = tuple(feet)
         self.pelvis = self._pelvis_of_feet(strict=bool(self.settings.ik_feet_on_ground))
         self._rise = 0.0          # metres the pelvis is raised (eased toward what the feet and hands want)
@@ -376,7 +376,7 @@ class ContactIK:
             if upper is None:
                 raise UsageError(f"ContactIK: {joint!r} is not an end joint with a parent and a grandparent "
                                  f"in {self.actor.getName()!r}")
-            names = (self._parents[upper], upper, mid, joint)
+            names = self._names[joint] = (self._parents[upper], upper, mid, joint)
             chain = self._chains[joint] = [None if name is None else self._joint(name) for name in names]
         return chain
 
@@ -403,8 +403,9 @@ class ContactIK:
         no joint of the limb may turn more than `most` degrees this frame beyond what its
         animation turns it (`turns` gets each joint's IK rotation). `moved`: how far the pelvis
         above this limb was moved (the limb's animated joints move with it)."""
-        parent, *chain = self._chain(joint)
-        nets = [LMatrix4f.identMat() if part is None else self._net(part.getName()) for part in [parent] + chain]
+        chain = self._chain(joint)[1:]
+        names = self._names[joint]
+        nets = [LMatrix4f.identMat() if name is None else self._net(name) for name in names]
         if moved is not None:
             nets = [net * LMatrix4f.translateMat(moved) for net in nets]
         parent_net, upper, mid, end = nets
@@ -413,21 +414,23 @@ class ContactIK:
         self._bends[joint] = bend
         new = solve(upper, mid, end, animated + move, bend)
         transforms, held, above = [], False, parent_net
-        for part, net, parent in zip(chain, new, (parent_net, None, None)):
-            local, turned = self._limited(part, net * _inverse(above), parent, most, turns)
-            held = held or turned
-            transforms.append((part.getName(), local))
+        for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
+            local, animated_local = TransformState.makeMat(net * _inverse(above)), part.getValue()
+            if most < math.inf:
+                local, turned = self._limited(name, local, animated_local, first, most)
+                held = held or turned
+            turns[name] = (local, animated_local, first)
+            transforms.append((name, local))
             above = local.getMat() * above if held else net
         return transforms, Vec3(above.getRow3(3) - animated), held
 
-    def _limited(self, part, local, parent, most, turns):
-        """(the joint's new local TransformState, held back?): `local`, unless that turns it more
-        than `most` degrees this frame and beyond its animation (ik.limit_turn). `parent` (for the
-        limb's first joint): its parent's net matrix, for its turn in Character space too."""
-        wanted, animated = TransformState.makeMat(local), part.getValue()
-        name = part.getName()
+    def _limited(self, name, wanted, animated, parent, most):
+        """(joint `name`'s new local TransformState, held back?): `wanted`, unless that turns it
+        more than `most` degrees this frame and beyond its animation (`animated`, its animated
+        local matrix; ik.limit_turn). `parent` (for the limb's first joint): its parent's net
+        matrix, for its turn in Character space too."""
         last, held = self._turns.get(name), False
-        if most < math.inf and (last is None or not self._within(last, wanted, parent, most)):
+        if last is None or not self._within(last, wanted, parent, most):
             anim_quat = _rotation(animated)
             if last is None:  # not bent last frame: from the animation
                 previous, anim_turn = LQuaternionf.identQuat(), 0.0
@@ -440,7 +443,6 @@ class ContactIK:
             turn, held = limit_turn(previous, wanted.getQuat() * anim_quat.conjugate(), anim_turn, most)
             if held:
                 wanted = TransformState.makeMat(animated).setQuat(turn * anim_quat)
-        turns[name] = (wanted, animated, parent)
         return wanted, held
 
     @staticmethod
