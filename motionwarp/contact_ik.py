@@ -4,7 +4,10 @@ Root-only warping moves the whole body: on a crate lower than authored the feet 
 ground, on a deeper one a planted hand slides. Each frame this task reads the warp asset's
 contacts (motionwarp.contacts) at the clip's current time, finds where each touching joint
 must be (the phase's target, or the surface a ray finds under it), and bends the limb's two
-bones with analytic IK (motionwarp.ik) to put it there.
+bones with analytic IK (motionwarp.ik) to put it there. While a contact blends in or out, no
+joint turns faster than the clip's own peak (or its animation this frame): a stretched limb
+letting go would otherwise whip, since near full reach a small move of the hand or foot is
+a large turn of the elbow or knee.
 
 Panda3D 1.10 cannot write a joint after animation, so once per frame and actor, for all limbs
 together: freeze the changed joints, recompute the bundle, mark the Character node as updated
