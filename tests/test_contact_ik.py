@@ -210,6 +210,24 @@ def test_settings_and_cleanup(base):
         actor.removeNode()
 
 
+def _feet_on_ground_rig(base, root):
+    """(actor, warper, ContactIK keeping its feet on the surfaces under `root` outside warps)."""
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    ik = ContactIK(actor, warper, SceneProbe.from_geometry(root), feet_on_ground=1,
+                   taskmgr=base.taskMgr, render=base.render)
+    return actor, warper, ik
+
+
+def _foot_world(base, actor, foot):
+    """Where (world) the posed skeleton has `foot` now, straight from its joint."""
+    character = actor.find("**/+Character")
+    net = LMatrix4f()
+    character.node().findJoint(foot).getNetTransform(net)
+    return base.render.getRelativePoint(character, Point3(net.getRow3(3)))
+
+
 def test_feet_on_ground_follow_a_side_slope(base):
     """Standing on a 15 degree side slope (the character's origin on the ground under its centre),
     each sole settles on the slope where it is, one foot up, one down, instead of floating or sinking."""
@@ -218,19 +236,12 @@ def test_feet_on_ground_follow_a_side_slope(base):
     # a wedge rising along its profile's y; turned by 90 degrees, along world -x
     prism(root, "slope", [(-5.0, -3.0), (5.0, -3.0), (5.0, 5.0 * tan), (-5.0, -5.0 * tan)], 10.0, h=90)
     surface = lambda x: -x * tan  # noqa: E731  the slope's top under world x
-    actor = load_actor(MANNEQUIN)
-    actor.reparentTo(base.render)
-    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    ik = ContactIK(actor, warper, SceneProbe.from_geometry(root), feet_on_ground=1,
-                   taskmgr=base.taskMgr, render=base.render)
-    character = actor.find("**/+Character")
+    actor, warper, ik = _feet_on_ground_rig(base, root)
     gaps = []
 
     def measure(task):
         for foot in ("foot_l", "foot_r"):
-            net = LMatrix4f()
-            character.node().findJoint(foot).getNetTransform(net)
-            pos = base.render.getRelativePoint(character, Point3(net.getRow3(3)))
+            pos = _foot_world(base, actor, foot)
             gaps.append(pos.z - ANKLE - surface(pos.x))
         return task.cont
 
@@ -328,22 +339,12 @@ def test_feet_on_ground_leave_an_airborne_character_alone(base):
     heights relative to the origin, read with the IK off."""
     root = base.render.attachNewNode("flat")
     prism(root, "ground", box_profile(20.0, 0.1), 20.0, pos=(0, 0, -0.1))
-    actor = load_actor(MANNEQUIN)
-    actor.reparentTo(base.render)
+    actor, warper, ik = _feet_on_ground_rig(base, root)
     actor.setZ(0.6)
-    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
-    ik = ContactIK(actor, warper, SceneProbe.from_geometry(root), feet_on_ground=1,
-                   taskmgr=base.taskMgr, render=base.render)
-    character = actor.find("**/+Character")
     heights = []
 
     def measure(task):
-        row = []
-        for foot in ("foot_l", "foot_r"):
-            net = LMatrix4f()
-            character.node().findJoint(foot).getNetTransform(net)
-            row.append(base.render.getRelativePoint(character, Point3(net.getRow3(3))).z - actor.getZ())
-        heights.append(row)
+        heights.append([_foot_world(base, actor, foot).z - actor.getZ() for foot in ("foot_l", "foot_r")])
         return task.cont
 
     try:
