@@ -15,6 +15,7 @@ for this frame (so cull does not recompute and drop the IK), release the joints 
 starts from pure animation). Anything calling `actor.update()` later in the same frame undoes
 it, so the task runs last before rendering. With no contact active it costs next to nothing.
 """
+import functools
 import math
 
 from direct.directnotify.DirectNotifyGlobal import directNotify
@@ -461,7 +462,8 @@ class ContactIK:
         """Degrees per second the clip of `warp` turns its contacts' limb joints at most (cached)."""
         clip = warp.asset.clip
         if clip not in self._peaks:
-            joints = {part.getName() for contact in warp.asset.contacts for part in self._chain(contact.joint)[1:]}
+            joints = frozenset(part.getName() for contact in warp.asset.contacts
+                               for part in self._chain(contact.joint)[1:])
             self._peaks[clip] = peak_turn_speed(warp.control.getAnim(), joints)
         return self._peaks[clip]
 
@@ -496,9 +498,11 @@ def _inverse(mat):
     return inverse
 
 
+@functools.lru_cache(maxsize=64)
 def peak_turn_speed(anim, joints):
-    """Degrees per second the fastest of `joints` turns relative to its parent, from frame to
-    frame of AnimBundle `anim` at its own frame rate (inf when it has no such joints)."""
+    """Degrees per second the fastest of `joints` (a frozenset) turns relative to its parent, from
+    frame to frame of AnimBundle `anim` at its own frame rate (inf when it has no such joints).
+    Cached: Actors loaded from one file share their AnimBundles."""
     frames, peak = anim.getNumFrames(), 0.0
     channels = [channel for channel in (find_channel(anim, joint) for joint in joints) if channel is not None]
     for channel in channels:

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from panda3d.core import LMatrix4f, LQuaternionf, PartBundle, Point3, Vec3
 
 from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
-from motionwarp.contact_ik import ContactIK
+from motionwarp.contact_ik import ContactIK, peak_turn_speed
 from motionwarp.errors import AssetError, UsageError
 from motionwarp.ik import bend_direction, limit_turn, solve
 
 from .conftest import MANNEQUIN, step
-from .contact_helpers import ANKLE, CASES, MEASURE_SORT, ContactRun, Level, easing, own_peak
+from .contact_helpers import ANKLE, CASES, LIMBS, MEASURE_SORT, ContactRun, Level, easing, own_peak
 from .obstacles import box_profile, prism
 
 BLEND = 0.15
@@ -363,3 +363,33 @@ def test_feet_on_ground_leave_an_airborne_character_alone(base):
         actor.cleanup()
         actor.removeNode()
         root.removeNode()
+
+
+def test_the_turn_limit_is_the_clips_own_peak(base):
+    """peak_turn_speed (from the clip's tables) equals the fastest turn of a limb joint relative
+    to its parent measured on the posed skeleton, pose by pose at the clip's frame rate."""
+    from motionwarp.contact_ik import peak_turn_speed
+    actor = load_actor(MANNEQUIN)
+    try:
+        joints = [joint for limb in LIMBS.items() for joint in (limb[0],) + limb[1]]
+        control = actor.getAnimControl("vault")
+        character = actor.find("**/+Character").node()
+        poses = []
+        for frame in range(control.getNumFrames()):
+            actor.pose("vault", frame)
+            actor.update(force=True)
+            poses.append({joint: _rotation_rows(character, joint) for joint in joints})
+        measured = max(math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(a[j].T @ b[j]) - 1.0) / 2.0))))
+                       for a, b in zip(poses, poses[1:]) for j in joints) * control.getFrameRate()
+        assert peak_turn_speed(control.getAnim(), frozenset(joints)) == pytest.approx(measured, rel=1e-3)
+    finally:
+        actor.cleanup()
+        actor.removeNode()
+
+
+def _rotation_rows(character, joint):
+    """The joint's rotation relative to its parent (3x3, float64), from its posed local matrix."""
+    mat = LMatrix4f()
+    character.findJoint(joint).getTransform(mat)
+    rows = np.array([[mat.getCell(i, j) for j in range(3)] for i in range(3)], dtype=np.float64)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
