@@ -107,3 +107,43 @@ def invariant_errors(base, path, clip, joint, mode, dt, seconds, loop=True):
             actor.cleanup()
             actor.removeNode()
 
+
+
+def height_errors(base, path, joint, mode, clips, holds, dt):
+    """Switch a driven Actor between looping `clips` in turn, holding each `holds[i]` seconds;
+    per frame, the largest height difference between a driven joint and the same joint of
+    the untouched Actor posed at the playing clip's frame (heights never travel for
+    grounded clips, whatever the switches)."""
+    reference = untouched_actor(path)
+    reference.reparentTo(base.render)
+    driven = load_actor(path)
+    driven.reparentTo(base.render)
+    driver = RootMotionDriver(driven, joint, mode, taskmgr=base.taskMgr)
+    try:
+        names = [j.getName() for j in reference.getJoints()]
+        ref_joints = [reference.exposeJoint(None, "modelRoot", n) for n in names]
+        drv_joints = [driven.exposeJoint(None, "modelRoot", n) for n in names]
+        playing, errors = {}, []
+
+        def measure(task):
+            frame = driven.getAnimControl(playing["clip"]).getFullFframe()
+            reference.pose(playing["clip"], frame)
+            reference.update(force=True)
+            driven.update(force=True)
+            errors.append(max(abs(d.getZ(base.render) - r.getZ(base.render)) for r, d in zip(ref_joints, drv_joints)))
+            return task.cont
+
+        base.taskMgr.add(measure, "pose-height-measure", sort=MEASURE_SORT)
+        try:
+            for i, hold in enumerate(holds):
+                playing["clip"] = clips[i % len(clips)]
+                driver.loop(playing["clip"])
+                run_for(base, hold, dt)
+        finally:
+            base.taskMgr.remove("pose-height-measure")
+        return np.array(errors), model_height(reference)
+    finally:
+        driver.destroy()
+        for actor in (driven, reference):
+            actor.cleanup()
+            actor.removeNode()

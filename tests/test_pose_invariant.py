@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from . import rig_samples
-from .pose_oracle import KNIGHT, invariant_errors
+from .pose_oracle import KNIGHT, height_errors, invariant_errors
 
 TOLERANCE = 1e-3  # of the model's height
 
@@ -37,3 +37,21 @@ def test_knight_keeps_its_pose(base, knight_copy, joint, mode, fps):
     for clip, loop in (("Walking_A", True), ("Running_A", True), ("Idle", True), ("Dodge_Forward", False)):
         errors, height = invariant_errors(base, knight_copy, clip, joint, mode, 1.0 / fps, 2.5, loop)
         assert errors.max() < TOLERANCE * height, (clip, errors.max() / height)
+
+
+# 26 switches held for uneven times, so most land mid-cycle.
+HOLDS = [0.37, 0.53, 0.29, 0.61] * 6 + [0.37, 0.53]
+
+
+@pytest.mark.parametrize("fps", [30, 144])
+def test_switching_clips_leaves_no_height_drift_on_a_generated_rig(base, tmp_path, fps):
+    path = rig_samples.write_rig(tmp_path / "offset_hips.glb", "offset_hips")
+    errors, _ = height_errors(base, path, "hips", "bone", ["walk", "in_place"], HOLDS, 1.0 / fps)
+    assert errors.max() < TOLERANCE * rig_samples.HEIGHT, (errors.max(), int(errors.argmax()))
+
+
+@knight_only
+@pytest.mark.parametrize("fps", [30, 144])
+def test_switching_clips_leaves_no_height_drift_on_the_knight(base, knight_copy, fps):
+    errors, height = height_errors(base, knight_copy, "root", "bone", ["Running_A", "Idle"], HOLDS, 1.0 / fps)
+    assert errors.max() < TOLERANCE * height, (errors.max() / height, int(errors.argmax()))
