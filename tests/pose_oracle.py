@@ -6,6 +6,7 @@ first and last frame of a cycle gives the cycle's motion C; after k cycles the d
 must sit at C^k applied to the untouched ones. Nothing here reads motionwarp's tracks.
 """
 import math
+import pathlib
 
 import numpy as np
 from direct.actor.Actor import Actor
@@ -15,7 +16,7 @@ from motionwarp import RootMotionDriver, load_actor
 from motionwarp._gltf_fix import convert
 from motionwarp.loader import gltf_settings_from_prc
 
-from .conftest import ROOT, run_for
+from .conftest import ROOT, run_for, step
 
 #: Late in the frame, after the root-motion task (MotionWarpSettings.task_sort), like drawing.
 MEASURE_SORT = 49
@@ -147,3 +148,37 @@ def height_errors(base, path, joint, mode, clips, holds, dt):
         for actor in (driven, reference):
             actor.cleanup()
             actor.removeNode()
+
+
+def authored_seconds(path, clip):
+    """A clip's length straight from the GLB's JSON: the largest `max` of its samplers' time accessors."""
+    import json
+    import struct
+    data = pathlib.Path(path).read_bytes()
+    length = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20:20 + length])
+    anim = next(a for a in doc["animations"] if a.get("name") == clip)
+    return max(doc["accessors"][s["input"]]["max"][0] for s in anim["samplers"])
+
+
+def loop_period(base, path, clip, joint, dt, seconds):
+    """Seconds between the wraps of `clip` looped by a RootMotionDriver, averaged over `seconds`."""
+    actor = load_actor(path)
+    actor.reparentTo(base.render)
+    driver = RootMotionDriver(actor, joint, "bone", taskmgr=base.taskMgr)
+    try:
+        control = actor.getAnimControl(clip)
+        driver.loop(clip)
+        wraps, previous, elapsed = [], 0.0, 0.0
+        while elapsed < seconds:
+            step(base, dt)
+            elapsed += dt
+            frame = control.getFullFframe()
+            if frame < previous:  # wrapped within this step: interpolate the moment it passed the seam
+                wraps.append(elapsed - frame / control.getFrameRate())
+            previous = frame
+        return (wraps[-1] - wraps[0]) / (len(wraps) - 1)
+    finally:
+        driver.destroy()
+        actor.cleanup()
+        actor.removeNode()

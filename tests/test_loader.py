@@ -97,3 +97,40 @@ def test_unknown_joint_lists_the_joints(base, sparse_file):
     with pytest.raises(LoadError, match=r"joint 'pelvis' not found; the skeleton has: .*root, bone"):
         require_joint(actor, "pelvis")
     actor.cleanup()
+
+
+def one_key_pair(tmp_path, seconds):
+    """A clip whose root goes from y = 0 to y = `seconds` in `seconds` (two LINEAR keys)."""
+    return two_bone_quad(tmp_path / f"clip_{seconds:.4f}.glb",
+                         {"move": [("root", "translation", [0.0, seconds], [[0, 0, 0], [0, seconds, 0]])]})
+
+
+@pytest.mark.parametrize("seconds", [1.0, 32 / FPS, 1.05, 0.5])
+def test_final_key_is_sampled_exactly_once(base, tmp_path, seconds):
+    """Whole numbers of frames (1.0 s, the Knight's 32 frames) and fractions alike."""
+    actor = load_actor(one_key_pair(tmp_path, seconds))
+    channel = clip_control(actor, "move").getAnim().findChild("root")
+    ys = list(channel.getTable("y"))
+    assert len(ys) == math.ceil(seconds * FPS - 1e-3) + 1  # frames 0 .. the first at or past the final key
+    np.testing.assert_allclose(ys[:-1], np.arange(len(ys) - 1) / FPS, atol=1e-5)
+    assert ys[-1] == pytest.approx(seconds, abs=1e-5) and ys[-2] < seconds - 1e-3
+    actor.cleanup()
+
+
+def test_final_key_fix_switches_off_when_panda3d_gltf_samples_the_final_key(base, tmp_path, monkeypatch):
+    """A panda3d-gltf that counts frames right gets no extra frame from motionwarp."""
+    class FixedCount:  # `math` as a fixed converter would see it: one frame more than ceil, never short
+        ceil = staticmethod(lambda x: math.ceil(x - 1e-3) + 1)
+        floor = staticmethod(math.floor)
+
+    monkeypatch.setattr(gltf._converter, "math", FixedCount)
+    _gltf_fix.final_key_bug_present.cache_clear()
+    try:
+        assert not _gltf_fix.final_key_bug_present()
+        actor = load_actor(one_key_pair(tmp_path, 1.0))
+        assert clip_control(actor, "move").getAnim().getNumFrames() == 31
+        actor.cleanup()
+    finally:
+        monkeypatch.undo()
+        _gltf_fix.final_key_bug_present.cache_clear()
+    assert _gltf_fix.final_key_bug_present()

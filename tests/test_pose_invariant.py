@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from . import rig_samples
-from .pose_oracle import KNIGHT, height_errors, invariant_errors
+from .pose_oracle import KNIGHT, authored_seconds, height_errors, invariant_errors, loop_period
 
 TOLERANCE = 1e-3  # of the model's height
 
@@ -55,3 +55,15 @@ def test_switching_clips_leaves_no_height_drift_on_a_generated_rig(base, tmp_pat
 def test_switching_clips_leaves_no_height_drift_on_the_knight(base, knight_copy, fps):
     errors, height = height_errors(base, knight_copy, "root", "bone", ["Running_A", "Idle"], HOLDS, 1.0 / fps)
     assert errors.max() < TOLERANCE * height, (errors.max() / height, int(errors.argmax()))
+
+
+def test_a_looped_cycle_lasts_its_authored_length_on_a_generated_rig(base, tmp_path):
+    path = rig_samples.write_rig(tmp_path / "fox_root.glb", "fox_root")
+    for clip in ("walk", "stride32"):
+        assert loop_period(base, path, clip, "hips", 1 / 144, 6.0) == pytest.approx(authored_seconds(path, clip), abs=1e-6)
+
+
+@knight_only
+def test_a_looped_cycle_lasts_its_authored_length_on_the_knight(base, knight_copy):
+    for clip in ("Walking_A", "Running_A", "Idle"):
+        assert loop_period(base, knight_copy, clip, "root", 1 / 144, 6.0) == pytest.approx(authored_seconds(knight_copy, clip), abs=1e-6)
