@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from motionwarp import LoadError, load_actor
-from motionwarp import _gltf_fix
+from motionwarp import _gltf_fix, loader
 from motionwarp.loader import clip_control, require_joint
 from motionwarp.rootmotion import extract
 
@@ -134,3 +134,65 @@ def test_final_key_fix_switches_off_when_panda3d_gltf_samples_the_final_key(base
         monkeypatch.undo()
         _gltf_fix.final_key_bug_present.cache_clear()
     assert _gltf_fix.final_key_bug_present()
+
+
+@pytest.fixture
+def fresh_model_cache(tmp_path, monkeypatch):
+    """A model cache folder of this test's own, and no in-process share, so every load asks the disk."""
+    from panda3d.core import BamCache, Filename
+    cache = BamCache.getGlobalPtr()
+    saved_root, saved_active, saved_models = cache.getRoot(), cache.getActive(), cache.getCacheModels()
+    folder = tmp_path / "model-cache"
+    folder.mkdir()
+    cache.setRoot(Filename.fromOsSpecific(str(folder)))
+    cache.setActive(True)
+    cache.setCacheModels(True)
+    monkeypatch.setattr(loader, "_model_cache", {})
+    conversions = []
+    real = _gltf_fix.convert
+    monkeypatch.setattr(_gltf_fix, "convert", lambda *args: conversions.append(args[0]) or real(*args))
+    yield folder, conversions
+    cache.setRoot(saved_root)
+    cache.setActive(saved_active)
+    cache.setCacheModels(saved_models)
+
+
+def test_a_second_start_loads_the_bake_from_panda3ds_model_cache(base, sparse_file, fresh_model_cache, monkeypatch):
+    folder, conversions = fresh_model_cache
+    first = load_actor(sparse_file[0])
+    assert len(conversions) == 1 and any(folder.iterdir())
+    monkeypatch.setattr(loader, "_model_cache", {})  # as a new process would start
+    second = load_actor(sparse_file[0])
+    assert len(conversions) == 1  # not converted again
+    # The cached bake is the fixed one: same frames, same final key.
+    tables = [list(clip_control(a, "move").getAnim().findChild("root").getTable("y")) for a in (first, second)]
+    assert tables[0] == tables[1] and len(tables[0]) == 40
+    first.cleanup()
+    second.cleanup()
+
+
+def test_the_cache_misses_when_the_file_the_settings_or_the_fix_change(base, sparse_file, fresh_model_cache, monkeypatch):
+    import os
+    from gltf import GltfSettings
+    _, conversions = fresh_model_cache
+    path = sparse_file[0]
+
+    def load(settings=None):
+        monkeypatch.setattr(loader, "_model_cache", {})
+        load_actor(path, settings).cleanup()
+
+    load()
+    load(GltfSettings(animation_fps=60))
+    assert len(conversions) == 2  # other settings, another bake
+    stat = os.stat(path)
+    os.utime(path, (stat.st_atime, stat.st_mtime + 10))
+    load()
+    assert len(conversions) == 3  # the file changed
+    loader.bake_fingerprint.cache_clear()
+    monkeypatch.setattr(_gltf_fix, "lerp_bug_present", lambda: False)  # as if the fix were different
+    try:
+        load()
+        assert len(conversions) == 4
+    finally:
+        monkeypatch.undo()
+        loader.bake_fingerprint.cache_clear()
