@@ -3,6 +3,7 @@ from panda3d.core import ClockObject, PartBundle
 
 from . import rootmotion
 from .config import MotionWarpSettings, from_base
+from .errors import LoadError
 from .loader import clip_control, require_joint
 from .motion import Motion
 
@@ -57,9 +58,17 @@ class RootMotionDriver:
             self._taskmgr = None
 
     # -- starting clips -------------------------------------------------------------------
+    def track(self, clip):
+        """The root motion of a driven clip, or a LoadError that lists the clips this driver drives."""
+        track = self.tracks.get(clip)
+        if track is None:
+            known = ", ".join(sorted(self.tracks)) or "none"
+            raise LoadError(f"clip {clip!r} is not driven by this {self.actor.getName()!r} driver; it drives: {known}")
+        return track
+
     def loop_range(self, clip):
         """(first, last) frame that loops seamlessly: a closed loop leaves out its repeated last frame."""
-        last = self.tracks[clip].num_frames - 1
+        last = self.track(clip).num_frames - 1
         return (0, last - 1) if self._closed[clip] else (0, last)
 
     def loop(self, clip, restart=True):
@@ -70,8 +79,9 @@ class RootMotionDriver:
 
     def play(self, clip):
         """`actor.play(clip)`, tracked from its first frame."""
+        last = self.track(clip).num_frames - 1
         self.actor.play(clip)
-        self._started(clip, (0, self.tracks[clip].num_frames - 1))
+        self._started(clip, (0, last))
 
     def _started(self, clip, frame_range):
         self._ranges[clip] = frame_range

@@ -166,7 +166,8 @@ class Warp:
                               f"({self.asset.root_mode} mode); this warper drives {driver.root_joint!r} "
                               f"({driver.root_mode} mode)")
         if self.asset.clip not in self.warper.driver.tracks:
-            raise WarpRefused(f"the actor has no clip {self.asset.clip!r}")
+            raise WarpRefused(f"the actor has no clip {self.asset.clip!r}; its driven clips: "
+                              f"{', '.join(sorted(self.warper.driver.tracks)) or 'none'}")
         if len(self.targets) != len(phases):
             raise WarpRefused(f"asset {self.asset.clip!r} has {len(phases)} phases "
                               f"({', '.join(p.name for p in phases)}) but {len(self.targets)} targets were given")

@@ -5,7 +5,7 @@ import gltf._converter
 import numpy as np
 import pytest
 
-from motionwarp import LoadError, load_actor
+from motionwarp import LoadError, MotionWarper, RootMotionDriver, load_actor
 from motionwarp import _gltf_fix, loader
 from motionwarp.loader import clip_control, require_joint
 from motionwarp.rootmotion import extract
@@ -196,3 +196,32 @@ def test_the_cache_misses_when_the_file_the_settings_or_the_fix_change(base, spa
     finally:
         monkeypatch.undo()
         loader.bake_fingerprint.cache_clear()
+
+
+@pytest.mark.parametrize("call,listing", [
+    (lambda actor, base: RootMotionDriver(actor, "pelvis", task=False), r"joint 'pelvis' not found; the skeleton has: .*root, bone"),
+    (lambda actor, base: RootMotionDriver(actor, clips=["walk"], task=False), r"clip 'walk' not found; the actor has: move"),
+    (lambda actor, base: RootMotionDriver(actor, task=False).loop("walk"), r"clip 'walk' is not driven .*; it drives: move"),
+    (lambda actor, base: RootMotionDriver(actor, task=False).play("walk"), r"clip 'walk' is not driven .*; it drives: move"),
+    (lambda actor, base: RootMotionDriver(actor, task=False).loop_range("walk"), r"clip 'walk' is not driven .*; it drives: move"),
+    (lambda actor, base: MotionWarper(actor, "pelvis", taskmgr=base.taskMgr, render=base.render),
+     r"joint 'pelvis' not found; the skeleton has: .*root, bone"),
+    (lambda actor, base: extract(clip_control(actor, "move").getAnim(), "pelvis"),
+     r"no animation channel for joint 'pelvis'; it animates: root, bone"),
+])
+def test_every_unknown_clip_or_joint_is_a_load_error_listing_what_exists(base, sparse_file, call, listing):
+    actor = load_actor(sparse_file[0])
+    with pytest.raises(LoadError, match=listing):
+        call(actor, base)
+    actor.cleanup()
+
+
+def test_a_warper_told_an_unknown_clip_names_the_clips_it_has(base, sparse_file):
+    actor = load_actor(sparse_file[0])
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    try:
+        with pytest.raises(LoadError, match=r"clip 'walk' is not driven .*; it drives: move"):
+            warper.driver.loop("walk")
+    finally:
+        warper.destroy()
+        actor.cleanup()
