@@ -262,19 +262,22 @@ def is_stripped(bundle):
     return bundle.this in _stripped
 
 
-def is_closed_loop(bundle, root_joint, tolerance=1e-4):
-    """True when the (stripped) clip's last frame repeats its first pose: a closed loop.
+def is_closed_loop(bundle, root_joint, tolerance=1e-4, track=None, base=None):
+    """True when the clip's last frame repeats its first pose, root motion apart: a closed loop.
 
-    Run on a stripped bundle, this compares poses with the root motion taken out, so a
-    cycle that travels or turns is closed when its body returns to its first pose. The
-    root joint's ancestors are left out: the motion taken off them is the cycle's own.
+    On a stripped bundle the poses are compared as they are; on an untouched one, pass its
+    `track` (and `base`) and the last frame is compared with the track's motion taken off.
+    Either way a cycle that travels or turns is closed when its body returns to its first
+    pose. The root joint's ancestors are left out: the motion taken off them is the cycle's own.
     """
     n = bundle.getNumFrames()
     if n < 3:
         return False
     ancestors = {group.getName() for group in (channel_path(bundle, root_joint) or [None])[:-1]}
+    top = np.eye(4) if base is None else np.asarray(base, dtype=np.float64)
+    undo = np.eye(4) if track is None else np.linalg.inv(motion_matrix(track.sample(n - 1)[:3], track.sample(n - 1)[3]))
     first, last = LMatrix4f(), LMatrix4f()
-    stack = [(bundle, np.eye(4), np.eye(4))]
+    stack = [(bundle, top, top)]
     while stack:
         group, above_first, above_last = stack.pop()
         if isinstance(group, AnimChannelMatrixXfmTable):
@@ -282,7 +285,7 @@ def is_closed_loop(bundle, root_joint, tolerance=1e-4):
             group.getValue(n - 1, last)
             above_first = np.array([list(first.getRow(r)) for r in range(4)]) @ above_first
             above_last = np.array([list(last.getRow(r)) for r in range(4)]) @ above_last
-            if group.getName() not in ancestors and np.abs(above_first - above_last).max() > tolerance:
+            if group.getName() not in ancestors and np.abs(above_first - above_last @ undo).max() > tolerance:
                 return False
         stack.extend((group.getChild(i), above_first, above_last) for i in range(group.getNumChildren()))
     return True
