@@ -21,10 +21,14 @@ class RootMotionDriver:
 
     Start clips with `loop()` / `play()` here (they also know a closed loop's real range);
     clips started with `actor.loop()` / `actor.play()` are followed too.
+
+    `clip_speeds` ({clip: metres per second}) is for cycles authored in place: such a clip
+    moves the character straight forward at that speed (at play rate 1) instead of by its
+    own root motion, with everything else (loops, blending, play rates) as for any clip.
     """
 
     def __init__(self, actor, root_joint="root", root_mode="bone", projected_yaw=False,
-                 taskmgr=None, sort=None, clips=None, task=True):
+                 taskmgr=None, sort=None, clips=None, task=True, clip_speeds=None):
         require_joint(actor, root_joint)
         self.actor = actor
         self.root_joint, self.root_mode = root_joint, root_mode
@@ -35,6 +39,9 @@ class RootMotionDriver:
             bundle = clip_control(actor, clip).getAnim()
             self.tracks[clip] = rootmotion.extract_and_strip(bundle, root_joint, root_mode, projected_yaw, clip, base)
             self._closed[clip] = rootmotion.is_closed_loop(bundle, root_joint)
+        for clip, speed in (clip_speeds or {}).items():
+            track = self.track(clip)
+            self.tracks[clip] = rootmotion.straight_track(clip, track.fps, track.num_frames, speed)
         # Clips that end at the height they start at: their vertical root motion is an offset, not travel.
         self._grounded = {clip for clip, track in self.tracks.items()
                           if abs(track.positions[-1][2]) < GROUNDED_TOLERANCE}

@@ -83,6 +83,13 @@ class RootMotionTrack:
         return Motion((x, y, z), h)
 
 
+def straight_track(clip, fps, num_frames, speed):
+    """A track that goes straight forward (+Y) at `speed` metres per second: for cycles authored in place."""
+    forward = np.arange(num_frames) * (float(speed) / float(fps))
+    return RootMotionTrack(clip, fps, np.column_stack([np.zeros(num_frames), forward, np.zeros(num_frames)]),
+                           np.zeros(num_frames))
+
+
 def find_channel(bundle, joint):
     """The AnimChannelMatrixXfmTable of `joint` in an AnimBundle, or None."""
     group = bundle.findChild(joint)
@@ -144,11 +151,12 @@ def channel_names(bundle):
 
 
 def character_base(root):
-    """The Character node's transform relative to `root` (an Actor or model NodePath), 4x4 row vectors."""
+    """Where the skeleton's top sits relative to `root` (an Actor or model NodePath), 4x4 row vectors:
+    the PartBundle's root transform (`setRootXform`) in the Character node's transform."""
     character = root.find("**/+Character")
     if character.isEmpty():
         return None
-    mat = character.getMat(root)
+    mat = character.node().getBundle(0).getRootXform() * character.getMat(root)
     return np.array([list(mat.getRow(r)) for r in range(4)])
 
 

@@ -36,7 +36,7 @@ class MotionWarper:
     """
 
     def __init__(self, actor, root_joint="root", root_mode="bone", taskmgr=None, render=None,
-                 sort=None, **settings):
+                 sort=None, clip_speeds=None, **settings):
         if actor.isEmpty():
             raise UsageError("MotionWarper: the actor is empty (removed)")
         other = actor.getPythonTag(_WARPER_TAG)() if actor.hasPythonTag(_WARPER_TAG) else None
@@ -47,7 +47,7 @@ class MotionWarper:
         self.destroyed = False
         self.settings = MotionWarpSettings.from_prc(task_sort=sort, **settings)
         self.render = render if render is not None else from_base("render")
-        self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False)
+        self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False, clip_speeds=clip_speeds)
         self._warp = None
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-warper-{id(self)}"
