@@ -5,6 +5,7 @@ posed at the driven clip's frame within its cycle. Its root joint's model-space 
 first and last frame of a cycle gives the cycle's motion C; after k cycles the driven joints
 must sit at C^k applied to the untouched ones. Nothing here reads motionwarp's tracks.
 """
+import contextlib
 import math
 import pathlib
 
@@ -50,9 +51,9 @@ def model_height(actor):
     return high[2] - low[2]
 
 
-def invariant_errors(base, path, clip, joint, mode, dt, seconds, loop=True):
-    """Per frame, the largest distance between a driven joint and where the untouched Actor
-    (plus the cycles travelled) puts it; also returns the model's height."""
+@contextlib.contextmanager
+def actor_pair(base, path, joint, mode):
+    """(untouched Actor, driven Actor, its RootMotionDriver, and both Actors' exposed joints, same order)."""
     reference = untouched_actor(path)
     reference.reparentTo(base.render)
     driven = load_actor(path)
@@ -60,8 +61,19 @@ def invariant_errors(base, path, clip, joint, mode, dt, seconds, loop=True):
     driver = RootMotionDriver(driven, joint, mode, taskmgr=base.taskMgr)
     try:
         names = [j.getName() for j in reference.getJoints()]
-        ref_joints = [reference.exposeJoint(None, "modelRoot", n) for n in names]
-        drv_joints = [driven.exposeJoint(None, "modelRoot", n) for n in names]
+        yield (reference, driven, driver, [reference.exposeJoint(None, "modelRoot", n) for n in names],
+               [driven.exposeJoint(None, "modelRoot", n) for n in names])
+    finally:
+        driver.destroy()
+        for actor in (driven, reference):
+            actor.cleanup()
+            actor.removeNode()
+
+
+def invariant_errors(base, path, clip, joint, mode, dt, seconds, loop=True):
+    """Per frame, the largest distance between a driven joint and where the untouched Actor
+    (plus the cycles travelled) puts it; also returns the model's height."""
+    with actor_pair(base, path, joint, mode) as (reference, driven, driver, ref_joints, drv_joints):
         ref_root = reference.exposeJoint(None, "modelRoot", joint)
         frames = reference.getAnimControl(clip).getNumFrames()
         reference.pose(clip, 0)
@@ -102,12 +114,6 @@ def invariant_errors(base, path, clip, joint, mode, dt, seconds, loop=True):
         finally:
             base.taskMgr.remove("pose-invariant-measure")
         return np.array(errors), height
-    finally:
-        driver.destroy()
-        for actor in (driven, reference):
-            actor.cleanup()
-            actor.removeNode()
-
 
 
 def height_errors(base, path, joint, mode, clips, holds, dt):
@@ -115,15 +121,7 @@ def height_errors(base, path, joint, mode, clips, holds, dt):
     per frame, the largest height difference between a driven joint and the same joint of
     the untouched Actor posed at the playing clip's frame (heights never travel for
     grounded clips, whatever the switches)."""
-    reference = untouched_actor(path)
-    reference.reparentTo(base.render)
-    driven = load_actor(path)
-    driven.reparentTo(base.render)
-    driver = RootMotionDriver(driven, joint, mode, taskmgr=base.taskMgr)
-    try:
-        names = [j.getName() for j in reference.getJoints()]
-        ref_joints = [reference.exposeJoint(None, "modelRoot", n) for n in names]
-        drv_joints = [driven.exposeJoint(None, "modelRoot", n) for n in names]
+    with actor_pair(base, path, joint, mode) as (reference, driven, driver, ref_joints, drv_joints):
         playing, errors = {}, []
 
         def measure(task):
@@ -143,11 +141,6 @@ def height_errors(base, path, joint, mode, clips, holds, dt):
         finally:
             base.taskMgr.remove("pose-height-measure")
         return np.array(errors), model_height(reference)
-    finally:
-        driver.destroy()
-        for actor in (driven, reference):
-            actor.cleanup()
-            actor.removeNode()
 
 
 def authored_seconds(path, clip):
