@@ -31,7 +31,7 @@ class Demo(DirectObject):
     Targets come from the warp providers probing the scene's geometry, never from the scene
     file. With `autopilot`, the character walks the scene's waypoints and takes whatever it
     meets (for screenshots and unattended runs), through the same controller as the keys.
-    `blend_time` is the cross-fade between locomotion clips (seconds).
+    `blend_time` is the cross-fade between locomotion clips, and into and out of warps (seconds).
     """
 
     #: Camera offsets from the point looked at (1 m above the feet), in the character's frame.
@@ -51,8 +51,12 @@ class Demo(DirectObject):
         self.actor.setPos(*scene.spawn_pos)
         self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
+        # Warps cross-fade like locomotion. The capsule stops the chest 0.31 m from a face, short of
+        # the clips' authored starts: the mantle's phase may warp back up to 0.1 m, and the vault's
+        # approach may shrink to nothing (the hands are already at the edge).
         self.warper = MotionWarper(self.actor, self.character.root_joint, self.character.root_mode,
-                                   taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds)
+                                   taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds,
+                                   blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr,
                                     render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
@@ -166,6 +170,10 @@ class Demo(DirectObject):
         name = self.obstacle_name(found.node)
         if not found:
             return f"{name}: {found.reason}"
+        try:
+            self.warper.check(found.asset, found.targets)
+        except WarpRefused as refusal:
+            return f"{name}: {found.asset.clip} refused: {refusal.reason}"
         return (f"Space: {found.kind} {name} ({found.asset.clip}, {found.height:.2f} m high, "
                 f"{found.depth:.2f} m deep, {found.distance:.1f} m away)")
 

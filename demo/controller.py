@@ -41,6 +41,7 @@ class Controller(DirectObject):
         taskmgr.add(self._body_task, f"{self._prefix}-body", sort=46)
         self.accept("motionwarp-finished", self._warp_ended)
         self.accept("motionwarp-cancelled", self._warp_ended)
+        self.accept("motionwarp-blend-out", self._warp_fading)
 
     @property
     def airborne(self):
@@ -58,13 +59,18 @@ class Controller(DirectObject):
         self.body.resume()
 
     def play(self, asset, targets):
-        """Start a warp; its clip gets the Actor at full effect before the warper's next update.
+        """Start a warp; its clip takes the Actor over as the warper fades it in (at once when the
+        warper does not blend).
 
         A refusal (WarpRefused) propagates and leaves locomotion and its cross-fades untouched.
         """
         warp = self.warper.play(asset, targets)
-        self.locomotion.hand_over(asset.clip)
+        self.locomotion.hand_over(asset.clip, fading=warp.effect is not None)
         return warp
+
+    def _warp_fading(self, warper, clip, seconds):
+        if warper is self.warper:
+            self.locomotion.rise(self.moving, self.airborne)
 
     def _warp_ended(self, warper, clip, reason=None):
         if warper is not self.warper:
@@ -78,7 +84,12 @@ class Controller(DirectObject):
         return (wanted - self.actor.getH(self.space) + 180.0) % 360.0 - 180.0
 
     def _steer_task(self, task):
-        if self.warper.is_warping or self.actor.isEmpty():
+        if self.actor.isEmpty():
+            return task.cont
+        if self.warper.is_warping:
+            warp = self.warper.current
+            if warp.effect is not None:
+                self.locomotion.share(warp.effect)
             return task.cont
         dt = self._clock.getDt()
         if self.direction.lengthSquared() > 1e-6 and not self.airborne:

@@ -30,6 +30,7 @@ class Locomotion:
         self.run = 0.0            # 0 walking .. 1 running
         self.landing = False
         self.owner = None         # the clip of a warp that has the Actor, or None
+        self._under = None        # while a warp fades its clip: the weights it blends with
         self.cycle = {clip: driver.tracks[clip].duration for clip in ("walk", "run")}
         #: Ground speed of each clip at play rate 1 (m/s), from its root motion.
         self.speeds = {clip: _ground_speed(driver.tracks[clip]) for clip in self.weights}
@@ -94,21 +95,39 @@ class Locomotion:
             self.actor.setPlayRate(self.cycle[clip] / cycle, clip)
 
     # -- warps ----------------------------------------------------------------------------
-    def hand_over(self, clip):
-        """Give `clip` (a warp's) the whole Actor: full effect, every locomotion clip none."""
+    def hand_over(self, clip, fading=False):
+        """Give `clip` (a warp's) the Actor: at once (full effect, every locomotion clip none), or,
+        when the warp fades its clip's effect itself, through `share` each frame."""
+        self.landing = False
+        self.owner = clip
+        if fading:
+            total = sum(self.weights.values())
+            self._under = {name: (w / total if total > 0 else 0.0) for name, w in self.weights.items()}
+            return
         for name in self.weights:
             self.weights[name] = 0.0
             self.actor.setControlEffect(name, 0.0)
-        self.landing = False
         self.actor.setControlEffect(clip, 1.0)
-        self.owner = clip
+
+    def share(self, effect):
+        """While the warp fades its clip to `effect`: locomotion keeps the rest of the pose."""
+        if self.owner is None or self._under is None:
+            return
+        for clip, weight in self._under.items():
+            self.weights[clip] = weight * (1.0 - effect)
+        self._apply()
+
+    def rise(self, moving, airborne):
+        """The warp's fade-out began: what locomotion fades in from now is what the character does."""
+        if self._under is not None:
+            self._under = self.target(moving, airborne)
 
     def take_back(self, moving, airborne):
         """After a warp: its clip stops counting and locomotion takes over at once (no blend yet)."""
         if self.owner is None:
             return
         self.actor.setControlEffect(self.owner, 0.0)
-        self.owner = None
+        self.owner = self._under = None
         self.weights = self.target(moving, airborne)
         self._apply()
 

@@ -32,9 +32,13 @@ class PrcSettings:
             if not hasattr(settings, name):
                 raise TypeError(f"unknown motionwarp setting {name!r}")
             if value is not None:
-                field = next(f for f in dataclasses.fields(cls) if f.name == name)
-                setattr(settings, name, settings._checked(field, value, f"setting {name}"))
+                setattr(settings, name, settings.checked(name, value))
         return settings
+
+    def checked(self, name, value):
+        """`value` for setting `name` if in range, else a UsageError naming the setting."""
+        field = next(f for f in dataclasses.fields(self) if f.name == name)
+        return self._checked(field, value, f"setting {name}")
 
     def _checked(self, field, value, where):
         """`value` if it is a number of the field's kind within RANGES, else a UsageError naming `where`."""
@@ -51,7 +55,8 @@ class MotionWarpSettings(PrcSettings):
     """Defaults for the runtime (PRC `motionwarp-*`); constructor arguments of MotionWarper override them."""
 
     RANGES = {"task_sort": (-1000, 1000), "max_stretch": (1.0, 1000.0), "min_stretch": (0.0, 1.0),
-              "max_turn_deg": (0.0, 180.0), "still_axis_m": (1e-4, 1.0)}
+              "max_turn_deg": (0.0, 180.0), "still_axis_m": (1e-4, 1.0), "max_behind_m": (0.0, 1.0),
+              "blend_in": (0.0, 10.0), "blend_out": (0.0, 10.0)}
 
     #: Sort of the per-character task: after collisionLoop (30) and user IK, before igLoop (50).
     task_sort: int = 45
@@ -63,6 +68,16 @@ class MotionWarpSettings(PrcSettings):
     max_turn_deg: float = 75.0
     #: Below this many metres of clip motion an axis counts as "not moving" (time-weight fallback).
     still_axis_m: float = 0.02
+    #: Most a phase's target may lie behind the character (metres against the clip's direction;
+    #: below still_axis_m, still_axis_m): a game whose capsule stops the character a little past
+    #: the authored start (chest against a ledge) raises it so the phase warps back that far.
+    max_behind_m: float = 0.0
+    #: Seconds over which a warp fades its clip in from the pose playing before (needs
+    #: `actor.enableBlend()`; 0: full effect at once, the unblended path of DESIGN.md 4).
+    blend_in: float = 0.0
+    #: Seconds over which it fades the clip out after its last phase (at most the time the clip
+    #: plays after it), handing the Actor back to the other clips; 0: none.
+    blend_out: float = 0.0
 
 
 @dataclasses.dataclass

@@ -103,12 +103,16 @@ class RootMotionDriver:
 
     def update(self, skip=None):
         """Apply this frame's root motion; `skip` names a clip whose motion someone else applies."""
+        motion = self.frame_motion(skip)
+        if motion is not None:
+            apply_motion(self.actor, motion)
+
+    def frame_motion(self, skip=None):
+        """This frame's blended root motion (None: nothing moved), without applying it: a warp blends it."""
         now = self._clock.getFrameTime()
         dt = 0.0 if self._prev_time is None else now - self._prev_time
         self._prev_time = now
-        motion = self.blended_motion(dt, skip)
-        if motion is not None:
-            apply_motion(self.actor, motion)
+        return self.blended_motion(dt, skip)
 
     def blended_motion(self, dt, skip=None):
         """The effect-weighted root motion of all clips since the last update, or None.

@@ -2,7 +2,8 @@
 
 The face is found by sweeping a knee-to-chest capsule along the facing. The top is sampled
 by down rays from just in front of the face inward, against the face normal, and each edge
-is placed by binary search between a ray that lands on the top and one that does not. The
+is placed, to `edge_tolerance`, between a ray that lands on the top and one that does not
+(aiming where the surfaces they met meet, or halving). The
 close edge is where the top first becomes walkable (incline at most `max_incline_deg`): the
 top of the face on a box, the inner line of a chamfer, the shoulder of a lying log. The far
 edge is where the walkable top ends (a drop, a step up or a slope too steep), so round,
@@ -16,6 +17,10 @@ from panda3d.core import NodePath, Point3, Vec3
 _UP = Vec3(0, 0, 1)
 #: Faces whose normals differ by more than this are different faces (a corner), not one rough face.
 _SAME_FACE_DEG = 10.0
+#: How far past the bound from a ray along its axis the face sweep goes (metres), for Bullet's rounding.
+_SWEEP_MARGIN = 0.01
+#: How far below the lowest height that passes its test a down ray ends (metres), for Bullet's rounding.
+_BELOW = 1e-3
 
 
 @dataclasses.dataclass
@@ -100,9 +105,15 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
 
 def _face(probe, settings, pos, forward):
     """The first non-walkable surface a knee-to-chest capsule meets along `forward`: (hit, normal)."""
-    low, high = settings.face_low, settings.face_high
+    low, high, radius, reach = settings.face_low, settings.face_high, settings.face_radius, settings.reach
     centre = pos + _UP * ((low + high) / 2)
-    hit = probe.sweep_capsule(settings.face_radius, high - low, centre, centre + forward * settings.reach)
+    # A ray along the capsule's axis bounds the sweep: the capsule holds the point `radius` ahead of its
+    # centre, so it meets whatever the ray meets at least `radius` sooner. The sweep can stop there
+    # (the first contact is the same), sparing Bullet every triangle beyond it, its main cost.
+    ahead = probe.ray(centre, centre + forward * reach)
+    if ahead is not None and ahead.fraction * reach - radius > _SWEEP_MARGIN:
+        reach = ahead.fraction * reach - radius + _SWEEP_MARGIN
+    hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * reach)
     if hit is None:
         return None
     normal = _horizontal(hit.normal)
@@ -120,14 +131,23 @@ def _horizontal(vector):
 
 
 class _TopScan:
-    """Down rays across the top from the face inward, filling a Measurement's edges, top and depth."""
+    """Down rays across the top from the face inward, filling a Measurement's edges, top and depth.
+
+    A sample is (z, cos of the incline, unit normal) of the surface a ray met. Each ray
+    ends just below the lowest surface that could pass its test (a walkable top, or one continuing
+    the last sample): a hit lower down would fail the test as surely as no hit, and a short ray
+    skips the floor and the obstacle's underside.
+    """
 
     def __init__(self, probe, settings, face_point, found, max_height, face_z):
         self.probe, self.settings, self.found = probe, settings, found
+        self._drop = probe.drop_normal
         self.origin = Point3(face_point.x, face_point.y, 0)
         self.inward = found.inward
+        self.ox, self.oy, self.ix, self.iy = face_point.x, face_point.y, self.inward.x, self.inward.y
         self.slope = math.tan(math.radians(settings.max_incline_deg))
         self.min_up = math.cos(math.radians(settings.max_incline_deg))
+        self.tolerance, self.clearance = settings.edge_tolerance, settings.clearance
         self.lowest_top = found.ground + settings.face_low
         self.floor = found.ground - settings.max_drop - 0.1
         # Rays start below anything hanging over the face (a low ceiling over a ledge).
@@ -139,10 +159,13 @@ class _TopScan:
         self.edge_face = None  # the face just under the close edge, where a ray met it
         self.face_z = max(face_z, self.lowest_top)  # where the sweep met the face
 
-    def sample(self, s, start=None):
-        """(z, cos of the incline) of the surface under the point `s` metres in from the face, or None."""
-        return self.probe.drop(self.origin.x + self.inward.x * s, self.origin.y + self.inward.y * s,
-                               self.start if start is None else start, self.floor)
+    def sample(self, s, start, bottom):
+        """The sample of the first surface from `start` down to `bottom` under the point `s` metres in
+        from the face, or None."""
+        if start <= bottom:
+            return None
+        found = self._drop(self.ox + self.ix * s, self.oy + self.iy * s, start, bottom)
+        return None if found is None else (found[0], found[1][2], found[1])
 
     def walkable(self, sample):
         if sample is None or sample[0] < self.lowest_top:
@@ -151,35 +174,72 @@ class _TopScan:
             self.most_up = sample[1]
         return sample[1] >= self.min_up
 
-    def _edge(self, outside, inside, inside_sample, test, hint=None):
-        """Binary search for an edge between `outside` (s off the top) and `inside` (s on it): (s, sample).
+    def _edge(self, outside, outside_sample, inside, inside_sample, test, hint=None):
+        """Search for an edge between `outside` (s off the top, its sample) and `inside` (s on it): (s, sample).
 
-        `test(s, inside, inside_sample)` says whether `s` is on the top (and its sample). A `hint`
-        (where a horizontal ray met the face) is tried first, a tolerance either side: on a
-        vertical face that brackets the edge with two rays instead of a full search.
+        `test(s, inside, inside_sample)` says whether `s` is on the top (and its sample). Each round
+        aims at a guess of the edge and tests half a tolerance either side of it, so a right guess
+        brackets the edge with two rays: first the `hint` (where a horizontal ray met the face: right
+        on a vertical face), then where the surfaces under the bracket's ends meet (right where both
+        are flat, as on a chamfer or a polygonal log), and the middle when there is no such guess or
+        the last one did not halve the bracket.
         """
-        tolerance = self.settings.edge_tolerance
+        tolerance = self.tolerance
         toward = 1.0 if inside > outside else -1.0
-        tries = [hint + toward * tolerance / 2, hint - toward * tolerance / 2] if hint is not None else []
+        guess = hint
         while abs(inside - outside) > tolerance:
-            s = tries.pop(0) if tries else (inside + outside) / 2
-            if not min(inside, outside) < s < max(inside, outside):
-                continue
-            on_top, sample = test(s, inside, inside_sample)
-            if on_top:
-                inside, inside_sample = s, sample
+            width = abs(inside - outside)
+            if guess is None:
+                tries = ((inside + outside) / 2,)
             else:
-                outside = s
+                tries = (guess + toward * tolerance / 2, guess - toward * tolerance / 2)
+            for s in tries:
+                if (inside - s) * (s - outside) <= 0:
+                    continue  # not strictly inside the bracket
+                on_top, sample = test(s, inside, inside_sample)
+                if on_top:
+                    inside, inside_sample = s, sample
+                else:
+                    outside, outside_sample = s, sample
+            halved = abs(inside - outside) <= width / 2
+            guess = self._meeting(outside, outside_sample, inside, inside_sample) if halved or guess is None else None
         return inside, inside_sample
 
+    def _meeting(self, a, a_sample, b, b_sample):
+        """Where the surfaces sampled at `a` and `b`, as lines across the top, meet: an s strictly between
+        them, or None (no sample above the knee at either end, parallel, or meeting outside)."""
+        if a_sample is None or b_sample is None or min(a_sample[0], b_sample[0]) < self.lowest_top:
+            return None
+        (za, _, na), (zb, _, nb) = a_sample, b_sample
+        if na[2] < 1e-6 or nb[2] < 1e-6:
+            return None
+        ga, gb = self.rise(na), self.rise(nb)
+        if abs(ga - gb) < 1e-6:
+            return None
+        s = (zb - za + ga * a - gb * b) / (ga - gb)
+        return s if (s - a) * (b - s) > 0 else None
+
+    def rise(self, normal):
+        """How much a surface with this (upward) normal rises per metre inward."""
+        return -(normal[0] * self.ix + normal[1] * self.iy) / normal[2]
+
     def _close_test(self, s, inside, inside_sample):
-        sample = self.sample(s, self.close_start(s))
+        sample = self.sample(s, self.close_start(s), self.lowest_top - _BELOW)
         return self.walkable(sample), sample
 
     def _far_test(self, s, inside, inside_sample):
-        ds = abs(s - inside)
-        sample = self.sample(s, self.next_start(inside_sample, ds))
-        return self._continues(inside_sample, ds, sample), sample
+        return self._continued(inside_sample, abs(s - inside), s)
+
+    def _continued(self, reference, ds, s):
+        """(whether the top goes on from the sample `reference` to `s`, `ds` further, the sample at `s`).
+
+        The ray starts just above the steepest walkable rise from the reference, below any ceiling."""
+        z, rise = reference[0], ds * self.slope
+        sample = self.sample(s, min(self.start, z + rise + self.clearance),
+                             max(z - rise - self.tolerance, self.lowest_top) - _BELOW)
+        going_on = (sample is not None and sample[1] >= self.min_up and sample[0] >= self.lowest_top
+                    and abs(sample[0] - z) <= rise + self.tolerance)  # walkable (the close edge is found), and close
+        return going_on, sample
 
     def _face_between(self, s_from, s_to, z):
         """The Hit of a horizontal ray from `s_from` to `s_to` at height `z` on a face, or None."""
@@ -190,10 +250,6 @@ class _TopScan:
         """How far in from the face (s) a hit lies, or None for no hit."""
         return None if hit is None else (hit.pos - self.origin).dot(self.inward)
 
-    def next_start(self, reference, ds):
-        """Where a ray `ds` past a top sample starts: just above the steepest walkable rise, below any ceiling."""
-        return min(self.start, reference[0] + ds * self.slope + self.settings.clearance)
-
     def face_top(self):
         """A height just above the top of the face: the first of horizontal rays one probe step apart,
         from where the sweep met it up, that meets no face within a step of it; None when the face goes on up to
@@ -203,7 +259,7 @@ class _TopScan:
         back = self.origin + self.inward * self.settings.probe_step
         z = self.face_z + self.settings.probe_step
         while z <= self.start:
-            if self.probe.ray(Point3(front.x, front.y, z), Point3(back.x, back.y, z)) is None:
+            if not self.probe.blocked((front.x, front.y, z), (back.x, back.y, z)):
                 return z
             z += self.settings.probe_step
         return None
@@ -211,61 +267,63 @@ class _TopScan:
     def close_start(self, s):
         """Where a ray `s` in from the face starts while the close edge is looked for: above the face
         top plus the steepest walkable rise, below anything hanging higher."""
-        return min(self.start, self.gap + s * self.slope + self.settings.clearance)
+        return min(self.start, self.gap + s * self.slope + self.clearance)
 
     def run(self):
         settings, found = self.settings, self.found
-        step = settings.probe_step
+        step, tolerance = settings.probe_step, self.tolerance
         self.gap = self.face_top()
         if self.gap is None:
             found.taller_than = self.start - found.ground
-            seen = self.sample(step, self.above)
-            if seen is not None and seen[0] > self.start:
+            seen = self.sample(step, self.above, self.start)
+            if seen is not None:
                 found.too_tall = seen[0] - found.ground
             return
         # The close edge: the first walkable sample (the first just inside the face, for thin walls
-        # and fences), then the edge between it and the one before.
-        previous, s, close = 0.0, 2 * settings.edge_tolerance, None
+        # and fences), then the edge between it and the one before. Within a step of the face, a
+        # ray goes down to the floor: whether it meets anything decides if the scan goes on.
+        previous, before, s, close = 0.0, None, 2 * tolerance, None
         while s <= settings.max_scan_depth:
-            sample = self.sample(s, self.close_start(s))
+            sample = self.sample(s, self.close_start(s), self.floor if s <= step else self.lowest_top - _BELOW)
             if self.walkable(sample):
-                self.edge_face = self._face_between(-self.settings.face_radius, s, sample[0] - 2 * settings.edge_tolerance)
-                close = self._edge(previous, s, sample, self._close_test, self._along(self.edge_face))
+                self.edge_face = self._face_between(-settings.face_radius, s, sample[0] - 2 * tolerance)
+                close = self._edge(previous, before, s, sample, self._close_test, self._along(self.edge_face))
                 break
             if sample is None or (sample[0] < self.lowest_top and s > step):
                 break  # past the obstacle, never found a top to stand on
-            previous, s = s, (s // step + 1) * step
+            previous, before, s = s, sample, (s // step + 1) * step
         if close is None:
             # None: no ray met anything above the knee (the sweep touched a corner beside their line).
             found.incline_deg = math.degrees(math.acos(self.most_up)) if self.most_up is not None else None
             return
-        # The far edge: follow the walkable top while it stays continuous, then bisect where it ends.
+        # The far edge: follow the walkable top while it stays continuous, then search where it ends.
         good_s, good = close
         top, steepest = good[0], good[1]  # steepest: the least cos
         far = None
         while good_s < close[0] + settings.max_scan_depth:
             s = good_s + step
-            sample = self.sample(s, self.next_start(good, step))
-            if not self._continues(good, step, sample):
-                hint = self._along(self._face_between(s, good_s, good[0] - 2 * settings.edge_tolerance))
-                far = self._edge(s, good_s, good, self._far_test, hint)
+            going_on, sample = self._continued(good, step, s)
+            if not going_on:
+                # Where the surfaces meet when the top turns steep (a log's shoulder); else where a
+                # horizontal ray meets the face the top ends at.
+                hint = self._meeting(s, sample, good_s, good)
+                if hint is None:
+                    hint = self._along(self._face_between(s, good_s, good[0] - 2 * tolerance))
+                far = self._edge(s, sample, good_s, good, self._far_test, hint)
                 break
             good_s, good = s, sample
             top, steepest = max(top, good[0]), min(steepest, good[1])
         found.close_edge = self.point(*close)
         if far is not None:
             top, steepest = max(top, far[1][0]), min(steepest, far[1][1])
-            middle = self.sample((close[0] + far[0]) / 2, self.next_start(close[1], (far[0] - close[0]) / 2))
-            if self._continues(close[1], (far[0] - close[0]) / 2, middle):  # a round top peaks between the edges
+            going_on, middle = self._continued(close[1], (far[0] - close[0]) / 2, (close[0] + far[0]) / 2)
+            if going_on:  # a round top peaks between the edges
                 top = max(top, middle[0])
             found.far_edge = self.point(*far)
             found.depth = round(far[0] - close[0], 4)
         else:
             found.depth = settings.max_scan_depth
         found.top, found.incline_deg = top, math.degrees(math.acos(min(1.0, steepest)))
-
-    def _continues(self, reference, ds, sample):
-        return self.walkable(sample) and abs(sample[0] - reference[0]) <= ds * self.slope + self.settings.edge_tolerance
 
     def point(self, s, sample):
         at = self.origin + self.inward * s

@@ -28,11 +28,22 @@ class Hit:
 
 
 class SceneProbe:
-    """Ray, sweep and overlap queries against a BulletWorld, limited to bodies whose into-mask meets `mask`."""
+    """Ray, sweep and overlap queries against a BulletWorld, limited to bodies whose into-mask meets `mask`.
 
-    def __init__(self, world, mask=BitMask32.allOn()):
-        self.world, self.mask = world, BitMask32(mask)
+    `static` says the world's obstacles do not move, so a provider may keep its last answer for a
+    character that has not moved (true of a probe built `from_geometry`; pass it for your own world
+    only if its obstacle bodies never move). Call `changed()` after adding, removing or moving a body.
+    """
+
+    def __init__(self, world, mask=BitMask32.allOn(), static=False):
+        self.world, self.mask, self.static = world, BitMask32(mask), static
+        #: Counts `changed()` calls: answers kept from an older version are not reused.
+        self.version = 0
         self._spheres, self._capsules, self._ghosts = {}, {}, {}
+
+    def changed(self):
+        """Say the world changed (a body added, removed or moved): providers stop reusing kept answers."""
+        self.version += 1
 
     @classmethod
     def from_geometry(cls, root, mask=BitMask32.allOn(), space=None):
@@ -41,7 +52,9 @@ class SceneProbe:
         Each GeomNode whose into-collide mask meets `mask` becomes a static triangle mesh with its
         transform relative to `space` (default: `root`'s top, i.e. render) baked in, scale
         included; one tagged `motionwarp-shape=box` becomes the box of its local bounds.
-        Animated geometry (under a Character) is left out: it is not level geometry.
+        Animated geometry (under a Character) is left out: it is not level geometry. The world is
+        static: moving the scene nodes later does not move it (build a new probe, or edit `world` and
+        call `changed()`).
         """
         space = space if space is not None else root.getTop()
         world = BulletWorld()
@@ -53,7 +66,7 @@ class SceneProbe:
             if body is not None:
                 body.setIntoCollideMask(node.node().getIntoCollideMask())
                 world.attachRigidBody(body)
-        return cls(world, mask)
+        return cls(world, mask, static=True)
 
     def ray(self, start, end):
         """The closest hit on the segment from `start` to `end` (world points), or None."""
@@ -67,10 +80,19 @@ class SceneProbe:
 
         The cheap form of `ray` for sampling a surface many times per query.
         """
-        result = self.world.rayTestClosest(Point3(x, y, top), Point3(x, y, bottom), self.mask)
-        if not result.hasHit():
-            return None
-        return result.getHitPos()[2], abs(result.getHitNormal()[2])  # Bullet's ray normals are unit length
+        found = self.drop_normal(x, y, top, bottom)
+        return None if found is None else (found[0], abs(found[1][2]))  # Bullet's ray normals are unit length
+
+    def drop_normal(self, x, y, top, bottom):
+        """`drop` with the hit's whole unit normal (facing up the ray): (hit z, normal), or None."""
+        result = self.world.rayTestClosest((x, y, top), (x, y, bottom), self.mask)
+        if result.hasHit():
+            return result.getHitPos()[2], result.getHitNormal()
+        return None
+
+    def blocked(self, start, end):
+        """Whether anything lies on the segment from `start` to `end`: `ray` without building a Hit."""
+        return self.world.rayTestClosest(start, end, self.mask).hasHit()
 
     def sweep_sphere(self, radius, start, end):
         """The first hit of a sphere moved from `start` to `end` (centres), or None."""

@@ -65,15 +65,40 @@ def _metres(value):
     return f"{value:.2f} m"
 
 
+#: A query this close to the last one (metres, degrees) gets the last answer again, on a static probe.
+SAME_POS, SAME_H = 1e-4, 1e-3
+
+
 class _Asked:
-    """What every provider answers: `find(actor)` for a character as it stands, `find_at(pos, h)`."""
+    """What every provider answers: `find(actor)` for a character as it stands, `find_at(pos, h)`.
+
+    A game asks every frame (for the prompt). On a static probe (`SceneProbe.static`), the last
+    answer is kept and returned again (the same object: treat answers as read-only) while the
+    character stays within SAME_POS metres and SAME_H degrees of where it was asked, with the
+    same asset objects, the same settings and no `probe.changed()` since (an asset edited in
+    place is seen once the character moves; the demo's tuner replaces an edited asset).
+    """
 
     space = None
+    _kept = None  # (probe version, x, y, z, h, assets, settings values, answer)
 
     def find(self, actor):
         """An Interaction or a Refusal for `actor` as it stands now (its position and heading)."""
         space = self.space if self.space is not None else actor.getTop()
         return self.find_at(actor.getPos(space), actor.getH(space))
+
+    def find_at(self, pos, h):
+        """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
+        assets, settings = tuple(self._given), self._settings_values()
+        kept, probe = self._kept, self.probe
+        if (kept is not None and probe.static and kept[0] == probe.version and abs(pos[0] - kept[1]) <= SAME_POS
+                and abs(pos[1] - kept[2]) <= SAME_POS and abs(pos[2] - kept[3]) <= SAME_POS
+                and abs(h - kept[4]) <= SAME_H and len(assets) == len(kept[5])
+                and all(a is b for a, b in zip(assets, kept[5])) and settings == kept[6]):
+            return kept[7]
+        answer = self._answer(pos, h, assets)
+        self._kept = (probe.version, pos[0], pos[1], pos[2], h, assets, settings, answer) if probe.static else None
+        return answer
 
 
 class _Provider(_Asked):
@@ -85,6 +110,7 @@ class _Provider(_Asked):
         self.space = space
         self.settings = ProviderSettings.from_prc(**settings)
         self._given = assets
+        self._runs = {}  # id(asset): (asset, its track, its phases' (end, t_offset), run)
         if not self.assets:
             raise UsageError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
                              f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
@@ -92,17 +118,34 @@ class _Provider(_Asked):
     @property
     def assets(self):
         """The given assets of this provider's kind."""
-        return [asset for asset in self._given if asset.traversal is not None and asset.traversal.kind == self.kind]
+        return self._own(self._given)
 
     @property
     def max_height(self):
         """The highest obstacle any of the assets takes: how high to look for a top."""
         return _highest(self.assets)
 
-    def find_at(self, pos, h):
-        """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
-        assets = self.assets
+    def _answer(self, pos, h, given):
+        assets = self._own(given)
         return self._judge(measure(self.probe, self.settings, pos, h, _highest(assets)), assets)
+
+    def _settings_values(self):
+        return tuple(vars(self.settings).values())
+
+    def _run(self, asset):
+        """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
+        read again when the asset is another object, or its track or its phases' ends and offsets changed."""
+        stamp = [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
+        kept = self._runs.get(id(asset))
+        if kept is None or kept[0] is not asset or kept[1] is not asset.track or kept[2] != stamp:
+            if len(self._runs) > 64:  # assets replaced by edits: forget the old ones
+                self._runs.clear()
+            kept = self._runs[id(asset)] = (asset, asset.track, stamp, self.read_run(asset))
+        return kept[3]
+
+    def _own(self, given):
+        """The assets of this provider's kind among `given`."""
+        return [asset for asset in given if asset.traversal is not None and asset.traversal.kind == self.kind]
 
     def judge(self, found):
         """The answer for a Measurement (shared when several providers look at the same obstacle)."""
@@ -189,11 +232,16 @@ class VaultProvider(_Provider):
 
     kind = "vault"
 
+    @staticmethod
+    def read_run(asset):
+        """From the far edge to the landing, as the clip travels it (clip space)."""
+        return authored_target(asset, 2) - authored_target(asset, 1)
+
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
         if found.far_edge is None:
             return refuse(f"too deep to vault (more than {_metres(found.depth)})")
-        run = authored_target(asset, 2) - authored_target(asset, 1)
+        run = self._run(asset)
         ahead = found.far_edge + _across(found, run)
         ground = self.probe.ray(Point3(ahead.x, ahead.y, found.far_edge.z + clearance),
                                 Point3(ahead.x, ahead.y, found.ground - self.settings.max_drop))
@@ -232,9 +280,14 @@ class MantleProvider(_Provider):
 
     kind = "mantle"
 
+    @staticmethod
+    def read_run(asset):
+        """From the grab on the ledge to where the clip ends standing (clip space)."""
+        return authored_root(asset, asset.duration) - authored_target(asset, 0)
+
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
-        run = authored_root(asset, asset.duration) - authored_target(asset, 0)
+        run = self._run(asset)
         needed = run.y + radius
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
@@ -263,15 +316,20 @@ class TraversalProvider(_Asked):
         """`assets` as for the providers: re-read at every query."""
         self.providers = [VaultProvider(probe, assets, space, **settings),
                           MantleProvider(probe, assets, space, **settings)]
-        self.probe, self.space = probe, space
+        self.probe, self.space, self._given = probe, space, assets
         self.settings = self.providers[0].settings
 
-    def find_at(self, pos, h):
-        """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
-        found = measure(self.probe, self.settings, pos, h, max(p.max_height for p in self.providers))
+    def _settings_values(self):
+        return [provider._settings_values() for provider in self.providers]
+
+    def _answer(self, pos, h, given):
+        own = [provider._own(given) for provider in self.providers]
+        found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for assets in own))
+        if found is None:
+            return Refusal(NOTHING)  # what both would say
         answers = []
-        for provider in self.providers:
-            answers.append(provider.judge(found))
+        for provider, assets in zip(self.providers, own):
+            answers.append(provider._judge(found, assets))
             if answers[-1]:
                 return answers[-1]
         first = answers[0]

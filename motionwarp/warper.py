@@ -6,12 +6,13 @@ import weakref
 import numpy as np
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from direct.showbase.MessengerGlobal import messenger
-from panda3d.core import LQuaternion, Vec3
+from panda3d.core import ClockObject, LQuaternion, PartBundle, Vec3
 
 from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver, apply_motion, track_motion
 from .errors import UsageError, WarpRefused, shown
 from .loader import clip_control
+from .motion import Motion
 from .target import WarpTarget
 from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp
 
@@ -19,6 +20,7 @@ PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
 FINISHED = "motionwarp-finished"
 CANCELLED = "motionwarp-cancelled"
+BLEND_OUT = "motionwarp-blend-out"
 #: Largest base play rate `play(rate=)` accepts (times the phase's max_rate, still a finite clip time).
 MAX_BASE_RATE = 100.0
 #: Python tag on the actor's node naming the warper that drives it (a weak reference).
@@ -53,6 +55,7 @@ class MotionWarper:
         self._task_name = f"motionwarp-warper-{id(self)}"
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.task_sort)
         self._last_error = None
+        self._clock = ClockObject.getGlobalClock()
         actor.setPythonTag(_WARPER_TAG, weakref.ref(self))
 
     @property
@@ -69,35 +72,62 @@ class MotionWarper:
         """The play rate the warp currently wants for its clip (1.0 when idle), for users who drive playback."""
         return self._warp.rate if self._warp else 1.0
 
-    def play(self, asset, targets, rate=1.0):
+    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None):
         """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
 
         A target is a WarpTarget, a Point3 or three numbers (heading 0). Bad arguments, or a
-        destroyed warper, raise UsageError. A warp already playing is cancelled, unless this one
-        is refused.
+        destroyed warper, raise UsageError. A warp already playing is cancelled at once, unless
+        this one is refused. `blend_in` / `blend_out` (seconds; default: the settings) fade the
+        clip's control effect in from the pose playing before and out after the last phase, when
+        the Actor blends (`enableBlend()`); see Warp.
         """
+        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out)
+        if self._warp is not None:
+            self.cancel("a new warp replaced it", blend_out=0.0)
+        warp._start()
+        self._warp = warp
+        return warp
+
+    def check(self, asset, targets, rate=1.0):
+        """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting nothing.
+
+        For a prompt that must only offer what `play` accepts: a provider's Interaction says the
+        obstacle fits the asset, this says the character can reach the targets from where it is.
+        """
+        self._checked_warp(asset, targets, rate, None, None)
+
+    def _checked_warp(self, asset, targets, rate, blend_in, blend_out):
         if self.destroyed:
             raise UsageError("MotionWarper.play: this warper was destroyed")
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
             raise UsageError(f"MotionWarper.play: targets: expected a list of WarpTarget (one per phase), "
                              f"got {shown(targets)}")
-        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate)
+        blend_in = self.settings.checked("blend_in", self.settings.blend_in if blend_in is None else blend_in)
+        blend_out = self.settings.checked("blend_out", self.settings.blend_out if blend_out is None else blend_out)
+        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out)
         warp._check()
-        if self._warp is not None:
-            self.cancel("a new warp replaced it")
-        warp._start()
-        self._warp = warp
         return warp
 
-    def cancel(self, reason="cancel() was called"):
-        """Stop the warp now: restore the play rate, stop its clip, send `motionwarp-cancelled` with `reason`."""
-        if self._warp is not None:
-            self._warp._end(CANCELLED, stop_clip=True, reason=reason)
+    def cancel(self, reason="cancel() was called", blend_out=None):
+        """Stop warping now and restore the play rate; `motionwarp-cancelled` (with `reason`) follows.
+
+        A warp that fades its clip (Warp.effect) fades it out over `blend_out` seconds (default:
+        its own blend-out) as plain root motion, sending `motionwarp-blend-out` now and the
+        cancel when the fade ends; otherwise, or with `blend_out=0`, the clip stops at once.
+        """
+        warp = self._warp
+        if warp is None:
+            return
+        fade = warp.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
+        if fade > 0.0 and warp.effect is not None:
+            warp._fade_out(fade, CANCELLED, reason)
+        else:
+            warp._end(CANCELLED, stop_clip=True, reason=reason)
 
     def destroy(self):
         """Cancel any warp (even when the actor was just removed: its event is still due) and remove
         the task; `play()` raises UsageError afterwards."""
-        self.cancel("the warper was destroyed")
+        self.cancel("the warper was destroyed", blend_out=0.0)
         self._taskmgr.remove(self._task_name)
         self.destroyed = True
         claim = None if self.actor.isEmpty() else self.actor.getPythonTag(_WARPER_TAG)
@@ -109,8 +139,10 @@ class MotionWarper:
             if self._warp is not None:
                 self._warp._end(CANCELLED, reason="the actor was removed")
             return task.done
-        self.actor.update()
         try:
+            if self._warp is not None:
+                self._warp._fade(self._clock.getDt())   # before the pose is computed
+            self.actor.update()
             self.step()
         except Exception as exc:  # a game's task loop must never see motionwarp fail
             self._fail(exc)
@@ -126,11 +158,33 @@ class MotionWarper:
             self._last_error = problem
 
     def step(self):
-        """Move the actor for this frame: warp (if playing) plus the root motion of other clips."""
+        """Move the actor for this frame: warp (if playing) plus the root motion of other clips.
+
+        While a warp fades its clip, the frame's move is share * the warp's move + (1 - share) *
+        the other clips' move, `share` being the clip's part of the blended pose; once it fades
+        out, the driver blends its root motion like any other clip's.
+        """
         warp = self._warp
-        if warp is not None:
+        if warp is None or warp.fading_out:
+            if warp is not None:
+                warp._update()
+            self.driver.update()
+        elif warp.effect is None:
             warp._update()
-        self.driver.update(skip=warp.asset.clip if warp is not None else None)
+            self.driver.update(skip=warp.asset.clip)
+        else:
+            others = self.driver.frame_motion(skip=warp.asset.clip)
+            share, others_effect = self._share(warp)
+            if others is not None and self.driver.part_bundle.getBlendType() == PartBundle.BT_linear:
+                others = Motion([v / others_effect for v in others.pos], others.h / others_effect)
+            warp._update(others, share)
+
+    def _share(self, warp):
+        """(the warp clip's part of the pose: its effect over all effects, the other clips' total effect)."""
+        bundle = self.driver.part_bundle
+        others = sum(max(bundle.getControlEffect(control), 0.0) for control in warp.other_controls)
+        total = warp.effect + others
+        return (1.0 if total <= 0.0 else warp.effect / total), others
 
 
 class Warp:
@@ -139,9 +193,14 @@ class Warp:
     `results` gets one entry per finished phase: `name`, `origin` (where the phase started),
     `target` and `target_quat` (where it had to end, offsets included), `arrived` and
     `arrived_quat` (where it did end), and `play_rate` (the phase's rate scale).
+
+    With `blend_in` or `blend_out` above 0 on a blending Actor, the warp sets its clip's control
+    effect itself (`effect`): from 0 up to 1 over `blend_in` seconds, and after its last phase
+    (starting `blend_out` seconds before the clip ends) down to 0, when it finishes. Another
+    clip lowering that effect takes the Actor over: the warp is cancelled.
     """
 
-    def __init__(self, warper, asset, targets, base_rate):
+    def __init__(self, warper, asset, targets, base_rate, blend_in=0.0, blend_out=0.0):
         self.warper, self.asset, self.targets = warper, asset, targets
         self.actor = warper.actor
         self.base_rate = base_rate
@@ -153,6 +212,14 @@ class Warp:
         self.frame = 0.0          # clip frame already applied to the actor
         self.origin = None        # (P0, R0) of the phase in progress
         self.results = []         # per phase: target and where the actor arrived
+        blends = warper.driver.part_bundle.getAnimBlendFlag()
+        self.blend_in = blend_in if blends else 0.0
+        self.blend_out = blend_out if blends else 0.0
+        self.effect = None        # the control effect this warp gave its clip, when it fades it
+        self.fading_out = False
+        self.other_controls = []  # AnimControls of the clips the warp shares the Actor with
+        self._blended_phase = False   # the phase in progress has shared a frame with other clips
+        self._ending = (FINISHED, None)   # what the fade-out ends as
 
     # -- refusing what cannot work --------------------------------------------------------
     def _check(self):
@@ -191,6 +258,11 @@ class Warp:
                                   f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
             self._check_reach(phase, pos, quat, goal, goal_quat, settings)
             pos, quat, frame = goal, goal_quat, phase.motion.f1
+        self.blend_out = min(self.blend_out, self._seconds_left(phases[-1].motion.f1))
+
+    def _seconds_left(self, frame):
+        """Seconds the clip plays from `frame` to its end at the base rate (no phase scales it there)."""
+        return max(self.track.num_frames - 1 - frame, 0.0) / (self.track.fps * self.base_rate)
 
     def _check_reach(self, phase, pos, quat, goal, goal_quat, settings):
         """Refuse a target behind a forward clip, or a ground distance too far from the clip's.
@@ -202,7 +274,7 @@ class Warp:
         clip_len, need_len = np.linalg.norm(flat_clip), np.linalg.norm(flat_need)
         if phase.warp_translation and clip_len > settings.still_axis_m:
             ahead = np.dot(flat_clip, flat_need) / clip_len
-            if ahead < -settings.still_axis_m:
+            if ahead < -max(settings.still_axis_m, settings.max_behind_m):
                 raise WarpRefused(f"target of phase {phase.name!r} is behind the character "
                                   f"({-ahead:.2f} m back; the clip moves forward)")
             ratio = need_len / clip_len
@@ -250,6 +322,35 @@ class Warp:
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         self.warper.driver.play(self.asset.clip)
         self.frame = self.control.getFullFframe()
+        if self.blend_in > 0.0 or self.blend_out > 0.0:
+            self.effect = 0.0 if self.blend_in > 0.0 else 1.0
+            self.actor.setControlEffect(self.asset.clip, self.effect)
+            driver = self.warper.driver
+            self.other_controls = [clip_control(self.actor, clip) for clip in driver.tracks if clip != self.asset.clip]
+
+    def _fade(self, dt):
+        """Move the clip's effect one frame along its fade; an effect lowered by someone else cancels."""
+        if self.effect is None:
+            return
+        if self.warper.driver.part_bundle.getControlEffect(self.control) < self.effect - 1e-6:
+            self._end(CANCELLED, reason="another clip took over")
+            return
+        if self.fading_out:
+            self.effect = self.effect - dt / self.blend_out
+            self.effect = 0.0 if self.effect < 1e-9 else self.effect
+        elif self.effect < 1.0:
+            self.effect = self.effect + dt / self.blend_in
+            self.effect = 1.0 if self.effect > 1.0 - 1e-9 else self.effect
+        self.actor.setControlEffect(self.asset.clip, self.effect)
+
+    def _fade_out(self, seconds, event=FINISHED, reason=None):
+        """Stop warping and fade the clip out over `seconds` as plain root motion; `event` follows at 0."""
+        self.blend_out, self._ending = seconds, (event, reason)
+        if self.fading_out:
+            return
+        self.fading_out, self.in_phase, self.rate = True, False, 1.0
+        self.actor.setPlayRate(self.base_rate, self.asset.clip)
+        messenger.send(BLEND_OUT, [self.warper, self.asset.clip, seconds])
 
     def _end(self, event, stop_clip=False, reason=None):
         """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
@@ -260,42 +361,56 @@ class Warp:
         self.warper._warp = None
         messenger.send(event, [self.warper, self.asset.clip] + ([reason] if event == CANCELLED else []))
 
-    def _update(self):
-        """Apply the clip's motion from the last applied frame to now, phase by phase."""
+    def _update(self, others=None, share=1.0):
+        """Apply the clip's motion from the last applied frame to now, phase by phase.
+
+        `others` is the other clips' root motion this frame and `share` the clip's part of the
+        pose (section 4 of docs/design.md: a blended frame)."""
         problem = self._broken()
         if problem:
             self._end(CANCELLED, reason=problem)
             return
         cur = self.control.getFullFframe()
-        if self.warper.driver.part_bundle.getControlEffect(self.control) <= 0.0:
+        if self.fading_out:
+            if self.effect <= 0.0:
+                self._end(self._ending[0], stop_clip=True, reason=self._ending[1])
+            return
+        if self.effect is None and self.warper.driver.part_bundle.getControlEffect(self.control) <= 0.0:
             self._end(CANCELLED, reason="another clip took over")
             return
         if cur < self.frame - 1e-6:
             self._end(CANCELLED, reason="the clip was restarted")
             return
+        blend = _FrameBlend(others, share, self.frame, cur)
         phases = self.asset.phases
         while True:
             if self.in_phase:
                 phase = phases[self.phase_index]
                 if cur < phase.motion.f1:
-                    self._place(phase, cur)
+                    self._advance(phase, cur, blend)
                     break
-                self._place(phase, phase.motion.f1)
+                self._advance(phase, phase.motion.f1, blend)
                 self._finish_phase(phase)
                 continue
             next_start = phases[self.phase_index].motion.f0 if self.phase_index < len(phases) else math.inf
             stop = min(cur, next_start)
-            apply_motion(self.actor, track_motion(self.track, self.frame, stop))
+            apply_motion(self.actor, blend.mix(track_motion(self.track, self.frame, stop), self.frame, stop))
             self.frame = stop
             if cur < next_start:
                 break
-            self._start_phase(phases[self.phase_index])
+            self._start_phase(phases[self.phase_index], blend)
         self.frame = cur
-        if not self.control.isPlaying() and self.phase_index >= len(phases):
+        if self.phase_index < len(phases):
+            return
+        if self.blend_out > 0.0 and self.effect is not None:
+            if self._seconds_left(cur) <= self.blend_out + 1e-9:
+                self._fade_out(self.blend_out)
+        elif not self.control.isPlaying():
             self._end(FINISHED)
 
-    def _start_phase(self, phase):
+    def _start_phase(self, phase, blend):
         self.in_phase = True
+        self._blended_phase = blend.shared
         p0, r0 = self.actor.getPos(), self.actor.getQuat()
         self.origin = (p0, r0)
         goal, _ = self._goal(phase, self.targets[self.phase_index])
@@ -317,6 +432,48 @@ class Warp:
         self.rate = 1.0
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         messenger.send(PHASE_END, [self.warper, phase.name, self.phase_index - 1])
+
+    def _advance(self, phase, frame, blend):
+        """Move through the phase to `frame`: the contract's placement, or a blended step when the
+        phase shares frames with other clips."""
+        self._blended_phase = self._blended_phase or blend.shared
+        if self._blended_phase:
+            self._blend_place(phase, frame, blend)
+        else:
+            self._place(phase, frame)
+        self.frame = frame
+
+    def _blend_place(self, phase, frame, blend):
+        """One blended step from self.frame to `frame`: the blended clip and other motion, then
+        the error still left to the target (from where the actor really is, assuming the clip's
+        own motion from here on) spread over the phase's remaining weight, so the phase still
+        ends exactly on its target."""
+        p0, r0 = self.origin
+        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
+        motion, scale, start = phase.motion, self.scale, self.frame
+        pos, quat = self.actor.getPos(), self.actor.getQuat()
+        before, now, end = motion.displacement(start), motion.displacement(frame), motion.end_displacement
+        other = blend.take(start, frame)
+        moved = pos + r0.xform(Vec3(*(now[i] - before[i] for i in range(3))) * scale) * blend.share
+        moved += quat.xform(Vec3(*other.pos) * scale) * (1.0 - blend.share)
+        if phase.warp_translation:
+            need = r0.conjugate().xform(goal - moved) - Vec3(*(end[i] - now[i] for i in range(3))) * scale
+            full = r0.conjugate().xform(goal - p0)
+            warp = [(full[i] - end[i] * scale) / scale for i in range(3)]
+            still = self.warper.settings.still_axis_m
+            w0, w1 = axis_weights(motion, start, warp, still), axis_weights(motion, frame, warp, still)
+            step = Vec3(*(need[i] * _rest_share(w0[i], w1[i]) if letter in phase.axes else 0.0
+                          for i, letter in enumerate("xyz")))
+            moved += r0.xform(step)
+        self.actor.setPos(moved)
+        if phase.warp_rotation:
+            turned = heading_quat((1.0 - blend.share) * other.h) * quat
+            span = motion.f1 - motion.f0
+            self.actor.setQuat(slerp(turned, goal_quat, _rest_share((start - motion.f0) / span,
+                                                                   (frame - motion.f0) / span)))
+        else:
+            turn = self.track.heading(frame) - self.track.heading(start)
+            self.actor.setQuat(heading_quat(blend.share * turn + (1.0 - blend.share) * other.h) * quat)
 
     def _place(self, phase, frame):
         """Put the actor where the phase puts it at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)."""
@@ -340,3 +497,45 @@ class Warp:
         else:
             turn = self.track.heading(frame) - self.track.heading(motion.f0)
             self.actor.setQuat(heading_quat(turn) * r0)
+
+
+def _rest_share(before, now):
+    """How much of what is left moves from weight `before` to `now` (1 once nothing is left)."""
+    if before >= 1.0 - 1e-9:
+        return 1.0
+    return min(max((now - before) / (1.0 - before), 0.0), 1.0)
+
+
+class _FrameBlend:
+    """One frame's sharing of the root motion between the warp clip and the other clips.
+
+    `others` (the other clips' motion over the frame, or None) is handed out in proportion to
+    the clip frames each step covers, `share` being the warp clip's part of the pose.
+    """
+
+    def __init__(self, others, share, first, last):
+        self.others = others if share < 1.0 else None
+        self.share = share if self.others is not None else 1.0
+        self.span = last - first
+        self.left = 1.0   # part of `others` not handed out yet
+
+    @property
+    def shared(self):
+        return self.others is not None
+
+    def take(self, start, end):
+        """The other clips' motion for clip frames `start` to `end` of this frame (all of it when the clip stood still)."""
+        if self.others is None:
+            return Motion()
+        part = min(1.0 if self.span <= 1e-9 else (end - start) / self.span, self.left)
+        self.left -= part
+        return Motion([v * part for v in self.others.pos], self.others.h * part)
+
+    def mix(self, clip_motion, start, end):
+        """share * the clip's motion + (1 - share) * the other clips' over the same frames."""
+        if self.others is None:
+            return clip_motion
+        other = self.take(start, end)
+        share = self.share
+        return Motion([share * c + (1.0 - share) * o for c, o in zip(clip_motion.pos, other.pos)],
+                      share * clip_motion.h + (1.0 - share) * other.h)

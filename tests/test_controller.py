@@ -14,7 +14,7 @@ from demo.app import Demo
 from demo.body import BodySettings
 from demo.scene import Scene
 
-from .conftest import CONTACTS, ROOT, run_for
+from .conftest import CONTACTS, ROOT, run_for, step
 
 DT = 1 / 60
 SETTINGS = BodySettings()
@@ -287,3 +287,97 @@ def test_a_warp_cancelled_inside_a_box_leaves_the_character_outside_it(base, wor
         assert feet[2] == pytest.approx(height, abs=0.01)
     else:                                    # moved back out of its face (y = 1.5) and down to the ground
         assert feet[1] <= 1.5 - SETTINGS.radius + 1e-3 and feet[2] == pytest.approx(0.0, abs=1e-3)
+
+
+def test_a_mantle_starts_with_the_chest_against_the_ledge(base, world):
+    from panda3d.core import Vec3
+    """Walked into a ledge until the capsule stops it (about its radius, 0.30 m, from the face:
+    past the mantle's authored 0.37 m start), the prompt offers the mantle, and Space takes it:
+    the character ends standing on top."""
+    ledge = box("ledge", (0, 2.0, 0), (4.0, 2.0, 1.5))    # face at y = 1.0
+    demo = steered(world([ledge], spawn=(0, -0.5, 0)))
+    demo.controller.direction = Vec3(0, 1, 0)
+    run_for(base, 2.0, DT)
+    face = 1.0
+    assert SETTINGS.radius - 0.01 < face - demo.actor.getY() < SETTINGS.radius + SETTINGS.skin + 0.01
+    assert demo.prompt.getText().startswith("Space: mantle ledge")
+    demo.controller.direction = Vec3(0, 0, 0)
+    assert demo.interact()
+    run_for(base, 3.0, DT)
+    assert not demo.warper.is_warping
+    assert demo.actor.getY() > face + SETTINGS.radius and demo.actor.getZ() == pytest.approx(1.5, abs=1e-3)
+
+
+def test_a_vault_starts_with_the_chest_against_the_crate(base, world):
+    """Walked into a crate until the capsule stops it, the vault's approach has almost nothing
+    left to cover: the prompt offers the vault, Space takes it, and the character lands past
+    the crate's far face on the ground."""
+    from panda3d.core import Vec3
+    crate = box("crate", (0, 2.0, 0), (2.0, 0.6, 1.0))   # faces at y = 1.7 and 2.3
+    demo = steered(world([crate], spawn=(0, -1.5, 0)))
+    demo.controller.direction, demo.controller.running = Vec3(0, 1, 0), True
+    run_for(base, 2.0, DT)
+    near, far = 1.7, 2.3
+    assert near - demo.actor.getY() < SETTINGS.radius + SETTINGS.skin + 0.01
+    assert demo.prompt.getText().startswith("Space: vault crate")
+    demo.controller.direction, demo.controller.running = Vec3(0, 0, 0), False
+    assert demo.interact()
+    run_for(base, 3.0, DT)
+    assert not demo.warper.is_warping
+    assert demo.actor.getY() > far + SETTINGS.radius and demo.actor.getZ() == pytest.approx(0.0, abs=1e-3)
+
+
+@pytest.mark.parametrize("gap", [0.30, 0.33, 0.36, 0.40, 0.45])
+def test_a_vault_is_offered_and_accepted_up_close(base, world, gap):
+    """From the capsule's stop (0.30 m from the face) to past where the hands would plant
+    without moving (0.38 m), the approach phase has almost no ground to cover: it shrinks to
+    it instead of being refused, so what the prompt offers, play takes."""
+    demo = steered(world([box("crate", (0, 2.0, 0), (2.0, 0.6, 1.0))], spawn=(0, -1.5, 0)))
+    demo.controller.place((0, 1.7 - gap, 0), 0)
+    step(base, DT)
+    assert demo.prompt.getText().startswith("Space: vault crate")
+    assert demo.interact()
+
+
+def test_the_prompt_never_offers_what_the_warper_refuses(base, world):
+    """A crate the providers accept but the warper cannot reach from here (a warper that keeps
+    the default stretch limit): the prompt gives the warper's reason instead of offering Space."""
+    from panda3d.core import Vec3
+    demo = steered(world([box("crate", (0, 2.0, 0), (2.0, 0.6, 1.0))], spawn=(0, -0.5, 0)))
+    demo.warper.settings.min_stretch = 0.5
+    demo.controller.direction = Vec3(0, 1, 0)
+    run_for(base, 2.0, DT)
+    assert demo.prompt.getText().startswith("crate: vault refused: phase 'close_edge' needs ")
+
+
+def test_locomotion_fades_out_into_a_vault_and_back_in_after_it(base, world):
+    """Walking into a vault and on after it: locomotion keeps what the warp clip leaves of the
+    pose (one frame behind: it steers before the warper fades), walk has the Actor again at the
+    end, and no joint jumps farther in a frame than the vault's own fastest joint does."""
+    from panda3d.core import Vec3
+    from .bench.bench_warp_pops import joint_positions, largest_move, peak_joint_speed
+    demo = steered(world([box("crate", (0, 2.3, 0), (2.0, 0.6, 1.0))], spawn=(0, -1.0, 0)))
+    demo.controller.direction = Vec3(0, 1, 0)
+    within = lambda clip: demo.authored_distance.get(clip, demo.skip_distance)   # noqa: E731
+    for _ in range(240):
+        run_for(base, DT, DT)
+        if demo.interact(within=within):
+            break
+    assert demo.warper.is_warping
+    loops = ("idle", "walk", "run", "fall", "land")
+    poses, shares = [joint_positions(demo.actor)], []
+    while demo.warper.is_warping:
+        run_for(base, DT, DT)
+        poses.append(joint_positions(demo.actor))
+        shares.append((effect(demo, "vault"), sum(effect(demo, clip) for clip in loops)))
+    for _ in range(20):
+        run_for(base, DT, DT)
+        poses.append(joint_positions(demo.actor))
+    assert 0.0 < shares[0][0] < 1.0 and shares[0][1] > 0.5, "no cross-fade into the vault"
+    assert all(abs(mine + theirs - 1.0) <= DT / demo.controller.locomotion.blend_time + 1e-6 for mine, theirs in shares)
+    assert any(0.0 < mine < 1.0 and theirs > 0.0 for mine, theirs in shares[len(shares) // 2:]), "no fade back"
+    assert effect(demo, "walk") == pytest.approx(1.0) and effect(demo, "vault") == 0.0
+    peak = peak_joint_speed("vault") * DT
+    jumps = [largest_move(a, b) for a, b in zip(poses, poses[1:])]   # jumps[i]: into frame i of `shares`
+    fading = [i for i, (mine, _) in enumerate(shares) if mine < 1.0]   # (inside, a rate above 1 may beat the peak)
+    assert max(jumps[i] for i in fading + list(range(len(shares), len(jumps)))) < peak

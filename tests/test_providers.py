@@ -1,11 +1,12 @@
 """Warp providers (DESIGN.md 7) against analytic obstacles: edges, normals and sizes from the geometry itself."""
+import dataclasses
 import json
 import math
 import random
 
 import pytest
 from panda3d.bullet import BulletRigidBodyNode, BulletTriangleMesh, BulletTriangleMeshShape, BulletWorld
-from panda3d.core import BitMask32, Point3, Vec3, loadPrcFileData, unloadPrcFile
+from panda3d.core import BitMask32, NodePath, Point3, Vec3, loadPrcFileData, unloadPrcFile
 
 from motionwarp import (AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, UsageError,
                         VaultProvider, WarpAsset)
@@ -398,3 +399,82 @@ def test_a_games_own_bullet_world_and_mask(assets):
     assert isinstance(found, Interaction) and found.node.getName() == "crate"
     seen = VaultProvider(SceneProbe(world, BitMask32.bit(1) | BitMask32.bit(2)), assets).find_at(Point3(0, 0.5, 0), 0.0)
     assert seen.node.getName() == "trigger"  # the same world, the trigger volume now counts
+
+
+def _body(world, root, name, profile, width, pos):
+    """A static Bullet body for a prism built in the test, tagged with its scene node."""
+    shape_node = prism(root, name, profile, width, pos=pos)
+    mesh = BulletTriangleMesh()
+    mesh.addGeom(shape_node.node().getGeom(0), True, shape_node.getTransform(root))
+    body = BulletRigidBodyNode(f"{name}-body")
+    body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))
+    body.setPythonTag(SOURCE_TAG, shape_node)
+    world.attachRigidBody(body)
+    return body
+
+
+def test_a_static_probe_keeps_the_answer_for_a_character_standing_still(assets):
+    """Asked again from the same place, a provider on a static probe returns its last answer; a move,
+    other assets, other settings or probe.changed() make it measure afresh."""
+    world, root = BulletWorld(), level()
+    _body(world, root, "ground", box_profile(40, 0.1), 40, (0, 0, -0.1))
+    _body(world, root, "crate", box_profile(0.6, 1.0), 2, (0, 2, 0))
+    probe = SceneProbe(world, static=True)
+    provider = TraversalProvider(probe, assets)
+    first = provider.find_at(Point3(0, 0.5, 0), 0.0)
+    assert isinstance(first, Interaction) and first.kind == "vault"
+    assert provider.find_at(Point3(0, 0.5, 0), 0.0) is first
+    assert provider.find_at((0.00005, 0.5, 0), 0.0005) is first  # within SAME_POS and SAME_H
+    moved = provider.find_at(Point3(0, 0.6, 0), 0.0)
+    assert moved is not first and moved.distance == pytest.approx(first.distance - 0.1, abs=1e-3)
+    assert provider.find_at(Point3(0, 0.6, 0), 0.0) is moved
+    provider.providers[0].settings.max_approach_deg = 40.0
+    assert provider.find_at(Point3(0, 0.6, 0), 0.0) is not moved
+    # A wall put up behind the crate: the landing is blocked once the probe is told.
+    _body(world, root, "wall", box_profile(0.3, 2.2), 2.0, (0, 2.9, 0))
+    kept = provider.find_at(Point3(0, 0.6, 0), 0.0)
+    assert provider.find_at(Point3(0, 0.6, 0), 0.0) is kept
+    probe.changed()
+    blocked = provider.find_at(Point3(0, 0.6, 0), 0.0)
+    assert not blocked and blocked.reason.startswith("landing blocked by wall")
+
+
+def test_a_kept_answer_follows_replaced_assets(assets):
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), 2, pos=(0, 2, 0))
+    given = {asset.clip: asset for asset in assets}
+    provider = TraversalProvider(SceneProbe.from_geometry(root), given.values())  # a live view
+    first = provider.find_at(Point3(0, 0.5, 0), 0.0)
+    assert first.asset is given["vault"]
+    given["vault"] = dataclasses.replace(given["vault"])  # what the tuner does on an edit
+    again = provider.find_at(Point3(0, 0.5, 0), 0.0)
+    assert again is not first and again.asset is given["vault"]
+
+
+def test_a_games_own_world_is_measured_at_every_query(assets):
+    """SceneProbe(world) does not assume the world static: a body moved between two queries from the
+    same place is seen."""
+    world, root = BulletWorld(), level()
+    _body(world, root, "ground", box_profile(40, 0.1), 40, (0, 0, -0.1))
+    crate = _body(world, root, "crate", box_profile(0.6, 1.0), 2, (0, 2, 0))
+    provider = VaultProvider(SceneProbe(world), assets)
+    assert provider.find_at(Point3(0, 0.5, 0), 0.0).distance == pytest.approx(1.2, abs=0.01)
+    NodePath(crate).setY(0.5)  # the crate's front face now 1.7 m ahead
+    assert provider.find_at(Point3(0, 0.5, 0), 0.0).distance == pytest.approx(1.7, abs=0.01)
+    assert SceneProbe.from_geometry(root).static and not SceneProbe(world).static
+
+
+def test_a_phase_offset_edited_in_place_moves_the_landing(assets):
+    """The clip's run is kept per asset, but read again when a phase's offset changes."""
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), 2, pos=(0, 2, 0))
+    vault = dataclasses.replace(next(a for a in assets if a.traversal.kind == "vault"))
+    vault.phases = [dataclasses.replace(phase) for phase in vault.phases]
+    provider = VaultProvider(SceneProbe.from_geometry(root), [vault])
+    before = provider.find_at(Point3(0, 0.5, 0), 0.0)
+    x, y, z = vault.phases[2].t_offset
+    vault.phases[2].t_offset = (x, y + 0.2, z)  # the landing target 0.2 m further back in the clip's frame
+    after = provider.find_at(Point3(0, 0.51, 0), 0.0)
+    assert after.landing.y == pytest.approx(before.landing.y - 0.2, abs=0.01)

@@ -219,3 +219,19 @@ def test_a_bad_keyword_setting_is_refused_before_the_warper_exists(base):
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)  # nothing was left claiming the actor
     warper.destroy()
     actor.cleanup()
+
+
+def test_check_raises_what_play_would_and_starts_nothing(base, rig, vault):
+    """`check` is play's refusal without its effects: nothing plays, no warp, no event."""
+    actor, warper = rig
+    cancelled = []
+    base.accept("motionwarp-cancelled", lambda *args: cancelled.append(args))
+    try:
+        with pytest.raises(WarpRefused, match="phases"):
+            warper.check(vault, vault_targets(1.0, 0.6, 1.0)[:2])
+        with pytest.raises(UsageError, match="targets"):
+            warper.check(vault, None)
+        warper.check(vault, vault_targets(1.0, 0.6, 1.0))   # a good warp passes
+        assert not warper.is_warping and actor.getCurrentAnim() is None and not cancelled
+    finally:
+        base.ignore("motionwarp-cancelled")

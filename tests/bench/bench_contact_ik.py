@@ -1,68 +1,51 @@
-"""Benchmark: the contact IK's cost per character-frame, next to Panda3D's own animation cost.
+"""Benchmark: the contact IK's cost per character-frame, by how many limbs it bends, next to Panda3D's own animation cost.
 
     python tests/bench/bench_contact_ik.py [--characters 20] [--frames 600]
 
 Each character loops the vault, warped over its own crate (0.5 to 1.4 m), with a ContactIK
-reading the level through one SceneProbe. Per frame and character it times
-`actor.update(force=True)` (Panda3D computing the blended skeleton, which every animated
+reading the level through one SceneProbe. Per frame and character, after the warper's task, it
+times `actor.update(force=True)` (Panda3D computing the blended skeleton, which every animated
 character pays) and `ContactIK.step()` (finding the contacts' targets, solving every limb in
 contact, and the freeze/update/release that writes them into the pose), and prints medians by
 how many limbs were in contact, and the ratio to Panda3D's figure. A last pass times the
-feet-on-ground mode on flat ground (two rays, nothing to bend).
+feet-on-ground mode on flat ground (two rays, nothing to bend). CPU time of the thread;
+`python -m tests.bench` reports the IK's overall figure with the others.
 """
 import collections
 import pathlib
 import statistics
 import sys
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.bench.headless import options, shifted, windowless_base  # noqa: E402
+from tests.bench.characters import Vaulters, own_task, run  # noqa: E402
+from tests.bench.frame_costs import panda_update  # noqa: E402
+from tests.bench.headless import options, windowless_base  # noqa: E402
+from tests.bench.timing import CpuTimer  # noqa: E402
 
 
 def main():
     args = options(__doc__)
     base, clock = windowless_base()
-    from motionwarp import ContactIK, MotionWarper, SceneProbe, WarpAsset, load_actor
-    from tests.obstacles import box_profile, prism
-    from tests.warp_helpers import vault_targets
+    from motionwarp import ContactIK, SceneProbe
 
-    asset = WarpAsset.load(ROOT / "assets" / "vault.warp.json")
-    level = base.render.attachNewNode("level")
-    prism(level, "ground", box_profile(400.0, 0.1), 400.0, pos=(0, 0, -0.1))
-    heights = [0.5 + 0.9 * (index % 10) / 9 for index in range(args.characters)]
-    for index, height in enumerate(heights):
-        prism(level, f"crate{index}", box_profile(0.6, height), 1.2, pos=(index * 3.0, 1.3, 0))
-    probe = SceneProbe.from_geometry(level)
-    rigs = []
-    for index, height in enumerate(heights):
-        actor = load_actor(ROOT / "assets" / "mannequin.glb")
-        actor.reparentTo(base.render)
-        actor.setX(index * 3.0)
-        warper = MotionWarper(actor, render=base.render)
-        ik = ContactIK(actor, warper, probe, render=base.render)
-        base.taskMgr.remove(warper._task_name)  # the benchmark drives each step itself
-        base.taskMgr.remove(ik._task_name)
-        rigs.append((actor, warper, ik, height))
+    timer = CpuTimer()
+    herd = Vaulters(base, timer)
+    vaulters = herd.add(args.characters)
+    probe = SceneProbe.from_geometry(herd.level(args.characters))
+    iks = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))[0]
+           for v in vaulters]
 
     update_us, ik_us = [], collections.defaultdict(list)
     for _ in range(args.frames):
         clock.tick()
-        for actor, warper, ik, height in rigs:
-            if not warper.is_warping:
-                actor.setPos(actor.getX(), 0, 0)
-                warper.play(asset, shifted(vault_targets(height, 0.6, 1.0), actor.getX()))
-            t0 = time.perf_counter()
-            actor.update(force=True)
-            t1 = time.perf_counter()
-            warper.step()
-            t2 = time.perf_counter()
-            limbs = ik.step(clock.getDt())
-            t3 = time.perf_counter()
-            update_us.append((t1 - t0) * 1e6)
-            ik_us[limbs].append((t3 - t2) * 1e6)
+        for vaulter, ik in zip(vaulters, iks):
+            herd.keep_warping(vaulter)
+            run(vaulter.task)
+            update_us.append(timer.us(panda_update, vaulter.actor)[0])
+            us, limbs = timer.us(ik.step, clock.getDt())
+            ik_us[limbs].append(us)
     panda = statistics.median(update_us)
     everything = [v for values in ik_us.values() for v in values]
     print(f"characters: {args.characters}, frames: {args.frames} (vaults over 0.5-1.4 m crates, loop)")
@@ -76,21 +59,18 @@ def main():
               f" (ratio {statistics.median(values) / panda:.2f})")
 
     flat = []
-    for actor, warper, ik, _ in rigs:
-        warper.cancel()
+    for vaulter, ik in zip(vaulters, iks):
+        vaulter.warper.cancel()
         ik.destroy()
-        actor.loop("walk")
-        actor.setPos(actor.getX(), -20, 0)
-    walkers = [ContactIK(actor, warper, probe, render=base.render, feet_on_ground=1) for actor, warper, _, _ in rigs]
-    for walker in walkers:
-        base.taskMgr.remove(walker._task_name)
+        vaulter.actor.loop("walk")
+        vaulter.actor.setPos(vaulter.actor.getX(), -20, 0)
+    walkers = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
+                                                              feet_on_ground=1))[0] for v in vaulters]
     for _ in range(min(args.frames, 200)):
         clock.tick()
-        for (actor, _, _, _), walker in zip(rigs, walkers):
-            actor.update(force=True)
-            t0 = time.perf_counter()
-            walker.step(clock.getDt())
-            flat.append((time.perf_counter() - t0) * 1e6)
+        for vaulter, walker in zip(vaulters, walkers):
+            panda_update(vaulter.actor)
+            flat.append(timer.us(walker.step, clock.getDt())[0])
     print(f"feet on ground, walking on flat ground: median {statistics.median(flat):7.1f} us "
           f"(ratio {statistics.median(flat) / panda:.2f})")
 

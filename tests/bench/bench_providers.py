@@ -6,7 +6,11 @@ The level holds boxes, lying logs and wedge-topped crates of random sizes and he
 ground plane, built into a static Bullet world with SceneProbe.from_geometry. Each query stands
 a character 0.4 to 2 m in front of a random obstacle, facing it within 40 degrees (the costly
 case: a face, a top scan, room checks), and times VaultProvider, MantleProvider and the
-TraversalProvider that asks both on one measurement; "open ground" queries face nothing.
+TraversalProvider that asks both on one measurement, then the TraversalProvider's time by what it
+answered; "open ground" queries face nothing, "standing still" asks again from the same place
+(the kept answer of a static probe).
+Times are CPU time of the thread (tests/bench/timing.py). `python -m tests.bench` reports
+the TraversalProvider's figure with the others.
 """
 import argparse
 import math
@@ -14,15 +18,17 @@ import pathlib
 import random
 import statistics
 import sys
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from panda3d.core import ClockObject, NodePath, Point3, Vec3, loadPrcFileData  # noqa: E402
+from panda3d.core import NodePath, Point3, Vec3  # noqa: E402
+
+from tests.bench.timing import CpuTimer, Summary, p90  # noqa: E402
 
 
 def build_level(count, rng):
+    """(level root, [(front point, inward direction)] of every obstacle), `count` random obstacles on a grid."""
     from tests.obstacles import box_profile, circle_profile, prism
     root = NodePath("level")
     prism(root, "ground", box_profile(400, 0.1), 400, pos=(0, 0, -0.1))
@@ -39,10 +45,40 @@ def build_level(count, rng):
     return root, fronts
 
 
-def timed(function, *args):
-    t0 = time.perf_counter()
-    function(*args)
-    return (time.perf_counter() - t0) * 1e6
+def facing_queries(fronts, count, rng):
+    """[(feet position, heading)] 0.4 to 2 m in front of a random obstacle, facing it within 40 degrees."""
+    queries = []
+    for _ in range(count):
+        front, inward = rng.choice(fronts)
+        h = math.degrees(math.atan2(-inward.x, inward.y)) + rng.uniform(-40, 40)
+        forward = Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0)
+        start = front - forward * rng.uniform(0.4, 2.0)
+        queries.append((Point3(start.x, start.y, 0), h))
+    return queries
+
+
+def providers(probe):
+    from motionwarp import MantleProvider, TraversalProvider, VaultProvider, WarpAsset
+    assets = [WarpAsset.load(ROOT / "assets" / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")]
+    return {"VaultProvider": VaultProvider(probe, assets), "MantleProvider": MantleProvider(probe, assets),
+            "TraversalProvider": TraversalProvider(probe, assets)}
+
+
+def traversal_find(obstacles, queries, repeats, timer, seed=1):
+    """Summary of TraversalProvider.find(character) in front of an obstacle, microseconds per query."""
+    from motionwarp import SceneProbe
+    rng = random.Random(seed)
+    root, fronts = build_level(obstacles, rng)
+    provider = providers(SceneProbe.from_geometry(root))["TraversalProvider"]
+    character = root.attachNewNode("character")
+    repeated = []
+    for _ in range(repeats):
+        samples = []
+        for pos, h in facing_queries(fronts, queries, rng):
+            character.setPosHpr(pos, (h, 0, 0))
+            samples.append(timer.us(provider.find, character)[0])
+        repeated.append(samples)
+    return Summary(repeated)
 
 
 def main():
@@ -51,53 +87,50 @@ def main():
     parser.add_argument("--queries", type=int, default=2000)
     args = parser.parse_args()
 
-    loadPrcFileData("bench", "window-type none\naudio-library-name null")
-    from direct.showbase.ShowBase import ShowBase
-    from motionwarp import MantleProvider, SceneProbe, TraversalProvider, VaultProvider, WarpAsset, load_actor
+    from tests.bench.characters import MANNEQUIN
+    from tests.bench.frame_costs import panda_update
+    from tests.bench.headless import windowless_base
+    base, clock = windowless_base()
+    from motionwarp import SceneProbe, load_actor
 
-    base = ShowBase(windowType="none")
-    ClockObject.getGlobalClock().setMode(ClockObject.MNonRealTime)
+    timer = CpuTimer()
     rng = random.Random(1)
-    t0 = time.perf_counter()
+    t0 = timer.start()
     root, fronts = build_level(args.obstacles, rng)
     probe = SceneProbe.from_geometry(root)
-    build_ms = (time.perf_counter() - t0) * 1e3
-    assets = [WarpAsset.load(ROOT / "assets" / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")]
-    providers = {"VaultProvider": VaultProvider(probe, assets), "MantleProvider": MantleProvider(probe, assets),
-                 "TraversalProvider": TraversalProvider(probe, assets)}
-    actor = load_actor(ROOT / "assets" / "mannequin.glb")
+    build_ms = timer.since(t0) / 1e3
+    asked = providers(probe)
+    actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
     actor.loop("walk")
 
-    queries = []
-    for _ in range(args.queries):
-        front, inward = rng.choice(fronts)
-        h = math.degrees(math.atan2(-inward.x, inward.y)) + rng.uniform(-40, 40)
-        forward = Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0)
-        start = front - forward * rng.uniform(0.4, 2.0)
-        queries.append((Point3(start.x, start.y, 0), h))
-    open_ground = [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(args.queries // 4)]
-
-    times = {name: [] for name in providers}
-    outcomes = {}
+    times = {name: [] for name in asked}
+    by_outcome = {}  # TraversalProvider's times by what it answered
     update_us = []
-    for pos, h in queries:
-        for name, provider in providers.items():
-            times[name].append(timed(provider.find_at, pos, h))
-        found = providers["TraversalProvider"].find_at(pos, h)
-        key = found.kind if found else found.reason.split(" (")[0]
-        outcomes[key] = outcomes.get(key, 0) + 1
-        ClockObject.getGlobalClock().tick()
-        update_us.append(timed(lambda: actor.update(force=True)))
-    open_us = [timed(providers["TraversalProvider"].find_at, pos, h) for pos, h in open_ground]
+    traversal = asked["TraversalProvider"]
+    for pos, h in facing_queries(fronts, args.queries, rng):
+        for name, provider in asked.items():
+            us, found = timer.us(provider.find_at, pos, h)
+            times[name].append(us)
+        key = found.kind if found else "refused: " + found.reason.split(" (")[0]
+        by_outcome.setdefault(key, []).append(us)
+        clock.tick()
+        update_us.append(timer.us(panda_update, actor)[0])
+    open_ground = [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(args.queries // 4)]
+    open_us = [timer.us(traversal.find_at, pos, h)[0] for pos, h in open_ground]
+    # Standing still in front of an obstacle: asked every frame from the same place, the kept answer.
+    still_us = [timer.us(traversal.find_at, pos, h)[0] for pos, h in facing_queries(fronts, 50, rng) for _ in range(5)]
 
+    update = statistics.median(update_us)
     print(f"level: {args.obstacles} obstacles, static Bullet world built in {build_ms:.0f} ms; {args.queries} queries")
-    print(f"Panda3D actor.update(force=True):       median {statistics.median(update_us):7.1f} us")
+    print(f"Panda3D actor.update(force=True):       median {update:7.1f} us")
     for name, values in times.items():
         print(f"motionwarp {name + '.find_at()':31s} median {statistics.median(values):7.1f} us "
-              f"(p90 {statistics.quantiles(values, n=10)[-1]:.1f} us) in front of an obstacle")
-    print(f"motionwarp TraversalProvider, open ground:  median {statistics.median(open_us):7.1f} us")
-    print("outcomes:", ", ".join(f"{k}: {v}" for k, v in sorted(outcomes.items(), key=lambda kv: -kv[1])))
+              f"(p90 {p90(values):.1f} us, {statistics.median(values) / update:.1f}x update) in front of an obstacle")
+    for label, values in [("open ground", open_us), ("standing still (kept answer)", still_us)] + sorted(
+            by_outcome.items(), key=lambda kv: -len(kv[1])):
+        print(f"  TraversalProvider, {label + ':':38s} median {statistics.median(values):7.1f} us "
+              f"({statistics.median(values) / update:.2f}x update, {len(values)} queries)")
 
 
 if __name__ == "__main__":

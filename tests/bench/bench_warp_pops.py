@@ -4,12 +4,13 @@
 
 The demo's autopilot runs the course. Every frame, just before rendering, the model-space
 position of every joint is read; a frame's jump is the largest distance any joint moved since
-the frame before. For each interaction it prints the jump on the frame the warp clip takes the
-Actor (start) and on the frame locomotion takes it back (end), next to the largest per-frame
-move of any joint inside the warp clip itself at the same frame rate (its peak joint speed
-times the frame time). A ratio well above 1 is a visible pop: the warper today plays a warp
-clip at full effect from its first frame and drops it at its last. For contrast it prints the
-largest jump between warps, where locomotion clips cross-fade.
+the frame before. For each interaction it prints the largest jump while the warp clip takes the
+Actor (start: from its first frame with any effect to its first at full effect) and while it
+hands it back (end: from its last frame at full effect to its first with none), next to the
+largest per-frame move of any joint inside the warp clip itself at the same frame rate (its
+peak joint speed times the frame time). A ratio well above 1 is a visible pop (a warp played at
+full effect from its first frame and dropped at its last: a switch in one frame). For contrast
+it prints the largest jump between warps, where locomotion clips cross-fade.
 """
 import argparse
 import pathlib
@@ -70,11 +71,12 @@ def main(argv=None):
     controls = {clip: demo.actor.getAnimControl(clip) for clip in WARP_CLIPS}
     names = []
     demo.on_start = lambda name, found, warp: names.append(name)
-    record = []   # per frame: (warp clip holding the Actor or None, joint positions)
+    record = []   # per frame: (warp clip with any effect or None, its effect, joint positions)
 
     def measure(task):
-        holder = next((clip for clip, control in controls.items() if bundle.getControlEffect(control) > 0.5), None)
-        record.append((holder, joint_positions(demo.actor)))
+        effects = {clip: bundle.getControlEffect(control) for clip, control in controls.items()}
+        holder = next((clip for clip, effect in effects.items() if effect > 0.0), None)
+        record.append((holder, effects.get(holder, 0.0), joint_positions(demo.actor)))
         return task.cont
     base.taskMgr.add(measure, "bench-measure", sort=49)
     clock = ClockObject.getGlobalClock()
@@ -88,18 +90,22 @@ def main(argv=None):
     print(f"{args.scene}, {args.fps} fps, locomotion cross-fade {demo.controller.locomotion.blend_time:.2f} s")
     print(f"{'obstacle':18s} {'clip':12s} {'peak m/frame':>12s} {'start jump':>10s} {'ratio':>6s} {'end jump':>9s} {'ratio':>6s}")
     starts = [i for i in range(1, len(record)) if record[i][0] and not record[i - 1][0]]
+
+    def jump(i):
+        return largest_move(record[i][2], record[i - 1][2])
     for n, start in enumerate(starts):
         clip = record[start][0]
         end = next((i for i in range(start + 1, len(record)) if record[i][0] != clip), None)
+        full = next((i for i in range(start, end or len(record)) if record[i][1] >= 1.0), start)
         peak = peaks[clip] * dt
-        jump_in = largest_move(record[start][1], record[start - 1][1])
+        jump_in = max(jump(i) for i in range(start, full + 1))
         line = f"{names[n] if n < len(names) else '?':18s} {clip:12s} {peak:12.4f} {jump_in:10.4f} {jump_in / peak:6.1f}"
         if end is not None:
-            jump_out = largest_move(record[end][1], record[end - 1][1])
+            last_full = max((i for i in range(start, end) if record[i][1] >= 1.0), default=end - 1)
+            jump_out = max(jump(i) for i in range(last_full + 1, end + 1))
             line += f" {jump_out:9.4f} {jump_out / peak:6.1f}"
         print(line)
-    between = [largest_move(record[i][1], record[i - 1][1]) for i in range(1, len(record))
-               if not record[i][0] and not record[i - 1][0]]
+    between = [jump(i) for i in range(1, len(record)) if not record[i][0] and not record[i - 1][0]]
     print(f"largest jump between warps (locomotion and its cross-fades): {max(between):.4f} m/frame")
     print("peak joint speed of each clip (m/s): " + ", ".join(f"{c} {v:.2f}" for c, v in peaks.items()))
     demo.destroy()

@@ -15,7 +15,7 @@ def options(doc):
 
 def windowless_base(fps=60):
     """(ShowBase without a window, the global clock in non-real-time mode at `fps`)."""
-    loadPrcFileData("bench", "window-type none\naudio-library-name null")
+    loadPrcFileData("bench", "window-type none\naudio-library-name null\nnotify-level-device fatal")
     from direct.showbase.ShowBase import ShowBase
     base = ShowBase(windowType="none")
     clock = ClockObject.getGlobalClock()

@@ -1,0 +1,57 @@
+"""The benchmark command runs and prints every row of its tables with finite positive numbers.
+
+Not a timing test: it only checks that `python -m tests.bench --quick` still measures what the
+README's Performance table shows (so the core rebuild can be measured with it).
+"""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NUMBER = re.compile(r"^\d+(\.\d+)?$")
+
+PER_FRAME = ["Panda3D `actor.update()`", "root motion only", "whole warper task", "warper task minus Panda3D's update",
+             "`TraversalProvider.find`", "contact IK task"]
+SCALING_QUICK = ["1", "10"]
+SETUP = ["`MotionWarper()`, first for the model", "`MotionWarper()`, later, shared model", "`MotionWarper.play()`",
+         "`load_actor()` cold", "`load_actor()` warm"]
+
+
+def numbers(cells):
+    """Every number in the cells (a spread "a-b" gives two); a cell that is neither fails."""
+    out = []
+    for cell in cells:
+        for part in cell.split("-"):
+            assert NUMBER.match(part), f"not a positive number: {cell!r}"
+            out.append(float(part))
+    return out
+
+
+def test_quick_benchmark_prints_every_row_with_positive_numbers():
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-m", "tests.bench", "--quick"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("machine: ") and "Panda3D 1." in line and "cores" in line for line in lines)
+    assert any(line.startswith("load average") for line in lines)
+    rows = {}
+    for line in lines:
+        if line.startswith("| ") and not line.startswith("|---"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            rows[cells[0]] = cells[1:]
+    for expected, cell_count, units in [(PER_FRAME, 4, False), (SCALING_QUICK, 5, False), (SETUP, 4, True)]:
+        for label in expected:
+            found = [cells for name, cells in rows.items() if name == label or name.startswith(label + " ")
+                     or name.startswith(label + ",")]
+            assert len(found) == 1, f"no single row {label!r} in:\n{done.stdout}"
+            cells = found[0]
+            assert len(cells) == cell_count, cells
+            values = numbers(cells[:-1] if units else cells)
+            assert all(value > 0 for value in values), (label, cells)
+            if units:
+                assert cells[-1] in ("ms", "us"), cells
+    assert re.search(r"^10 warping characters within 12 ms of CPU per frame: (yes|no) \(\d+\.\d+ ms\)$",
+                     done.stdout, re.M)
