@@ -21,7 +21,7 @@ from .world import add_lights, remove_lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 CHARACTERS = ASSETS.parent / "characters"
-HELP = ("W A S D / arrows: move (camera-relative)    Shift: run    Space: vault or mantle    "
+HELP = ("W A S D / arrows: move (camera-relative)    Shift: run    Space: vault or mantle    E: dodge    "
         "drag: turn the camera    wheel: zoom    Esc: quit")
 
 
