@@ -56,6 +56,8 @@ def parse_args(argv):
                         metavar="SECONDS", help="longest headless run, above 0 up to 3600 (default 60)")
     parser.add_argument("--view", choices=("follow", "side"), default="follow",
                         help="camera: behind the character (default) or beside it")
+    parser.add_argument("--character", metavar="JSON", default=str(SCENES.parent / "characters" / "mannequin.json"),
+                        help="character file: model, root joint and mode, clips (default characters/mannequin.json)")
     parser.add_argument("--assets", metavar="DIR", default=str(SCENES.parent / "assets"),
                         help="folder of the *.warp.json to play and tune (default assets/)")
     args = parser.parse_args(argv)
@@ -137,8 +139,10 @@ def main(argv=None):
     args = parse_args(argv)
     from motionwarp import MotionWarpError
     from demo.scene import Scene
+    from demo.character import Character
     try:
         scene = Scene.load(args.scene)
+        character = Character.load(args.character)
     except MotionWarpError as exc:
         print(f"main.py: {exc}", file=sys.stderr)
         return 2
@@ -147,7 +151,8 @@ def main(argv=None):
         return 2
     from demo.app import Demo
     try:
-        demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=pathlib.Path(args.assets))
+        demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=pathlib.Path(args.assets),
+                    character=character)
     except MotionWarpError as exc:  # a scene model, the character or a warp asset that does not load
         print(f"main.py: {exc}", file=sys.stderr)
         return 2

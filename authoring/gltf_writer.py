@@ -83,8 +83,11 @@ def _round_floats(values):
 class GltfBuilder:
     """Collects materials, one skeleton (one skin), skinned and static meshes and animations; writes GLB."""
 
-    def __init__(self, scene_name="mannequin"):
+    def __init__(self, scene_name="mannequin", root_rotation=None):
         self.scene_name = scene_name
+        #: Rotation (Panda3D quaternion w, x, y, z) of the scene's root node: an armature node turned
+        #: the way some exporters leave it (Blender's Y-up armatures, the Khronos Fox).
+        self.root_rotation = root_rotation
         self._materials = []
         self._joints = []          # dicts: name, parent, translation, rotation (Panda space)
         self._meshes = []          # dicts: name, arrays, material
@@ -187,12 +190,15 @@ class GltfBuilder:
     # ------------------------------------------------------------------ rest pose helpers
     def joint_global_matrices(self):
         """4x4 model-space rest matrices of all joints, Panda3D space (column-vector convention)."""
+        top = np.eye(4)
+        if self.root_rotation is not None:
+            top[:3, :3] = _quat_to_matrix(self.root_rotation)
         mats = []
         for j in self._joints:
             local = np.eye(4)
             local[:3, :3] = _quat_to_matrix(j["rotation"])
             local[:3, 3] = j["translation"]
-            mats.append(local if j["parent"] is None else mats[j["parent"]] @ local)
+            mats.append(top @ local if j["parent"] is None else mats[j["parent"]] @ local)
         return mats
 
     # ------------------------------------------------------------------ writing
@@ -232,6 +238,8 @@ class GltfBuilder:
 
         # --- nodes: 0 = scene root, 1..J = joints, then one node per mesh
         nodes = [{"name": self.scene_name, "children": []}]
+        if self.root_rotation is not None:
+            nodes[0]["rotation"] = [float(v) for v in _exact(panda_to_gltf_quat(self.root_rotation))]
         joint_node = lambda j: 1 + j  # noqa: E731
         for idx, j in enumerate(self._joints):
             node = {"name": j["name"]}

@@ -5,11 +5,13 @@ import pathlib
 
 from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import TextNode, Vec3
+from panda3d.core import Point3, TextNode, Vec3
 
-from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, load_actor
+from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, WarpTarget
+from motionwarp.providers import Refusal
 
 from .autopilot import Autopilot
+from .character import Character
 from .camera import OrbitCamera
 from .controller import Controller
 from .curves import CurvePanel
@@ -18,7 +20,8 @@ from .tuner import AssetTuner
 from .world import add_lights, remove_lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
-HELP = ("W A S D / arrows: move (camera-relative)    Shift: run    Space: vault or mantle    "
+CHARACTERS = ASSETS.parent / "characters"
+HELP = ("W A S D / arrows: move (camera-relative)    Shift: run    Space: vault or mantle    E: dodge    "
         "drag: turn the camera    wheel: zoom    Esc: quit")
 
 
@@ -34,7 +37,7 @@ class Demo(DirectObject):
     #: Camera offsets from the point looked at (1 m above the feet), in the character's frame.
     VIEWS = {"follow": Vec3(0, -6.5, 1.8), "side": Vec3(5.5, -2.5, 0.6)}
 
-    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS, blend_time=0.2):
+    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS, blend_time=0.2, character=None):
         super().__init__()
         self.base, self.scene = base, scene
         render = base.render
@@ -42,7 +45,8 @@ class Demo(DirectObject):
         self.obstacles = scene.build(render, base.loader)
         # Built before the character is added: the probe sees the level, not the mannequin.
         self.probe = SceneProbe.from_geometry(render)
-        self.actor = load_actor(ASSETS / "mannequin.glb")
+        self.character = character or Character.load(CHARACTERS / "mannequin.json")
+        self.actor = self.character.load_actor()
         self.actor.reparentTo(render)
         self.actor.setPos(*scene.spawn_pos)
         self.actor.setH(scene.spawn_h)
@@ -50,20 +54,23 @@ class Demo(DirectObject):
         # Warps cross-fade like locomotion. The capsule stops the chest 0.31 m from a face, short of
         # the clips' authored starts: the mantle's phase may warp back up to 0.1 m, and the vault's
         # approach may shrink to nothing (the hands are already at the edge).
-        self.warper = MotionWarper(self.actor, taskmgr=base.taskMgr, render=render, blend_in=blend_time,
-                                   blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
-        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr, render=render)
+        self.warper = MotionWarper(self.actor, self.character.root_joint, self.character.root_mode,
+                                   taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds,
+                                   blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
+        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr,
+                                    render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render)
-        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")}
-        self.traversal = TraversalProvider(self.probe, self.assets.values(), space=render)
-        self.tuner = AssetTuner(self.assets)
+        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
+        self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
+                          else _NoTraversal())
+        self.tuner = AssetTuner(self.assets) if self.assets else None
         self.curves = CurvePanel(base.aspect2d)
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
         #: Where the autopilot gives up on an obstacle no clip can take.
-        self.skip_distance = max(self.authored_distance.values())
+        self.skip_distance = max(self.authored_distance.values(), default=0.0)
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
         self.on_start = self.on_skip = None
         #: The last refusal of each obstacle, by name.
@@ -72,6 +79,7 @@ class Demo(DirectObject):
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
         self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
         self.accept("space", self.interact)
+        self.accept("e", self.dodge)
         self.accept("escape", self.base.userExit)
         self.status = OnscreenText(text="", pos=(-1.3, -0.9), scale=0.05, align=TextNode.ALeft,
                                    fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), mayChange=True)
@@ -127,6 +135,22 @@ class Demo(DirectObject):
             return self._skip(name, f"{clip} refused: {refusal.reason}")
         if self.on_start is not None:
             self.on_start(name, found, warp)
+        return True
+
+    def dodge(self):
+        """Play the character's dodge with its own root motion (a warp aimed where the clip goes anyway)."""
+        clip = self.character.clips.get("dodge")
+        if clip is None or self.warper.is_warping or self.controller.airborne:
+            return False
+        asset = WarpAsset.from_dict(
+            {"format": "motionwarp.asset/1", "model": self.character.model_path, "clip": clip,
+             "root_joint": self.character.root_joint, "root_mode": self.character.root_mode,
+             "phases": [{"name": "dodge", "start": 0.0, "end": self.warper.driver.track(clip).duration}]},
+            self.character.path)
+        end = asset.track.motion(asset.track.num_frames - 1)
+        render = self.base.render
+        target = WarpTarget(render.getRelativePoint(self.actor, Point3(*end.pos)), h=self.actor.getH(render) + end.h)
+        self.controller.play(asset, [target])
         return True
 
     def obstacle_name(self, node):
@@ -188,7 +212,9 @@ class Demo(DirectObject):
             self.say(f"landed after falling {landings[-1][0]:.2f} m")
         self.prompt.setText(self.prompt_text())
         warp = self.warper.current
-        if warp is None:
+        if warp is None and not self.assets:
+            pass  # nothing to tune: a character without warp assets
+        elif warp is None:
             self.curves.show(self.tuner.asset)
             self.curves.set_time(None)
         else:
@@ -200,14 +226,24 @@ class Demo(DirectObject):
         """Remove everything the demo added (tasks, handlers, HUD, the character)."""
         self.ignoreAll()
         self.removeAllTasks()
-        self.tuner.destroy()
+        if self.tuner is not None:
+            self.tuner.destroy()
         self.curves.destroy()
         self.status.destroy()
         self.prompt.destroy()
         self.help.destroy()
         self.controller.destroy()
         self.warper.destroy()
-        self.contact_ik.destroy()
+        if self.contact_ik is not None:
+            self.contact_ik.destroy()
         self.actor.cleanup()
         self.actor.removeNode()
         remove_lights(self.base.render)
+
+
+class _NoTraversal:
+    """The traversal provider of a character without warp assets: it never finds anything."""
+
+    @staticmethod
+    def find(actor):
+        return Refusal("this character has no warp assets to vault or mantle with")

@@ -23,7 +23,8 @@ def joint_offsets(asset, requests):
             actor.update(force=True)
             joint = Motion(tuple(exposed.getPos(actor)))
             exposed.removeNode()
-            root = Motion() if stripped else _absolute_root(track, frame)
+            # A stripped clip keeps its root where frame 0 has it (DESIGN.md 3).
+            root = _absolute_root(track, 0 if stripped else frame)
             offsets.append((root.inverse() * joint).pos)
         return offsets
     finally:
@@ -32,5 +33,5 @@ def joint_offsets(asset, requests):
 
 
 def _absolute_root(track, frame):
-    """The root at `frame` in model space (tracks are stored relative to frame 0)."""
-    return Motion(track.origin_pos, track.origin_h) * track.motion(frame)
+    """The root at `frame` in model space: the track's motion of the model frame applied to frame 0's root."""
+    return track.motion(frame) * Motion(track.origin_pos, track.origin_h)

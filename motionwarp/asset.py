@@ -124,12 +124,13 @@ class WarpAsset:
                     root_mode=data.get("root_mode", "bone"), path=path)
         if asset.root_mode not in rootmotion.ROOT_MODES:
             check.fail("root_mode", f"expected one of {', '.join(map(repr, rootmotion.ROOT_MODES))}, got {shown(asset.root_mode)}")
-        bundles, joints = _clip_source(asset, check)
+        bundles, joints, base = _clip_source(asset, check)
         if asset.clip not in bundles:
             check.fail("clip", f"expected a clip of {asset.model}: {', '.join(sorted(bundles))}; got {shown(asset.clip)}")
         if asset.root_joint not in joints:
             check.fail("root_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {shown(asset.root_joint)}")
-        asset.track = rootmotion.track_for(bundles[asset.clip], asset.root_joint, asset.root_mode, clip=asset.clip)
+        asset.track = rootmotion.track_for(bundles[asset.clip], asset.root_joint, asset.root_mode, clip=asset.clip,
+                                          base=base)
         names = set()
         for phase_data, field in check.items(data, "phases"):
             phase = _read_phase(check, phase_data, field, asset, joints)
@@ -180,7 +181,8 @@ class WarpAsset:
 
 
 def _clip_source(asset, check):
-    """The model's clips (name -> AnimBundle) and joints (name -> parent joint name or None), in order."""
+    """The model's clips (name -> AnimBundle), joints (name -> parent joint name or None, in order)
+    and its Character's transform (`rootmotion.character_base`)."""
     try:
         node = load_model_node(asset.model_path)
     except LoadError as exc:
@@ -189,7 +191,7 @@ def _clip_source(asset, check):
     bundles = {np.node().getBundle().getName(): np.node().getBundle() for np in model.findAllMatches("**/+AnimBundleNode")}
     character = model.find("**/+Character")
     joints = {} if character.isEmpty() else joint_parents(character.node().getBundle(0))
-    return bundles, joints
+    return bundles, joints, rootmotion.character_base(model)
 
 
 def joint_parents(bundle):

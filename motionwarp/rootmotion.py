@@ -4,11 +4,13 @@ A clip's root motion is the translation (model space) and heading of one joint, 
 every baked frame. Stripping removes it from the shared table so the pose plays in place;
 the character's NodePath then carries the motion (see `driver.RootMotionDriver`).
 """
+import math
+
 import numpy as np
-from panda3d.core import AnimChannelMatrixXfmTable, LVector3f, LVector3
+from panda3d.core import AnimChannelMatrixXfmTable, LMatrix4f, LVecBase3f, LVector3f, LVector3, decompose_matrix
 
 from .errors import LoadError
-from .motion import Motion, turn_points
+from .motion import Motion
 
 if LVector3 is LVector3f:
     from panda3d.core import CPTA_float as _CPTA, PTA_float as _PTA
@@ -19,10 +21,12 @@ ROOT_MODES = ("bone", "projected")
 
 
 class RootMotionTrack:
-    """Root position (x, y, z, model space) and heading (degrees, unwrapped) of one clip per frame.
+    """Per frame, the motion of the character's model frame that one clip's root carries.
 
-    Values are relative to frame 0 (in the root's frame-0 heading): `position(0)` is (0, 0, 0)
-    and `heading(0)` is 0; `origin_pos` and `origin_h` give frame 0 in model space.
+    Frame f's row is the planar motion S(f) = R(f) R(0)^-1 (x, y, z in model space, heading in
+    degrees, unwrapped), R(f) being the root's frame (position, heading about Z) in model space:
+    moving the NodePath by S(f) carries the root from where frame 0 has it to where frame f has
+    it. `sample(0)` is (0, 0, 0, 0); `origin_pos` and `origin_h` give R(0).
     Fractional frames interpolate linearly, like Panda3D's frame blending; frames outside
     the clip clamp to its ends.
     """
@@ -31,12 +35,16 @@ class RootMotionTrack:
         self.clip = clip
         self.fps = float(fps)
         positions = np.asarray(positions, dtype=np.float64).reshape(-1, 3)
-        headings = np.unwrap(np.radians(np.asarray(headings, dtype=np.float64)))
+        headings = np.degrees(np.unwrap(np.radians(np.asarray(headings, dtype=np.float64))))
         #: Absolute root position and heading (degrees) at frame 0, in model space.
-        self.origin_pos, self.origin_h = positions[0].copy(), float(np.degrees(headings[0]))
-        # Every frame's position in the frame-0 root frame (the initial heading undone).
-        self.positions = turn_points(positions - positions[0], -self.origin_h)
-        self.headings = np.degrees(headings - headings[0])
+        self.origin_pos, self.origin_h = positions[0].copy(), float(headings[0])
+        self.headings = headings - headings[0]
+        turned = np.radians(self.headings)
+        x0, y0 = self.origin_pos[:2]
+        # S(f).pos = p(f) - turn(S(f).h) p(0): the frame-0 root turned about the model origin.
+        self.positions = positions - np.column_stack([np.cos(turned) * x0 - np.sin(turned) * y0,
+                                                      np.sin(turned) * x0 + np.cos(turned) * y0,
+                                                      np.full(len(turned), self.origin_pos[2])])
         self.num_frames = len(self.positions)
         # Plain-float copies for the per-frame path: numpy costs more than it saves on 3-vectors.
         self._rows = [(float(x), float(y), float(z), float(h))
@@ -75,6 +83,13 @@ class RootMotionTrack:
         return Motion((x, y, z), h)
 
 
+def straight_track(clip, fps, num_frames, speed):
+    """A track that goes straight forward (+Y) at `speed` metres per second: for cycles authored in place."""
+    forward = np.arange(num_frames) * (float(speed) / float(fps))
+    return RootMotionTrack(clip, fps, np.column_stack([np.zeros(num_frames), forward, np.zeros(num_frames)]),
+                           np.zeros(num_frames))
+
+
 def find_channel(bundle, joint):
     """The AnimChannelMatrixXfmTable of `joint` in an AnimBundle, or None."""
     group = bundle.findChild(joint)
@@ -83,38 +98,142 @@ def find_channel(bundle, joint):
     return group
 
 
-def _table(channel, component, num_frames):
-    values = np.array(channel.getTable(component), dtype=np.float64)
-    if len(values) == 0:
-        return np.zeros(num_frames)
-    if len(values) < num_frames:  # a constant channel is stored as one value
-        return np.pad(values, (0, num_frames - len(values)), mode="edge")
-    return values[:num_frames]
+def channel_path(bundle, joint):
+    """The matrix channels from the skeleton's top down to `joint` (the joint last), or None."""
+    def search(group):
+        for i in range(group.getNumChildren()):
+            child = group.getChild(i)
+            if child.getName() == joint and isinstance(child, AnimChannelMatrixXfmTable):
+                return [child]
+            below = search(child)
+            if below is not None:
+                return ([child] if isinstance(child, AnimChannelMatrixXfmTable) else []) + below
+        return None
+    return search(bundle)
 
 
-def extract(bundle, joint, mode="bone", projected_yaw=False, clip=None):
-    """Read the root motion of `joint` from an AnimBundle's tables (no rendering)."""
+def _local_matrices(channel, num_frames):
+    """Per-frame local matrices (row-vector convention, like Panda3D's) of one channel, Nx4x4."""
+    mat = LMatrix4f()
+    out = np.empty((num_frames, 4, 4))
+    for frame in range(num_frames):
+        channel.getValue(frame, mat)
+        out[frame] = [list(mat.getRow(r)) for r in range(4)]
+    return out
+
+
+def joint_model_matrices(bundle, joint, base=None, clip=None):
+    """(model-space matrices of `joint`, of its parent) at every frame, Nx4x4 each (row vectors).
+
+    The joint's channel is composed with every ancestor joint's channel and with `base`, the
+    Character node's transform in the model (a rotated armature node ends up there).
+    """
+    path = channel_path(bundle, joint)
+    if path is None:
+        raise LoadError(f"clip {clip or bundle.getName()!r} has no animation channel for joint {joint!r}; "
+                        f"it animates: {', '.join(channel_names(bundle)) or 'nothing'}")
+    n = bundle.getNumFrames()
+    parent = np.broadcast_to(np.eye(4) if base is None else np.asarray(base, dtype=np.float64), (n, 4, 4))
+    for channel in reversed(path[:-1]):
+        parent = _local_matrices(channel, n) @ parent
+    return _local_matrices(path[-1], n) @ parent, parent
+
+
+def channel_names(bundle):
+    """Names of the joints a bundle animates, in skeleton order."""
+    names, stack = [], [bundle]
+    while stack:
+        group = stack.pop()
+        if isinstance(group, AnimChannelMatrixXfmTable):
+            names.append(group.getName())
+        stack.extend(group.getChild(i) for i in reversed(range(group.getNumChildren())))
+    return names
+
+
+def character_base(root):
+    """Where the skeleton's top sits relative to `root` (an Actor or model NodePath), 4x4 row vectors:
+    the PartBundle's root transform (`setRootXform`) in the Character node's transform."""
+    character = root.find("**/+Character")
+    if character.isEmpty():
+        return None
+    mat = character.node().getBundle(0).getRootXform() * character.getMat(root)
+    return np.array([list(mat.getRow(r)) for r in range(4)])
+
+
+def yaw_of(rotations):
+    """Heading in degrees (the twist about model Z) of Nx3x3 row-vector rotation matrices."""
+    return np.degrees(np.arctan2(rotations[:, 0, 1] - rotations[:, 1, 0], rotations[:, 0, 0] + rotations[:, 1, 1]))
+
+
+def root_frames(model, mode="bone", projected_yaw=False):
+    """The root's planar frame (position Nx3, heading N degrees) from its model-space matrices.
+
+    Heading is the joint's turn about model Z since frame 0 plus frame 0's own heading, so a
+    joint rotated by its rig (e.g. -90 degrees about X) still reads 0 when it does not turn.
+    """
+    positions = model[:, 3, :3].copy()
+    rotations = model[:, :3, :3]
+    turn = yaw_of(np.linalg.inv(rotations[0])[None] @ rotations)
+    headings = yaw_of(rotations[:1])[0] + np.degrees(np.unwrap(np.radians(turn)))
+    if mode == "projected":
+        positions[:, 2] = 0.0  # the hips keep their height in the pose
+        if not projected_yaw:
+            headings = np.zeros(len(headings))
+    return positions, headings
+
+
+def extract(bundle, joint, mode="bone", projected_yaw=False, clip=None, base=None):
+    """Read the root motion of `joint` from an AnimBundle's tables (no rendering); `base` as in
+    `joint_model_matrices`."""
     if mode not in ROOT_MODES:
         raise LoadError(f"root mode {mode!r} not understood; expected one of {', '.join(ROOT_MODES)}")
-    channel = find_channel(bundle, joint)
-    if channel is None:
-        raise LoadError(f"clip {clip or bundle.getName()!r} has no animation channel for joint {joint!r}")
+    model, _ = joint_model_matrices(bundle, joint, base, clip)
+    positions, headings = root_frames(model, mode, projected_yaw)
+    return RootMotionTrack(clip or bundle.getName(), bundle.getBaseFrameRate(), positions, headings)
+
+
+def motion_matrix(pos, h):
+    """Row-vector 4x4 of a planar Motion (turn by `h` degrees about Z, then move by `pos`)."""
+    c, s = math.cos(math.radians(h)), math.sin(math.radians(h))
+    return np.array([[c, s, 0, 0], [-s, c, 0, 0], [0, 0, 1, 0], [pos[0], pos[1], pos[2], 1.0]])
+
+
+def top_channels(bundle):
+    """The skeleton's topmost matrix channels (the joints with no parent joint)."""
+    tops, stack = [], [bundle]
+    while stack:
+        group = stack.pop()
+        for i in range(group.getNumChildren()):
+            child = group.getChild(i)
+            (tops if isinstance(child, AnimChannelMatrixXfmTable) else stack).append(child)
+    return tops
+
+
+def strip(bundle, track, base=None):
+    """Take `track`'s motion out of the clip so it plays in place.
+
+    The motion comes off at the top of the skeleton: each frame, every joint's model-space
+    matrix becomes the authored one followed by `S(f)^-1`, S being the track's motion of the
+    model frame. Frame 0 keeps its pose exactly (offsets and heights stay), the root joint's
+    ancestors stay with the body, and the NodePath moved by S(f) puts every joint back
+    where the untouched clip has it.
+    """
     n = bundle.getNumFrames()
-    x, y, z, h = (_table(channel, c, n) for c in ("x", "y", "z", "h"))
-    if mode == "projected":
-        z = np.zeros(n)  # the hips keep their height in the pose
-        if not projected_yaw:
-            h = np.zeros(n)
-    return RootMotionTrack(clip or bundle.getName(), bundle.getBaseFrameRate(), np.column_stack([x, y, z]), h)
-
-
-def strip(bundle, joint, mode="bone", projected_yaw=False):
-    """Remove the extracted motion from the joint's tables so the clip plays in place."""
-    channel = find_channel(bundle, joint)
-    zero = _CPTA(_PTA([0.0]))
-    components = ("x", "y", "z", "h") if mode == "bone" else ("x", "y") + (("h",) if projected_yaw else ())
-    for component in components:
-        channel.setTable(component, zero)
+    base = np.eye(4) if base is None else np.asarray(base, dtype=np.float64)
+    undo = [np.linalg.inv(motion_matrix(row[:3], row[3])) for row in (track.sample(f) for f in range(n))]
+    scale, shear, hpr, pos = LVecBase3f(), LVecBase3f(), LVecBase3f(), LVecBase3f()
+    for channel in top_channels(bundle):
+        tables = {c: [] for c in "ijkabchprxyz"}
+        for frame, local in enumerate(_local_matrices(channel, n)):
+            stripped = local @ base @ undo[frame] @ np.linalg.inv(base)
+            decompose_matrix(LMatrix4f(*stripped.ravel()), scale, shear, hpr, pos)
+            for names, values in (("ijk", scale), ("abc", shear), ("hpr", hpr), ("xyz", pos)):
+                for name, value in zip(names, values):
+                    tables[name].append(value)
+        for name, values in tables.items():
+            if max(values) - min(values) < 1e-7:
+                values = values[:1]
+            channel.setTable(name, _CPTA(_PTA(values)))
 
 
 # Root motion of every stripped bundle, by the bundle's C++ address. Bundles are shared between
@@ -123,13 +242,13 @@ def strip(bundle, joint, mode="bone", projected_yaw=False):
 _stripped = {}
 
 
-def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None):
+def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None, base=None):
     """The root motion of a bundle, stripping it on first use; later calls return the same track."""
     key = bundle.this
     entry = _stripped.get(key)
     if entry is None:
-        track = extract(bundle, joint, mode, projected_yaw, clip)
-        strip(bundle, joint, mode, projected_yaw)
+        track = extract(bundle, joint, mode, projected_yaw, clip, base)
+        strip(bundle, track, base)
         entry = _stripped[key] = (bundle, (joint, mode, projected_yaw), track)
     elif entry[1] != (joint, mode, projected_yaw):
         raise LoadError(
@@ -138,12 +257,12 @@ def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None
     return entry[2]
 
 
-def track_for(bundle, joint, mode="bone", projected_yaw=False, clip=None):
+def track_for(bundle, joint, mode="bone", projected_yaw=False, clip=None, base=None):
     """The root motion of a bundle without stripping it (the stored track if it was stripped)."""
     entry = _stripped.get(bundle.this)
     if entry is not None:
         return entry[2]
-    return extract(bundle, joint, mode, projected_yaw, clip)
+    return extract(bundle, joint, mode, projected_yaw, clip, base)
 
 
 def is_stripped(bundle):
@@ -151,24 +270,30 @@ def is_stripped(bundle):
     return bundle.this in _stripped
 
 
-def is_closed_loop(bundle, root_joint, tolerance=1e-4):
-    """True when the last frame repeats the first pose (apart from root motion): a closed loop."""
+def is_closed_loop(bundle, root_joint, tolerance=1e-4, track=None, base=None):
+    """True when the clip's last frame repeats its first pose, root motion apart: a closed loop.
+
+    On a stripped bundle the poses are compared as they are; on an untouched one, pass its
+    `track` (and `base`) and the last frame is compared with the track's motion taken off.
+    Either way a cycle that travels or turns is closed when its body returns to its first
+    pose. The root joint's ancestors are left out: the motion taken off them is the cycle's own.
+    """
     n = bundle.getNumFrames()
     if n < 3:
         return False
-    stack = [bundle]
+    ancestors = {group.getName() for group in (channel_path(bundle, root_joint) or [None])[:-1]}
+    top = np.eye(4) if base is None else np.asarray(base, dtype=np.float64)
+    undo = np.eye(4) if track is None else np.linalg.inv(motion_matrix(track.sample(n - 1)[:3], track.sample(n - 1)[3]))
+    first, last = LMatrix4f(), LMatrix4f()
+    stack = [(bundle, top, top)]
     while stack:
-        group = stack.pop()
-        stack.extend(group.getChild(i) for i in range(group.getNumChildren()))
-        if not isinstance(group, AnimChannelMatrixXfmTable):
-            continue
-        for component in "xyzhprijk":
-            if group.getName() == root_joint and component in "xyzh":
-                continue
-            values = _table(group, component, n)
-            difference = values[-1] - values[0]
-            if component in "hpr":
-                difference = (difference + 180.0) % 360.0 - 180.0
-            if abs(difference) > tolerance:
+        group, above_first, above_last = stack.pop()
+        if isinstance(group, AnimChannelMatrixXfmTable):
+            group.getValue(0, first)
+            group.getValue(n - 1, last)
+            above_first = np.array([list(first.getRow(r)) for r in range(4)]) @ above_first
+            above_last = np.array([list(last.getRow(r)) for r in range(4)]) @ above_last
+            if group.getName() not in ancestors and np.abs(above_first - above_last @ undo).max() > tolerance:
                 return False
+        stack.extend((group.getChild(i), above_first, above_last) for i in range(group.getNumChildren()))
     return True

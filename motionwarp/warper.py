@@ -38,7 +38,7 @@ class MotionWarper:
     """
 
     def __init__(self, actor, root_joint="root", root_mode="bone", taskmgr=None, render=None,
-                 sort=None, **settings):
+                 sort=None, clip_speeds=None, **settings):
         if actor.isEmpty():
             raise UsageError("MotionWarper: the actor is empty (removed)")
         other = actor.getPythonTag(_WARPER_TAG)() if actor.hasPythonTag(_WARPER_TAG) else None
@@ -49,7 +49,7 @@ class MotionWarper:
         self.destroyed = False
         self.settings = MotionWarpSettings.from_prc(task_sort=sort, **settings)
         self.render = render if render is not None else from_base("render")
-        self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False)
+        self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False, clip_speeds=clip_speeds)
         self._warp = None
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-warper-{id(self)}"
@@ -233,7 +233,8 @@ class Warp:
                               f"({self.asset.root_mode} mode); this warper drives {driver.root_joint!r} "
                               f"({driver.root_mode} mode)")
         if self.asset.clip not in self.warper.driver.tracks:
-            raise WarpRefused(f"the actor has no clip {self.asset.clip!r}")
+            raise WarpRefused(f"the actor has no clip {self.asset.clip!r}; its driven clips: "
+                              f"{', '.join(sorted(self.warper.driver.tracks)) or 'none'}")
         if len(self.targets) != len(phases):
             raise WarpRefused(f"asset {self.asset.clip!r} has {len(phases)} phases "
                               f"({', '.join(p.name for p in phases)}) but {len(self.targets)} targets were given")

@@ -7,7 +7,9 @@ behaviour is simulated from the contract, so tests can compare a real Actor agai
 How a clip reaches the Actor, and how the reference follows it:
 * panda3d-gltf bakes every clip at 30 frames per second (`gltf-animation-fps`); with the
   project's LINEAR fix (DESIGN.md 3) frame k holds the keys sampled at k / 30 s (LINEAR
-  translation, slerped rotation) and the clip has ceil(duration * 30) + 1 frames.
+  translation, slerped rotation) and the clip has ceil(duration * 30) + 1 frames: frames
+  0 .. the first at or past the final key, which is sampled exactly once (a key time stored
+  as float32 may lie a fraction of a microsecond past a whole frame: that is the same frame).
 * Panda3D plays fractional frames (`getFullFframe`); root motion at a fractional frame is
   the straight line between the two baked frames around it (position and unwrapped
   heading), like the frame-blended Actor.
@@ -156,7 +158,7 @@ class RawClip:
         self.fps = float(fps)
         # panda3d-gltf sizes a clip by the latest key of any joint, not only the root's.
         end = max(float(_accessor(doc, blob, s["input"]).max()) for s in anim["samplers"])
-        self.num_frames = math.ceil(end * fps - 1e-9) + 1
+        self.num_frames = math.ceil(end * fps - 1e-3) + 1
         samples = [self.sample_time(k / fps) for k in range(self.num_frames)]
         self.frame_pos = np.array([p for p, _ in samples])
         self.frame_heading = np.degrees(np.unwrap(np.radians([heading_of(r) for _, r in samples])))

@@ -103,11 +103,14 @@ def test_main_reports_a_bad_scene_model_in_one_line(tmp_path):
                                           "Expecting value: line 1 column 1 (char 0))"]
 
 
-def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path, monkeypatch):
+def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path):
+    import json
     import demo.app
+    from demo.character import Character
     (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
-    monkeypatch.setattr(demo.app, "ASSETS", tmp_path)
+    data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
+    (tmp_path / "mannequin.json").write_text(json.dumps(dict(data, model="mannequin.glb")))
     scene = Scene.load(ROOT / "scenes" / "course.json")
     with pytest.raises(LoadError) as caught:  # main.py prints any MotionWarpError as one line, exit 2
-        demo.app.Demo(base, scene)
+        demo.app.Demo(base, scene, character=Character.load(tmp_path / "mannequin.json"))
     assert str(caught.value).startswith(f"{tmp_path / 'mannequin.glb'}: not a readable glTF file (")

@@ -5,8 +5,8 @@ import gltf._converter
 import numpy as np
 import pytest
 
-from motionwarp import LoadError, load_actor
-from motionwarp import _gltf_fix
+from motionwarp import LoadError, MotionWarper, RootMotionDriver, load_actor
+from motionwarp import _gltf_fix, loader
 from motionwarp.loader import clip_control, require_joint
 from motionwarp.rootmotion import extract
 
@@ -97,3 +97,131 @@ def test_unknown_joint_lists_the_joints(base, sparse_file):
     with pytest.raises(LoadError, match=r"joint 'pelvis' not found; the skeleton has: .*root, bone"):
         require_joint(actor, "pelvis")
     actor.cleanup()
+
+
+def one_key_pair(tmp_path, seconds):
+    """A clip whose root goes from y = 0 to y = `seconds` in `seconds` (two LINEAR keys)."""
+    return two_bone_quad(tmp_path / f"clip_{seconds:.4f}.glb",
+                         {"move": [("root", "translation", [0.0, seconds], [[0, 0, 0], [0, seconds, 0]])]})
+
+
+@pytest.mark.parametrize("seconds", [1.0, 32 / FPS, 1.05, 0.5])
+def test_final_key_is_sampled_exactly_once(base, tmp_path, seconds):
+    """Whole numbers of frames (1.0 s, the Knight's 32 frames) and fractions alike."""
+    actor = load_actor(one_key_pair(tmp_path, seconds))
+    channel = clip_control(actor, "move").getAnim().findChild("root")
+    ys = list(channel.getTable("y"))
+    assert len(ys) == math.ceil(seconds * FPS - 1e-3) + 1  # frames 0 .. the first at or past the final key
+    np.testing.assert_allclose(ys[:-1], np.arange(len(ys) - 1) / FPS, atol=1e-5)
+    assert ys[-1] == pytest.approx(seconds, abs=1e-5) and ys[-2] < seconds - 1e-3
+    actor.cleanup()
+
+
+def test_final_key_fix_switches_off_when_panda3d_gltf_samples_the_final_key(base, tmp_path, monkeypatch):
+    """A panda3d-gltf that counts frames right gets no extra frame from motionwarp."""
+    class FixedCount:  # `math` as a fixed converter would see it: one frame more than ceil, never short
+        ceil = staticmethod(lambda x: math.ceil(x - 1e-3) + 1)
+        floor = staticmethod(math.floor)
+
+    monkeypatch.setattr(gltf._converter, "math", FixedCount)
+    _gltf_fix.final_key_bug_present.cache_clear()
+    try:
+        assert not _gltf_fix.final_key_bug_present()
+        actor = load_actor(one_key_pair(tmp_path, 1.0))
+        assert clip_control(actor, "move").getAnim().getNumFrames() == 31
+        actor.cleanup()
+    finally:
+        monkeypatch.undo()
+        _gltf_fix.final_key_bug_present.cache_clear()
+    assert _gltf_fix.final_key_bug_present()
+
+
+@pytest.fixture
+def fresh_model_cache(tmp_path, monkeypatch):
+    """A model cache folder of this test's own, and no in-process share, so every load asks the disk."""
+    from panda3d.core import BamCache, Filename
+    cache = BamCache.getGlobalPtr()
+    saved_root, saved_active, saved_models = cache.getRoot(), cache.getActive(), cache.getCacheModels()
+    folder = tmp_path / "model-cache"
+    folder.mkdir()
+    cache.setRoot(Filename.fromOsSpecific(str(folder)))
+    cache.setActive(True)
+    cache.setCacheModels(True)
+    monkeypatch.setattr(loader, "_model_cache", {})
+    conversions = []
+    real = _gltf_fix.convert
+    monkeypatch.setattr(_gltf_fix, "convert", lambda *args: conversions.append(args[0]) or real(*args))
+    yield folder, conversions
+    cache.setRoot(saved_root)
+    cache.setActive(saved_active)
+    cache.setCacheModels(saved_models)
+
+
+def test_a_second_start_loads_the_bake_from_panda3ds_model_cache(base, sparse_file, fresh_model_cache, monkeypatch):
+    folder, conversions = fresh_model_cache
+    first = load_actor(sparse_file[0])
+    assert len(conversions) == 1 and any(folder.iterdir())
+    monkeypatch.setattr(loader, "_model_cache", {})  # as a new process would start
+    second = load_actor(sparse_file[0])
+    assert len(conversions) == 1  # not converted again
+    # The cached bake is the fixed one: same frames, same final key.
+    tables = [list(clip_control(a, "move").getAnim().findChild("root").getTable("y")) for a in (first, second)]
+    assert tables[0] == tables[1] and len(tables[0]) == 40
+    first.cleanup()
+    second.cleanup()
+
+
+def test_the_cache_misses_when_the_file_the_settings_or_the_fix_change(base, sparse_file, fresh_model_cache, monkeypatch):
+    import os
+    from gltf import GltfSettings
+    _, conversions = fresh_model_cache
+    path = sparse_file[0]
+
+    def load(settings=None):
+        monkeypatch.setattr(loader, "_model_cache", {})
+        load_actor(path, settings).cleanup()
+
+    load()
+    load(GltfSettings(animation_fps=60))
+    assert len(conversions) == 2  # other settings, another bake
+    stat = os.stat(path)
+    os.utime(path, (stat.st_atime, stat.st_mtime + 10))
+    load()
+    assert len(conversions) == 3  # the file changed
+    loader.bake_fingerprint.cache_clear()
+    monkeypatch.setattr(_gltf_fix, "lerp_bug_present", lambda: False)  # as if the fix were different
+    try:
+        load()
+        assert len(conversions) == 4
+    finally:
+        monkeypatch.undo()
+        loader.bake_fingerprint.cache_clear()
+
+
+@pytest.mark.parametrize("call,listing", [
+    (lambda actor, base: RootMotionDriver(actor, "pelvis", task=False), r"joint 'pelvis' not found; the skeleton has: .*root, bone"),
+    (lambda actor, base: RootMotionDriver(actor, clips=["walk"], task=False), r"clip 'walk' not found; the actor has: move"),
+    (lambda actor, base: RootMotionDriver(actor, task=False).loop("walk"), r"clip 'walk' is not driven .*; it drives: move"),
+    (lambda actor, base: RootMotionDriver(actor, task=False).play("walk"), r"clip 'walk' is not driven .*; it drives: move"),
+    (lambda actor, base: RootMotionDriver(actor, task=False).loop_range("walk"), r"clip 'walk' is not driven .*; it drives: move"),
+    (lambda actor, base: MotionWarper(actor, "pelvis", taskmgr=base.taskMgr, render=base.render),
+     r"joint 'pelvis' not found; the skeleton has: .*root, bone"),
+    (lambda actor, base: extract(clip_control(actor, "move").getAnim(), "pelvis"),
+     r"no animation channel for joint 'pelvis'; it animates: root, bone"),
+])
+def test_every_unknown_clip_or_joint_is_a_load_error_listing_what_exists(base, sparse_file, call, listing):
+    actor = load_actor(sparse_file[0])
+    with pytest.raises(LoadError, match=listing):
+        call(actor, base)
+    actor.cleanup()
+
+
+def test_a_warper_told_an_unknown_clip_names_the_clips_it_has(base, sparse_file):
+    actor = load_actor(sparse_file[0])
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    try:
+        with pytest.raises(LoadError, match=r"clip 'walk' is not driven .*; it drives: move"):
+            warper.driver.loop("walk")
+    finally:
+        warper.destroy()
+        actor.cleanup()

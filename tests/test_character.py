@@ -1,0 +1,126 @@
+"""Character files (`characters/*.json`) and another character in the demo: the Knight walks its
+in-place cycles at the file's speeds and dodges with its own root motion."""
+import json
+import math
+
+import pytest
+from panda3d.core import Vec3
+
+from demo.app import Demo
+from demo.character import Character, CharacterError
+from demo.scene import Scene
+
+from .conftest import ROOT, run_for
+from .pose_oracle import KNIGHT, untouched_actor
+from .test_demo import run_main, without_display
+
+KNIGHT_FILE = json.loads((ROOT / "characters" / "knight.json").read_text())
+
+
+def write_character(tmp_path, **changes):
+    data = dict(KNIGHT_FILE, model=str(KNIGHT or tmp_path / "missing.glb"), **changes)
+    path = tmp_path / "character.json"
+    path.write_text(json.dumps({k: v for k, v in data.items() if v is not None}))
+    return path
+
+
+def test_the_default_character_is_the_mannequin_with_its_warps():
+    character = Character.load(ROOT / "characters" / "mannequin.json")
+    assert pathlib_name(character.model_path) == "mannequin.glb"
+    assert character.warp_assets == ("vault", "mantle", "mantle_high") and character.contact_ik
+
+
+def pathlib_name(path):
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def test_the_shipped_knight_file_names_the_rig_beside_the_project_or_says_it_is_missing():
+    path = ROOT / "characters" / "knight.json"
+    expected = (ROOT / "characters" / KNIGHT_FILE["model"]).resolve()
+    if expected.exists():
+        assert Character.load(path).model == "../../shared/rigs/Knight.glb"
+    else:
+        with pytest.raises(CharacterError, match=r"knight.json: model: expected a glTF file relative to the "
+                                                 r"character file; .*Knight.glb does not exist"):
+            Character.load(path)
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"clips": {"idle": "Idle", "walk": "Walking_A"}}, "clips.run: missing (required)"),
+    ({"root_mode": "hips"}, "root_mode: expected 'bone' or 'projected', got 'hips'"),
+    ({"speeds": {"run": -2}}, "speeds.run: expected a speed above 0 (m/s), got -2"),
+    ({"speeds": {"crawl": 1}}, "speeds.crawl: unknown key; expected one of run, walk"),
+    ({"scale": 2}, "scale: unknown key"),
+    ({"warp_assets": "vault"}, "warp_assets: expected a list of warp asset names"),
+    ({"format": "motionwarp.character/9"}, "format: expected 'motionwarp.character/1'"),
+])
+def test_bad_fields_name_the_field(tmp_path, changes, message):
+    with pytest.raises(CharacterError) as error:
+        Character.load(write_character(tmp_path, **changes))
+    assert message in str(error.value) and str(tmp_path / "character.json") in str(error.value)
+
+
+def test_a_bad_character_file_is_one_line_and_exit_2(tmp_path):
+    path = tmp_path / "character.json"
+    path.write_text('{"format": "motionwarp.character/1", "model": "nowhere.glb", "clips": {}}')
+    result = run_main("--headless", "--autopilot", "--character", str(path), env=without_display())
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith(f"main.py: {path}: clips.idle: missing (required)")
+
+
+knight_only = pytest.mark.skipif(KNIGHT is None, reason="../shared/rigs/Knight.glb is not beside the project")
+
+
+@pytest.fixture
+def knight_demo(base, tmp_path):
+    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    far = {"name": "far away", "shape": "box", "pos": [30, 30, 0], "size": [1, 1, 1]}  # a scene needs an obstacle
+    scene.update(obstacles=[far], spawn={"pos": [0, -3, 0], "h": 0}, autopilot=[])
+    (tmp_path / "scene.json").write_text(json.dumps(scene))
+    demo = Demo(base, Scene.load(tmp_path / "scene.json"), character=Character.load(write_character(tmp_path)))
+    demo.removeTask("demo-input")  # the test steers
+    yield demo
+    demo.destroy()
+
+
+@knight_only
+def test_a_clip_the_knight_lacks_is_named_with_the_clips_it_has(base, tmp_path):
+    character = Character.load(write_character(tmp_path, clips=dict(KNIGHT_FILE["clips"], walk="Walk")))
+    with pytest.raises(CharacterError, match=r"clips.walk: a clip of the model: clip 'Walk' not found; the actor "
+                                             r"has: .*Walking_A"):
+        character.load_actor()
+
+
+@knight_only
+def test_the_knight_walks_its_in_place_cycle_at_the_files_speed(base, knight_demo):
+    demo = knight_demo
+    run_for(base, 0.5, 1 / 60)
+    start = demo.actor.getPos()
+    demo.controller.direction = Vec3(0, 1, 0)
+    run_for(base, 1.0, 1 / 60)  # the blend into walk takes 0.2 s: then 1.6 m/s
+    run_for(base, 1.0, 1 / 60)
+    moved = demo.actor.getPos() - start
+    assert abs(moved.x) < 1e-3 and 1.6 * 1.5 < moved.y < 1.6 * 2.0
+
+
+@knight_only
+def test_the_knight_dodges_with_its_own_root_motion(base, knight_demo):
+    demo = knight_demo
+    run_for(base, 0.5, 1 / 60)
+    start, heading = demo.actor.getPos(), demo.actor.getH()
+    # Dodge_Forward's own travel, from an untouched Knight's root joint (it faces -Y in its file).
+    reference = untouched_actor(KNIGHT)
+    root = reference.exposeJoint(None, "modelRoot", KNIGHT_FILE["root_joint"])
+    ends = []
+    for frame in (0, reference.getAnimControl("Dodge_Forward").getNumFrames() - 1):
+        reference.pose("Dodge_Forward", frame)
+        reference.update(force=True)
+        ends.append(root.getPos(reference))
+    travel = math.hypot(*(ends[1] - ends[0]).getXy())
+    reference.cleanup()
+    assert travel > 0.1
+    assert demo.dodge()
+    run_for(base, 1.0, 1 / 60)
+    moved = demo.actor.getPos() - start
+    assert not demo.warper.is_warping and demo.actor.getH() == pytest.approx(heading, abs=1e-3)
+    assert moved.y == pytest.approx(travel, abs=1e-3) and abs(moved.x) < 1e-3

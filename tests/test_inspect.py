@@ -1,0 +1,65 @@
+"""`python -m motionwarp inspect`: a newcomer's first look at their own character."""
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+from motionwarp import WarpAsset
+
+from . import rig_samples
+from .conftest import ROOT
+
+
+def run_inspect(*args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "motionwarp", "inspect", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def fox(tmp_path_factory):
+    return rig_samples.write_rig(tmp_path_factory.mktemp("rigs") / "fox_root.glb", "fox_root")
+
+
+def test_lists_clips_joints_and_recommends_the_projected_hips(fox):
+    result = run_inspect(fox)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for clip, (frames, *_rest) in rig_samples.CLIPS.items():  # closed cycles, one key per frame plus the last
+        assert f"  {clip:32s} {frames / rig_samples.FPS:7.3f} s {frames + 1:5d} frames  loop" in out
+    assert "joints:\n  root\n    hips\n      leg\n        foot\n      head\n" in out
+    # The rig's root joint never moves; its hips walk furthest in stride32 (1.5 m forward).
+    assert "recommendation: no root bone carries motion; `hips` in projected mode carries 1.50 m in stride32" in out
+    forward = rig_samples.CLIPS["walk"][1]
+    assert f"hips projected {forward:7.3f} m" in out.split("  walk\n", 1)[1]
+
+
+def test_writes_a_starting_warp_asset_that_loads(fox, tmp_path):
+    out = tmp_path / "assets" / "stride.warp.json"
+    out.parent.mkdir()
+    result = run_inspect(fox, "--write-asset", "stride32", out)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    assert data["model"] == os.path.relpath(fox, out.parent).replace(os.sep, "/")
+    assert (data["root_joint"], data["root_mode"]) == ("hips", "projected")
+    asset = WarpAsset.load(out)
+    assert len(asset.phases) == 1 and asset.phases[0].start == 0.0
+    assert asset.phases[0].end == pytest.approx(32 / rig_samples.FPS, abs=1e-6)
+    assert math.hypot(*asset.track.position(32)[:2]) == pytest.approx(1.5, abs=1e-4)
+
+
+@pytest.mark.parametrize("args,message", [
+    (("nothing.glb",), "nothing.glb: file not found"),
+    (("FOX", "--write-asset", "sprint", "OUT"), "clip 'sprint' not found; the model has: in_place, stride32, turn, walk"),
+    (("FOX", "--write-asset", "walk", "/no/such/folder/walk.warp.json"), "could not write"),
+    (("FOX", "--root-mode", "sideways"), "argument --root-mode: invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_2(fox, tmp_path, args, message):
+    args = [fox if a == "FOX" else tmp_path / "w.warp.json" if a == "OUT" else a for a in args]
+    result = run_inspect(*args)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    assert not (tmp_path / "w.warp.json").exists()
