@@ -26,7 +26,7 @@ from .config import ContactIKSettings, from_base
 from .errors import UsageError
 from .ik import bend_direction, limit_turn, reach_limit, solve, turn_angle
 from .motion import Motion
-from .rootmotion import _table, find_channel
+from .rootmotion import find_channel
 
 #: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
 _GROUND_EPSILON = 1e-3
@@ -505,12 +505,11 @@ def peak_turn_speed(anim, joints):
     Cached: Actors loaded from one file share their AnimBundles."""
     frames, peak = anim.getNumFrames(), 0.0
     channels = [channel for channel in (find_channel(anim, joint) for joint in joints) if channel is not None]
+    mat = LMatrix4f()
     for channel in channels:
-        hpr = zip(*(_table(channel, component, frames) for component in "hpr"))
         quats = []
-        for h, p, r in hpr:
-            quat = LQuaternionf()
-            quat.setHpr(Vec3(h, p, r))
-            quats.append(quat)
+        for frame in range(frames):
+            channel.getValue(frame, mat)
+            quats.append(TransformState.makeMat(mat).getQuat())
         peak = max([peak] + [turn_angle(a.conjugate() * b) for a, b in zip(quats, quats[1:])])
     return peak * anim.getBaseFrameRate() if channels and peak > 0.0 else math.inf
