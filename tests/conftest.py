@@ -1,5 +1,8 @@
 """Shared fixtures: one offscreen ShowBase with a clock the tests step by hand."""
+import atexit
 import pathlib
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import Phase, settings
@@ -10,6 +13,12 @@ ASSETS = ROOT / "assets"
 MANNEQUIN = ASSETS / "mannequin.glb"
 CONTACTS = ASSETS / "mannequin.contacts.json"
 WARP_ASSETS = ("vault", "mantle", "mantle_high")
+
+# The loader stores its bakes in Panda3D's model cache: the glTF files the tests write must not
+# fill the user's cache folder, so this run gets its own (set before anything is loaded).
+_MODEL_CACHE = tempfile.mkdtemp(prefix="motionwarp-tests-cache-")
+atexit.register(shutil.rmtree, _MODEL_CACHE, True)
+loadPrcFileData("motionwarp-tests-cache", f"model-cache-dir {_MODEL_CACHE}")
 
 # For mutation testing (tools/mutation.sh): a failing example is enough, shrinking it costs minutes.
 settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])
