@@ -235,3 +235,21 @@ def test_check_raises_what_play_would_and_starts_nothing(base, rig, vault):
         assert not warper.is_warping and actor.getCurrentAnim() is None and not cancelled
     finally:
         base.ignore("motionwarp-cancelled")
+
+
+def test_a_repeated_failure_is_logged_once_and_a_new_one_again(base, rig, cancellations, monkeypatch, vault):
+    """_fail's contract: each failure cancels its warp; the log names the actor and the error, once
+    while the same error repeats."""
+    actor, warper = rig
+    logged = []
+    monkeypatch.setattr("motionwarp.warper._notify", type("Log", (), {"warning": staticmethod(logged.append)}))
+    for fault in (ArithmeticError("simulated fault"), ArithmeticError("simulated fault"), KeyError("other")):
+        warp = warper.play(vault, vault_targets(1.0, 0.6, 1.0))
+
+        def broken(*args, fault=fault):
+            raise fault
+        monkeypatch.setattr(warp, "_place", broken)
+        frames(base, 3)
+        assert not warper.is_warping
+    assert logged == [f"{actor.getName()}: ArithmeticError: simulated fault", f"{actor.getName()}: KeyError: 'other'"]
+    assert len(cancellations) == 3

@@ -11,10 +11,10 @@ import math
 import numpy as np
 import pytest
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import PartBundle, Vec3
+from panda3d.core import LQuaternion, PartBundle, Vec3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
-from motionwarp.warpmath import angle_between, heading_quat
+from motionwarp.warpmath import angle_between, axis_weights, heading_quat, slerp
 
 from .bench.bench_warp_pops import joint_positions as bench_joint_positions, peak_joint_speed
 from .conftest import MANNEQUIN, step
@@ -26,9 +26,10 @@ EVENTS = ("motionwarp-phase-end", "motionwarp-blend-out", "motionwarp-finished",
 
 class BlendRig(DirectObject):
     """A blending mannequin walking (or standing) on its own clips, as a game's locomotion would:
-    each frame, before the warper, the locomotion clip keeps what the warp clip leaves of the pose."""
+    each frame, before the warper, the locomotion clip keeps what the warp clip leaves of the pose
+    (or, with `loop_weight`, keeps that effect throughout)."""
 
-    def __init__(self, base, loop="walk", blend=True, **settings):
+    def __init__(self, base, loop="walk", blend=True, loop_weight=None, **settings):
         super().__init__()
         self.base = base
         self.actor = load_actor(MANNEQUIN)
@@ -36,7 +37,7 @@ class BlendRig(DirectObject):
         if blend:
             self.actor.enableBlend(blendType=PartBundle.BT_normalized_linear)
         self.warper = MotionWarper(self.actor, taskmgr=base.taskMgr, render=base.render, **settings)
-        self.loop = loop
+        self.loop, self.loop_weight = loop, loop_weight
         self.warper.driver.loop(loop)
         if blend:
             self.actor.setControlEffect(loop, 1.0)
@@ -58,7 +59,8 @@ class BlendRig(DirectObject):
 
     def _locomotion(self, task):
         if self.warp_clip is not None and self.bundle.getAnimBlendFlag():
-            self.actor.setControlEffect(self.loop, 1.0 - self.effect(self.warp_clip))
+            weight = 1.0 - self.effect(self.warp_clip) if self.loop_weight is None else self.loop_weight
+            self.actor.setControlEffect(self.loop, weight)
         return task.cont
 
     def _record(self, task):
@@ -362,3 +364,180 @@ def test_a_hitch_during_or_after_the_fade_in_still_arrives_exactly(make_rig, war
             break
     assert rig.names()[-1] == "motionwarp-finished"
     assert_phases_end_on_targets(rig, asset, targets)
+
+
+def rest_share(before, now):
+    """The part of what is left that a step from weight `before` to `now` covers (all once w reached 1)."""
+    return 1.0 if before >= 1.0 - 1e-9 else min(max((now - before) / (1.0 - before), 0.0), 1.0)
+
+
+class BlendedPath:
+    """Where each frame should put the actor, replayed from the recorded frames (DESIGN.md 4): clip
+    steps cut at phase bounds, the other clips' step shared out in proportion to the clip frames each
+    piece covers; outside phases share * clip + (1 - share) * others; in a phase that never shared a
+    frame the contract's P0 + R0 (A + D w), slerp(R0, Q, u); in one that did, the blended step plus
+    the error left to the target (assuming the clip's own motion from there) times the rest share."""
+
+    def __init__(self, asset, goals, walk_track, still):
+        self.asset, self.goals, self.walk, self.still = asset, goals, walk_track, still
+        self.index, self.in_phase, self.blended, self.origin = 0, False, False, None
+
+    def frame(self, prev, cur):
+        self.pos, self.quat = Vec3(*prev["pos"]), heading_quat(prev["h"])
+        self.share = cur["effect"] / (cur["effect"] + cur["loop_effect"])
+        self.shared = self.share < 1.0
+        at, a, b = self.walk.motion, prev["loop_frame"], cur["loop_frame"]
+        walk = at(a).inverse() * (at(b) if b >= a else at(self.walk.num_frames) * at(0).inverse() * at(b))   # the loop seam
+        self.others, self.span, self.left = walk, cur["frame"] - prev["frame"], 1.0
+        start, end, phases = prev["frame"], cur["frame"], self.asset.phases
+        while True:
+            if self.in_phase:
+                phase = phases[self.index]
+                stop = min(end, phase.motion.f1)
+                self.blended = self.blended or self.shared
+                (self._blend_place if self.blended else self._place)(phase, start, stop)
+                start = stop
+                if end < phase.motion.f1:
+                    break
+                self.in_phase, self.index = False, self.index + 1
+                continue
+            next_start = phases[self.index].motion.f0 if self.index < len(phases) else math.inf
+            stop = min(end, next_start)
+            self._mix(start, stop)
+            start = stop
+            if end < next_start:
+                break
+            self.in_phase, self.blended, self.origin = True, self.shared, (Vec3(self.pos), LQuaternion(self.quat))
+        return np.array(self.pos), self.quat
+
+    def _other(self, start, stop):
+        if not self.shared:
+            return np.zeros(3), 0.0, 1.0
+        part = 1.0 if self.span <= 1e-9 else (stop - start) / self.span   # all of it when the clip stood still
+        part, self.left = min(part, self.left), self.left - min(part, self.left)   # and never more than all
+        return np.array(self.others.pos) * part, self.others.h * part, self.share
+
+    def _mix(self, start, stop):
+        track = self.asset.track
+        clip = track.motion(start).inverse() * track.motion(stop)
+        other_pos, other_h, share = self._other(start, stop)
+        local = share * np.array(clip.pos) + (1 - share) * other_pos
+        self.pos = self.pos + self.quat.xform(Vec3(*local))
+        self.quat = heading_quat(share * clip.h + (1 - share) * other_h) * self.quat
+
+    def _place(self, phase, start, frame):
+        (p0, r0), (goal, goal_quat), motion = self.origin, self.goals[self.index], phase.motion
+        end = np.array(motion.end_displacement)
+        warp = (np.array(r0.conjugate().xform(Vec3(*goal) - p0)) - end) * self._warped(phase)
+        weights = axis_weights(motion, frame, list(warp), self.still)
+        local = np.array(motion.displacement(frame)) + warp * np.array(weights)
+        self.pos = p0 + r0.xform(Vec3(*local))
+        if phase.warp_rotation:
+            self.quat = slerp(r0, goal_quat, (frame - motion.f0) / (motion.f1 - motion.f0))
+        else:
+            self.quat = heading_quat(self.asset.track.heading(frame) - self.asset.track.heading(motion.f0)) * r0
+
+    @staticmethod
+    def _warped(phase):
+        """1 on the axes the phase warps, else 0."""
+        return np.array([float(phase.warp_translation and letter in phase.axes) for letter in "xyz"])
+
+    def _blend_place(self, phase, start, frame):
+        (p0, r0), (goal, goal_quat), motion = self.origin, self.goals[self.index], phase.motion
+        before, now, end = (np.array(motion.displacement(f)) for f in (start, frame, motion.f1))
+        other_pos, other_h, share = self._other(start, frame)
+        moved = self.pos + r0.xform(Vec3(*(now - before))) * share + self.quat.xform(Vec3(*other_pos)) * (1 - share)
+        full = np.array(r0.conjugate().xform(Vec3(*goal) - p0))
+        need = np.array(r0.conjugate().xform(Vec3(*goal) - moved)) - (end - now)
+        w0, w1 = (axis_weights(motion, f, list(full - end), self.still) for f in (start, frame))
+        step = need * np.array([rest_share(a, b) for a, b in zip(w0, w1)]) * self._warped(phase)
+        self.pos = moved + r0.xform(Vec3(*step))
+        if phase.warp_rotation:
+            turned = heading_quat((1 - share) * other_h) * self.quat
+            span = motion.f1 - motion.f0
+            self.quat = slerp(turned, goal_quat, rest_share((start - motion.f0) / span, (frame - motion.f0) / span))
+        else:
+            turn = self.asset.track.heading(frame) - self.asset.track.heading(start)
+            self.quat = heading_quat(share * turn + (1 - share) * other_h) * self.quat
+
+
+@pytest.mark.parametrize("first_phase_start, blend_in, loop_weight", [(0.0, 1.2, None), (0.3, 0.5, None),
+                                                                    (0.0, BLEND, 0.5)])
+def test_every_frame_of_a_blended_warp_moves_the_actor_as_the_blend_says(make_rig, warp_assets, warp_asset_dir, tmp_path,
+                                                                         first_phase_start, blend_in, loop_weight):
+    """At 45 fps (2/3 of a clip frame a frame) frames cross phase bounds while the clips share the
+    pose; each frame is replayed from the one before it and compared (BlendedPath). The far edge
+    keeps the clip's heading and the landing warps only x and y; with a loop_weight the walk keeps
+    its effect, so every phase shares every frame."""
+    data = json.loads((warp_asset_dir / "vault.warp.json").read_text())
+    data["model"] = str(MANNEQUIN)
+    data["phases"][0]["start"] = first_phase_start
+    data["phases"][1]["warp_rotation"] = False
+    data["phases"][2]["axes"] = "xy"
+    path = tmp_path / "vault.warp.json"
+    path.write_text(json.dumps(data))
+    asset = WarpAsset.load(path)
+    rig = make_rig(blend_in=blend_in, blend_out=BLEND, loop_weight=loop_weight)
+    rig.run(fps=45, seconds=0.2, until_done=False)
+    targets = [WarpTarget(target.pos + rig.actor.getPos(), h=target.h) for target in vault_targets(1.0, 0.6, 1.2, h=20.0)]
+    rig.play(asset, targets)
+    rig.run(fps=45)
+    assert rig.names()[-1] == "motionwarp-finished"
+    fade_out = next(e for e in rig.events if e[0] == "motionwarp-blend-out")[2]
+    frames = rig.frames[rig.play_index - 1:fade_out]
+    frames[0] = dict(frames[0], frame=0.0)
+    replay = BlendedPath(asset, expected_goals(asset, targets), rig.warper.driver.tracks["walk"],
+                         rig.warper.settings.still_axis_m)
+    crossed = 0
+    for k, (prev, cur) in enumerate(zip(frames, frames[1:])):
+        pos, quat = replay.frame(prev, cur)
+        assert cur["pos"] == pytest.approx(pos, abs=1e-4), f"frame {k}"
+        assert angle_between(heading_quat(cur["h"]), quat) < 1e-2, f"frame {k}"
+        crossed += replay.shared and any(prev["frame"] < p.motion.f0 < cur["frame"] for p in asset.phases)
+    assert crossed, "no shared frame crossed a phase bound"
+    ends = [e[3] for e in rig.events if e[0] == "motionwarp-phase-end"]
+    for phase, end, (goal, _) in zip(asset.phases, ends, expected_goals(asset, targets)):   # on the warped axes
+        warped = BlendedPath._warped(phase).astype(bool)
+        assert end[warped] == pytest.approx(goal[warped], abs=1e-3), phase.name
+
+
+def test_a_warp_with_only_a_blend_out_starts_at_full_effect(make_rig, warp_assets):
+    """blend_in 0: the clip has the whole pose from the first frame (effect 1, nothing to fade in),
+    and still fades out over blend_out at the end."""
+    asset, targets = warp_assets["vault"], vault_targets(1.0, 0.6, 1.0)
+    rig = make_rig(blend_in=0.0, blend_out=BLEND)
+    warp = rig.play(asset, targets)
+    assert warp.effect == 1.0
+    rig.run()
+    assert rig.names()[-1] == "motionwarp-finished"
+    out = next(e for e in rig.events if e[0] == "motionwarp-blend-out")[2] - rig.play_index
+    assert all(f["effect"] == 1.0 for f in rig.warp_frames[:out])
+    fade = [f["effect"] for f in rig.warp_frames[out + 1:]]
+    assert fade == pytest.approx([max(0.0, 1.0 - (k + 1) / 60 / BLEND) for k in range(len(fade))], abs=1e-6)
+    assert_phases_end_on_targets(rig, asset, targets)
+
+
+def test_a_cancel_in_a_phase_restores_the_base_rate_of_the_warp_clip_only(make_rig, warp_assets):
+    asset = warp_assets["vault"]
+    rig = make_rig(blend_in=BLEND, blend_out=BLEND)
+    rig.play(asset, vault_targets(1.0, 0.6, 1.4), rate=1.25)
+    for _ in range(6):
+        step(rig.base, 1 / 60)
+    assert rig.actor.getAnimControl(asset.clip).getPlayRate() != pytest.approx(1.25), "the phase warps the rate"
+    rig.warper.cancel("the player let go")
+    assert rig.actor.getAnimControl(asset.clip).getPlayRate() == pytest.approx(1.25)
+    assert rig.actor.getAnimControl(rig.loop).getPlayRate() == 1.0
+
+
+def test_a_step_before_the_fade_in_started_with_nothing_else_showing_moves_nothing(make_rig, warp_assets):
+    """step() called by hand right after play(): the clip's effect is still 0 and no other clip shows
+    (no effects at all): the clip has not advanced, so nothing moves and the warp goes on."""
+    asset = warp_assets["vault"]
+    rig = make_rig(blend_in=BLEND, blend_out=BLEND)
+    rig.play(asset, vault_targets(1.0, 0.6, 1.0))
+    rig.actor.setControlEffect(rig.loop, 0.0)
+    before = rig.actor.getPos()
+    rig.warper.step()
+    assert rig.actor.getPos() == before and rig.warper.is_warping
+    rig.run()
+    assert rig.names()[-1] == "motionwarp-finished"
