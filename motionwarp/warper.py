@@ -14,7 +14,7 @@ from .errors import UsageError, WarpRefused, shown
 from .loader import clip_control
 from .motion import Motion
 from .target import WarpTarget
-from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp
+from .warpmath import Slerp, angle_between, axis_trust, heading_quat, play_rate, slerp, trusted_weights
 
 PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
@@ -211,6 +211,7 @@ class Warp:
         self.in_phase = False
         self.frame = 0.0          # clip frame already applied to the actor
         self.origin = None        # (P0, R0) of the phase in progress
+        self._phase_plan = None   # its _PhasePlan
         self.results = []         # per phase: target and where the actor arrived
         blends = warper.driver.part_bundle.getAnimBlendFlag()
         self.blend_in = blend_in if blends else 0.0
@@ -244,16 +245,18 @@ class Warp:
         if not (isinstance(self.base_rate, numbers.Real) and 0 < self.base_rate <= MAX_BASE_RATE):
             raise WarpRefused(f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, "
                               f"got {shown(self.base_rate)}")
-        pos = np.array(self.actor.getPos())
+        pos = tuple(self.actor.getPos())
         quat = self.actor.getQuat()
+        scale = self.scale
         frame = 0.0
         for phase, target in zip(phases, self.targets):
             lead = track_motion(self.track, frame, phase.motion.f0)
-            pos = pos + rotate(quat, np.array(lead.pos) * self.scale)
+            step = quat.xform(Vec3(*(v * scale for v in lead.pos)))
+            pos = (pos[0] + step[0], pos[1] + step[1], pos[2] + step[2])
             quat = heading_quat(lead.h) * quat
             goal, goal_quat = self._goal(phase, target)
-            goal = np.array(goal)
-            if not np.all(np.isfinite(goal)):
+            goal = tuple(goal)
+            if not all(math.isfinite(v) for v in goal):
                 raise WarpRefused(f"phase {phase.name!r} would end at a non-finite point "
                                   f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
             self._check_reach(phase, pos, quat, goal, goal_quat, settings)
@@ -269,11 +272,12 @@ class Warp:
 
         Height is not limited here: providers pick the clip whose authored height fits.
         """
-        flat_clip = rotate(quat, np.array(phase.motion.end_displacement) * self.scale)[:2]
-        flat_need = (goal - pos)[:2]
-        clip_len, need_len = np.linalg.norm(flat_clip), np.linalg.norm(flat_need)
+        scale = self.scale
+        flat_clip = quat.xform(Vec3(*(v * scale for v in phase.motion.end_displacement)))
+        flat_need = (goal[0] - pos[0], goal[1] - pos[1])
+        clip_len, need_len = math.hypot(flat_clip[0], flat_clip[1]), math.hypot(*flat_need)
         if phase.warp_translation and clip_len > settings.still_axis_m:
-            ahead = np.dot(flat_clip, flat_need) / clip_len
+            ahead = (flat_clip[0] * flat_need[0] + flat_clip[1] * flat_need[1]) / clip_len
             if ahead < -max(settings.still_axis_m, settings.max_behind_m):
                 raise WarpRefused(f"target of phase {phase.name!r} is behind the character "
                                   f"({-ahead:.2f} m back; the clip moves forward)")
@@ -413,7 +417,8 @@ class Warp:
         self._blended_phase = blend.shared
         p0, r0 = self.actor.getPos(), self.actor.getQuat()
         self.origin = (p0, r0)
-        goal, _ = self._goal(phase, self.targets[self.phase_index])
+        self._phase_plan = None
+        goal = self._plan(phase).goal
         anim = Vec3(*phase.motion.end_displacement).length() * self.scale
         self.rate = play_rate(anim, (goal - p0).length(), phase.min_rate, phase.max_rate,
                               self.warper.settings.still_axis_m)
@@ -422,7 +427,8 @@ class Warp:
 
     def _finish_phase(self, phase):
         self.frame = phase.motion.f1
-        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
+        plan = self._plan(phase)
+        goal, goal_quat = plan.goal, plan.goal_quat
         self.results.append({"name": phase.name, "origin": np.array(self.origin[0]), "target": np.array(goal),
                              "target_quat": goal_quat,
                              "arrived": np.array(self.actor.getPos()), "arrived_quat": self.actor.getQuat(),
@@ -449,8 +455,9 @@ class Warp:
         own motion from here on) spread over the phase's remaining weight, so the phase still
         ends exactly on its target."""
         p0, r0 = self.origin
-        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
-        motion, scale, start = phase.motion, self.scale, self.frame
+        plan = self._plan(phase)
+        goal, goal_quat = plan.goal, plan.goal_quat
+        motion, scale, start = phase.motion, plan.scale, self.frame
         pos, quat = self.actor.getPos(), self.actor.getQuat()
         before, now, end = motion.displacement(start), motion.displacement(frame), motion.end_displacement
         other = blend.take(start, frame)
@@ -458,10 +465,7 @@ class Warp:
         moved += quat.xform(Vec3(*other.pos) * scale) * (1.0 - blend.share)
         if phase.warp_translation:
             need = r0.conjugate().xform(goal - moved) - Vec3(*(end[i] - now[i] for i in range(3))) * scale
-            full = r0.conjugate().xform(goal - p0)
-            warp = [(full[i] - end[i] * scale) / scale for i in range(3)]
-            still = self.warper.settings.still_axis_m
-            w0, w1 = axis_weights(motion, start, warp, still), axis_weights(motion, frame, warp, still)
+            w0, w1 = trusted_weights(motion, start, plan.trust), trusted_weights(motion, frame, plan.trust)
             step = Vec3(*(need[i] * _rest_share(w0[i], w1[i]) if letter in phase.axes else 0.0
                           for i, letter in enumerate("xyz")))
             moved += r0.xform(step)
@@ -478,25 +482,47 @@ class Warp:
     def _place(self, phase, frame):
         """Put the actor where the phase puts it at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)."""
         p0, r0 = self.origin
+        plan = self._plan(phase)
+        motion, scale, warp = phase.motion, plan.scale, plan.warp
+        weights = trusted_weights(motion, frame, plan.trust)
+        a = motion.displacement(frame)
+        local = Vec3(a[0] * scale + warp[0] * weights[0], a[1] * scale + warp[1] * weights[1],
+                     a[2] * scale + warp[2] * weights[2])
+        if phase.warp_rotation:
+            quat = plan.turn((frame - motion.f0) / (motion.f1 - motion.f0))
+        else:
+            quat = heading_quat(self.track.heading(frame) - self.track.heading(motion.f0)) * r0
+        self.actor.setPosQuat(p0 + r0.xform(local), quat)
+
+    def _plan(self, phase):
+        """The phase's _PhasePlan: made at its first frame, remade every frame only for a target
+        that follows a node (or when the actor's scale changed)."""
+        plan, scale = self._phase_plan, self.scale
+        if plan is not None and plan.scale == scale and self.targets[self.phase_index].follow is None:
+            return plan
+        p0, r0 = self.origin
         goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
-        motion, scale = phase.motion, self.scale
         need = r0.conjugate().xform(goal - p0)
-        end = motion.end_displacement
+        end = phase.motion.end_displacement
         warp = [0.0, 0.0, 0.0]
         if phase.warp_translation:
             for axis, letter in enumerate("xyz"):
                 if letter in phase.axes:
                     warp[axis] = need[axis] - end[axis] * scale
-        weights = axis_weights(motion, frame, [w / scale for w in warp], self.warper.settings.still_axis_m)
-        a = motion.displacement(frame)
-        local = Vec3(*(a[i] * scale + warp[i] * weights[i] for i in range(3)))
-        self.actor.setPos(p0 + r0.xform(local))
-        u = (frame - motion.f0) / (motion.f1 - motion.f0)
-        if phase.warp_rotation:
-            self.actor.setQuat(slerp(r0, goal_quat, u))
-        else:
-            turn = self.track.heading(frame) - self.track.heading(motion.f0)
-            self.actor.setQuat(heading_quat(turn) * r0)
+        trust = axis_trust(phase.motion, [w / scale for w in warp], self.warper.settings.still_axis_m)
+        self._phase_plan = _PhasePlan(scale, goal, goal_quat, warp, trust, Slerp(r0, goal_quat))
+        return self._phase_plan
+
+
+class _PhasePlan:
+    """What placing one phase needs that only changes with its goal: the goal, the warp D that
+    the weights carry, the weights' per-axis trust, and the rotation's arc from R0."""
+
+    __slots__ = ("scale", "goal", "goal_quat", "warp", "trust", "turn")
+
+    def __init__(self, scale, goal, goal_quat, warp, trust, turn):
+        self.scale, self.goal, self.goal_quat = scale, goal, goal_quat
+        self.warp, self.trust, self.turn = warp, trust, turn
 
 
 def _rest_share(before, now):
