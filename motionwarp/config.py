@@ -37,8 +37,16 @@ class PrcSettings:
 
     def checked(self, name, value):
         """`value` for setting `name` if in range, else a UsageError naming the setting."""
-        field = next(f for f in dataclasses.fields(self) if f.name == name)
-        return self._checked(field, value, f"setting {name}")
+        return self._checked(self._fields()[name], value, f"setting {name}")
+
+    @classmethod
+    def _fields(cls):
+        """{name: dataclass field}, found once per class (`checked` runs on every `play()`)."""
+        fields = cls.__dict__.get("_field_map")
+        if fields is None:
+            fields = {f.name: f for f in dataclasses.fields(cls)}
+            setattr(cls, "_field_map", fields)
+        return fields
 
     def _checked(self, field, value, where):
         """`value` if it is a number of the field's kind within RANGES, else a UsageError naming `where`."""

@@ -48,6 +48,7 @@ class RootMotionDriver:
         self._lift = 0.0
         self.part_bundle = actor.getPartBundle("modelRoot")
         self._controls = [(clip, clip_control(actor, clip)) for clip in self.tracks]
+        self._control_of = dict(self._controls)
         self._ranges = {}
         self._prev_frames = {}
         self._prev_time = None
@@ -73,6 +74,12 @@ class RootMotionDriver:
             raise LoadError(f"clip {clip!r} is not driven by this {self.actor.getName()!r} driver; it drives: {known}")
         return track
 
+    def control(self, clip):
+        """The AnimControl of a driven clip (a LoadError naming the driven clips otherwise)."""
+        if clip not in self._control_of:
+            self.track(clip)
+        return self._control_of[clip]
+
     def loop_range(self, clip):
         """(first, last) frame that loops seamlessly: a closed loop leaves out its repeated last frame."""
         last = self.track(clip).num_frames - 1
@@ -92,7 +99,7 @@ class RootMotionDriver:
 
     def _started(self, clip, frame_range):
         self._ranges[clip] = frame_range
-        self._prev_frames[clip] = clip_control(self.actor, clip).getFullFframe()
+        self._prev_frames[clip] = self.control(clip).getFullFframe()
 
     # -- per-frame update -----------------------------------------------------------------
     def _task(self, task):

@@ -11,7 +11,6 @@ from panda3d.core import ClockObject, LQuaternion, PartBundle, Vec3
 from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver, apply_motion, track_motion
 from .errors import UsageError, WarpRefused, shown
-from .loader import clip_control
 from .motion import Motion
 from .target import WarpTarget
 from .warpmath import Slerp, angle_between, axis_trust, heading_quat, play_rate, slerp, trusted_weights
@@ -322,15 +321,15 @@ class Warp:
 
     # -- lifecycle ------------------------------------------------------------------------
     def _start(self):
-        self.control = clip_control(self.actor, self.asset.clip)
+        driver = self.warper.driver
+        self.control = driver.control(self.asset.clip)
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         self.warper.driver.play(self.asset.clip)
         self.frame = self.control.getFullFframe()
         if self.blend_in > 0.0 or self.blend_out > 0.0:
             self.effect = 0.0 if self.blend_in > 0.0 else 1.0
             self.actor.setControlEffect(self.asset.clip, self.effect)
-            driver = self.warper.driver
-            self.other_controls = [clip_control(self.actor, clip) for clip in driver.tracks if clip != self.asset.clip]
+            self.other_controls = [driver.control(clip) for clip in driver.tracks if clip != self.asset.clip]
 
     def _fade(self, dt):
         """Move the clip's effect one frame along its fade; an effect lowered by someone else cancels."""
