@@ -1,4 +1,5 @@
 """MotionWarper: plays a warp asset so each phase ends exactly on its target (DESIGN.md 4)."""
+import dataclasses
 import math
 import numbers
 import weakref
@@ -173,12 +174,12 @@ class MotionWarper:
             self.driver.update(skip=warp.asset.clip)
         else:
             others = self.driver.frame_motion(skip=warp.asset.clip)
-            share, others_effect = self._share(warp)
+            share, others_effect = self.clip_share(warp)
             if others is not None and self.driver.part_bundle.getBlendType() == PartBundle.BT_linear:
                 others = Motion([v / others_effect for v in others.pos], others.h / others_effect)
             warp._update(others, share)
 
-    def _share(self, warp):
+    def clip_share(self, warp):
         """(the warp clip's part of the pose: its effect over all effects, the other clips' total effect)."""
         bundle = self.driver.part_bundle
         others = sum(max(bundle.getControlEffect(control), 0.0) for control in warp.other_controls)
@@ -186,12 +187,32 @@ class MotionWarper:
         return (1.0 if total <= 0.0 else warp.effect / total), others
 
 
+@dataclasses.dataclass
+class PhaseResult:
+    """How one phase of a warp ended: `origin` (where it started), `target` and `target_quat`
+    (where it had to end, offsets included), `arrived` and `arrived_quat` (where it did end),
+    all in the actor's parent's space, and `play_rate` (the phase's rate scale).
+
+    `result["name"]` reads a field too, as the dicts that results used to be did."""
+
+    name: str
+    origin: np.ndarray
+    target: np.ndarray
+    target_quat: LQuaternion
+    arrived: np.ndarray
+    arrived_quat: LQuaternion
+    play_rate: float
+
+    def __getitem__(self, field):
+        if field not in PhaseResult.__dataclass_fields__:
+            raise KeyError(field)
+        return getattr(self, field)
+
+
 class Warp:
     """One warp, as returned by `MotionWarper.play`: its asset, targets and progress.
 
-    `results` gets one entry per finished phase: `name`, `origin` (where the phase started),
-    `target` and `target_quat` (where it had to end, offsets included), `arrived` and
-    `arrived_quat` (where it did end), and `play_rate` (the phase's rate scale).
+    `results` gets a PhaseResult per finished phase.
 
     With `blend_in` or `blend_out` above 0 on a blending Actor, the warp sets its clip's control
     effect itself (`effect`): from 0 up to 1 over `blend_in` seconds, and after its last phase
@@ -248,12 +269,12 @@ class Warp:
         quat = self.actor.getQuat()
         scale = self.scale
         frame = 0.0
-        for phase, target in zip(phases, self.targets):
+        for index, phase in enumerate(phases):
             lead = track_motion(self.track, frame, phase.motion.f0)
             step = quat.xform(Vec3(*(v * scale for v in lead.pos)))
             pos = (pos[0] + step[0], pos[1] + step[1], pos[2] + step[2])
             quat = heading_quat(lead.h) * quat
-            goal, goal_quat = self._goal(phase, target)
+            goal, goal_quat = self.phase_goal(index)
             goal = tuple(goal)
             if not all(math.isfinite(v) for v in goal):
                 raise WarpRefused(f"phase {phase.name!r} would end at a non-finite point "
@@ -308,8 +329,10 @@ class Warp:
     def scale(self):
         return self.actor.getSx()
 
-    def _goal(self, phase, target):
-        """Where the root must be (parent space) and how it must be rotated at the phase end."""
+    def phase_goal(self, index):
+        """(Point3, LQuaternion): where the root must be (in the actor's parent's space) and how it
+        must be rotated at the end of phase `index`, read now (a following target moves)."""
+        phase, target = self.asset.phases[index], self.targets[index]
         pos, quat = target.resolve(self.actor.getParent(), self.warper.render)
         offset_quat = LQuaternion()
         offset_quat.setHpr(Vec3(*phase.r_offset))
@@ -428,10 +451,8 @@ class Warp:
         self.frame = phase.motion.f1
         plan = self._plan(phase)
         goal, goal_quat = plan.goal, plan.goal_quat
-        self.results.append({"name": phase.name, "origin": np.array(self.origin[0]), "target": np.array(goal),
-                             "target_quat": goal_quat,
-                             "arrived": np.array(self.actor.getPos()), "arrived_quat": self.actor.getQuat(),
-                             "play_rate": self.rate})
+        self.results.append(PhaseResult(phase.name, np.array(self.origin[0]), np.array(goal), goal_quat,
+                                        np.array(self.actor.getPos()), self.actor.getQuat(), self.rate))
         self.in_phase = False
         self.phase_index += 1
         self.rate = 1.0
@@ -500,7 +521,7 @@ class Warp:
         if plan is not None and plan.scale == scale and self.targets[self.phase_index].follow is None:
             return plan
         p0, r0 = self.origin
-        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
+        goal, goal_quat = self.phase_goal(self.phase_index)
         need = r0.conjugate().xform(goal - p0)
         end = phase.motion.end_displacement
         warp = [0.0, 0.0, 0.0]
