@@ -1,5 +1,6 @@
 """MotionWarper: plays a warp asset so each phase ends exactly on its target (DESIGN.md 4)."""
 import dataclasses
+import enum
 import math
 import numbers
 import weakref
@@ -26,6 +27,16 @@ MAX_BASE_RATE = 100.0
 #: Python tag on the actor's node naming the warper that drives it (a weak reference).
 _WARPER_TAG = "motionwarp-warper"
 _notify = directNotify.newCategory("motionwarp")
+
+
+class WarpState(enum.Enum):
+    """Where a Warp is in its life; only its MotionWarper acts on the moves (it sends the events)."""
+
+    WAITING = "waiting"        # started, before its first phase
+    IN_PHASE = "in_phase"      # placing the actor toward a phase's target
+    BETWEEN = "between"        # plain root motion between phases or after the last
+    FADING_OUT = "fading_out"  # warping done, the clip fading out as plain root motion
+    ENDED = "ended"            # finished or cancelled: its event was sent
 
 
 class MotionWarper:
@@ -104,7 +115,8 @@ class MotionWarper:
                              f"got {shown(targets)}")
         blend_in = self.settings.checked("blend_in", self.settings.blend_in if blend_in is None else blend_in)
         blend_out = self.settings.checked("blend_out", self.settings.blend_out if blend_out is None else blend_out)
-        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out)
+        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
+                    announce=self._announce)
         warp._check()
         return warp
 
@@ -179,6 +191,12 @@ class MotionWarper:
                 others = Motion([v / others_effect for v in others.pos], others.h / others_effect)
             warp._update(others, share)
 
+    def _announce(self, warp, event, args):
+        """Send a warp's event; on its end (finished or cancelled) it stops being the current warp first."""
+        if event in (FINISHED, CANCELLED) and self._warp is warp:
+            self._warp = None
+        messenger.send(event, [self] + args)
+
     def clip_share(self, warp):
         """(the warp clip's part of the pose: its effect over all effects, the other clips' total effect)."""
         bundle = self.driver.part_bundle
@@ -212,7 +230,7 @@ class PhaseResult:
 class Warp:
     """One warp, as returned by `MotionWarper.play`: its asset, targets and progress.
 
-    `results` gets a PhaseResult per finished phase.
+    `state` (a WarpState) says where it is; `results` gets a PhaseResult per finished phase.
 
     With `blend_in` or `blend_out` above 0 on a blending Actor, the warp sets its clip's control
     effect itself (`effect`): from 0 up to 1 over `blend_in` seconds, and after its last phase
@@ -220,15 +238,16 @@ class Warp:
     clip lowering that effect takes the Actor over: the warp is cancelled.
     """
 
-    def __init__(self, warper, asset, targets, base_rate, blend_in=0.0, blend_out=0.0):
+    def __init__(self, warper, asset, targets, base_rate, blend_in, blend_out, announce):
         self.warper, self.asset, self.targets = warper, asset, targets
+        self._announce = announce   # the owner's: it sends the events and acts on the end
         self.actor = warper.actor
         self.base_rate = base_rate
         self.rate = 1.0
         self.track = asset.track
         self.control = None
         self.phase_index = 0      # the next phase to start, or the one in progress
-        self.in_phase = False
+        self.state = WarpState.WAITING
         self.frame = 0.0          # clip frame already applied to the actor
         self.origin = None        # (P0, R0) of the phase in progress
         self._phase_plan = None   # its _PhasePlan
@@ -237,10 +256,17 @@ class Warp:
         self.blend_in = blend_in if blends else 0.0
         self.blend_out = blend_out if blends else 0.0
         self.effect = None        # the control effect this warp gave its clip, when it fades it
-        self.fading_out = False
         self.other_controls = []  # AnimControls of the clips the warp shares the Actor with
         self._blended_phase = False   # the phase in progress has shared a frame with other clips
         self._ending = (FINISHED, None)   # what the fade-out ends as
+
+    @property
+    def in_phase(self):
+        return self.state is WarpState.IN_PHASE
+
+    @property
+    def fading_out(self):
+        return self.state is WarpState.FADING_OUT
 
     # -- refusing what cannot work --------------------------------------------------------
     def _check(self):
@@ -374,9 +400,9 @@ class Warp:
         self.blend_out, self._ending = seconds, (event, reason)
         if self.fading_out:
             return
-        self.fading_out, self.in_phase, self.rate = True, False, 1.0
+        self.state, self.rate = WarpState.FADING_OUT, 1.0
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
-        messenger.send(BLEND_OUT, [self.warper, self.asset.clip, seconds])
+        self._announce(self, BLEND_OUT, [self.asset.clip, seconds])
 
     def _end(self, event, stop_clip=False, reason=None):
         """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
@@ -384,8 +410,8 @@ class Warp:
         if stop_clip:
             self.actor.stop(self.asset.clip)
         self.rate = 1.0
-        self.warper._warp = None
-        messenger.send(event, [self.warper, self.asset.clip] + ([reason] if event == CANCELLED else []))
+        self.state = WarpState.ENDED
+        self._announce(self, event, [self.asset.clip] + ([reason] if event == CANCELLED else []))
 
     def _update(self, others=None, share=1.0):
         """Apply the clip's motion from the last applied frame to now, phase by phase.
@@ -435,7 +461,7 @@ class Warp:
             self._end(FINISHED)
 
     def _start_phase(self, phase, blend):
-        self.in_phase = True
+        self.state = WarpState.IN_PHASE
         self._blended_phase = blend.shared
         p0, r0 = self.actor.getPos(), self.actor.getQuat()
         self.origin = (p0, r0)
@@ -445,7 +471,7 @@ class Warp:
         self.rate = play_rate(anim, (goal - p0).length(), phase.min_rate, phase.max_rate,
                               self.warper.settings.still_axis_m)
         self.actor.setPlayRate(self.base_rate * self.rate, self.asset.clip)
-        messenger.send(PHASE_START, [self.warper, phase.name, self.phase_index])
+        self._announce(self, PHASE_START, [phase.name, self.phase_index])
 
     def _finish_phase(self, phase):
         self.frame = phase.motion.f1
@@ -453,11 +479,11 @@ class Warp:
         goal, goal_quat = plan.goal, plan.goal_quat
         self.results.append(PhaseResult(phase.name, np.array(self.origin[0]), np.array(goal), goal_quat,
                                         np.array(self.actor.getPos()), self.actor.getQuat(), self.rate))
-        self.in_phase = False
+        self.state = WarpState.BETWEEN
         self.phase_index += 1
         self.rate = 1.0
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
-        messenger.send(PHASE_END, [self.warper, phase.name, self.phase_index - 1])
+        self._announce(self, PHASE_END, [phase.name, self.phase_index - 1])
 
     def _advance(self, phase, frame, blend):
         """Move through the phase to `frame`: the contract's placement, or a blended step when the
