@@ -1,10 +1,14 @@
-"""Settings backed by `motionwarp-*` PRC variables, like panda3d-gltf's `gltf-*` ones."""
+"""The one place that reads PRC: motionwarp's `motionwarp-*` settings and panda3d-gltf's `gltf-*` ones."""
 import dataclasses
 import numbers
 
-from panda3d.core import ConfigVariableString
+from gltf import GltfSettings
+from panda3d.core import ConfigVariableBool, ConfigVariableInt, ConfigVariableString
 
 from .errors import UsageError, shown
+
+#: The ConfigVariable class reading a GltfSettings field, by the field's type name.
+_PRC_TYPES = {"str": ConfigVariableString, "bool": ConfigVariableBool, "int": ConfigVariableInt}
 
 
 class PrcSettings:
@@ -145,6 +149,16 @@ class ContactIKSettings(PrcSettings):
     #: The ray looking for the surface under a joint starts this far above it and ends this far below (metres).
     ik_ray_above: float = 0.5
     ik_ray_below: float = 1.0
+
+
+def gltf_settings_from_prc():
+    """panda3d-gltf's GltfSettings read from the `gltf-*` PRC variables, as panda3d-gltf's own loader does."""
+    settings = GltfSettings()
+    for field in dataclasses.fields(settings):
+        var_type = _PRC_TYPES[field.type if isinstance(field.type, str) else field.type.__name__]
+        name = "gltf-" + field.name.replace("_", "-")
+        setattr(settings, field.name, var_type(name, getattr(settings, field.name)).get_value())
+    return settings
 
 
 def from_base(name):

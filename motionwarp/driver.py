@@ -4,7 +4,7 @@ from panda3d.core import ClockObject, LQuaternion, PartBundle, Point3, Vec3
 from . import rootmotion
 from .config import MotionWarpSettings, from_base
 from .errors import LoadError
-from .loader import clip_control, require_joint
+from .actor_clips import clip_control, require_joint
 from .motion import Motion
 
 
