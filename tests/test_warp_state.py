@@ -2,6 +2,7 @@
 the owner sends the events, at the moves they name, and a cancel carries its reason."""
 import itertools
 
+import pytest
 from direct.showbase.MessengerGlobal import messenger
 
 from motionwarp import CANCELLED, FINISHED, PHASE_END, PHASE_START, WarpState
@@ -26,20 +27,24 @@ class Events:
         messenger.ignoreAll(self)
 
 
-def test_a_warp_moves_through_its_states_in_order(base, rig, warp_assets):
-    actor, warper = rig
+@pytest.fixture
+def vaulting(rig, warp_assets):
+    """(warper, asset, events heard, the vault just played)."""
+    _, warper = rig
     asset = warp_assets["vault"]
     events = Events(warper)
-    try:
-        warp = warper.play(asset, vault_targets(1.0, 0.6, 1.0))
-        states = [(warp.state, warp.phase_index)]
-        for _ in range(600):
-            if not warper.is_warping:
-                break
-            step(base, 1 / 60)
-            states.append((warp.state, warp.phase_index))
-    finally:
-        events.close()
+    yield warper, asset, events, warper.play(asset, vault_targets(1.0, 0.6, 1.0))
+    events.close()
+
+
+def test_a_warp_moves_through_its_states_in_order(base, vaulting):
+    warper, asset, events, warp = vaulting
+    states = [(warp.state, warp.phase_index)]
+    for _ in range(600):
+        if not warper.is_warping:
+            break
+        step(base, 1 / 60)
+        states.append((warp.state, warp.phase_index))
     count = len(asset.phases)
     assert states[0] == (WarpState.WAITING, 0) and states[-1] == (WarpState.ENDED, count)
     runs = [state for state, _ in itertools.groupby(states)]
@@ -55,15 +60,9 @@ def test_a_warp_moves_through_its_states_in_order(base, rig, warp_assets):
     assert events.seen[-1][2] is None, "the warper still had the warp as current when it announced its end"
 
 
-def test_a_cancel_ends_the_warp_with_its_reason(base, rig, warp_assets):
-    actor, warper = rig
-    asset = warp_assets["vault"]
-    events = Events(warper)
-    try:
-        warp = warper.play(asset, vault_targets(1.0, 0.6, 1.0))
-        step(base, 1 / 60)
-        warper.cancel("the test said so")
-    finally:
-        events.close()
+def test_a_cancel_ends_the_warp_with_its_reason(base, vaulting):
+    warper, asset, events, warp = vaulting
+    step(base, 1 / 60)
+    warper.cancel("the test said so")
     assert warp.state is WarpState.ENDED and warper.current is None
     assert events.seen[-1][0] == CANCELLED and events.seen[-1][3] == (asset.clip, "the test said so")
