@@ -7,7 +7,7 @@ from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3, TextNode, Vec3
 
-from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, WarpTarget
+from motionwarp import PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, WarpTarget
 from motionwarp.providers import Refusal
 
 from .autopilot import Autopilot
@@ -99,7 +99,7 @@ class Demo(DirectObject):
             self.camera.update(snap=True)
         self.addTask(self._input_task, "demo-input", sort=39)     # before the controller (40)
         self.addTask(self._hud_task, "demo-hud", sort=48)         # before render (50)
-        self.accept("motionwarp-phase-start", lambda warper, name, index: self.say(
+        self.accept(PHASE_START, lambda warper, name, index: self.say(
             f"{warper.current.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"))
 
     @property

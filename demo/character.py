@@ -12,7 +12,7 @@ from panda3d.core import AnimBundleNode, LMatrix4f, LVector3f, NodePath
 from motionwarp import LoadError, load_actor
 from motionwarp.errors import FieldError, shown
 from motionwarp.jsonfields import FieldChecker, read_json
-from motionwarp.loader import clip_control
+from motionwarp.actor_clips import clip_control
 
 FORMAT = "motionwarp.character/1"
 #: Locomotion roles every character fills (demo/locomotion.py), and the optional ones.

@@ -7,6 +7,8 @@ import math
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
+from motionwarp import BLEND_OUT, CANCELLED, FINISHED
+
 from .body import FALLING, CharacterBody
 from .locomotion import Locomotion
 
@@ -39,9 +41,9 @@ class Controller(DirectObject):
         self._prefix = f"demo-controller-{id(self)}"
         taskmgr.add(self._steer_task, f"{self._prefix}-steer", sort=40)
         taskmgr.add(self._body_task, f"{self._prefix}-body", sort=46)
-        self.accept("motionwarp-finished", self._warp_ended)
-        self.accept("motionwarp-cancelled", self._warp_ended)
-        self.accept("motionwarp-blend-out", self._warp_fading)
+        self.accept(FINISHED, self._warp_ended)
+        self.accept(CANCELLED, self._warp_ended)
+        self.accept(BLEND_OUT, self._warp_fading)
 
     @property
     def airborne(self):

@@ -4,6 +4,7 @@ import os
 
 from direct.showbase.DirectObject import DirectObject
 
+from motionwarp import CANCELLED, FINISHED
 from motionwarp.atomicfile import write_text_atomic
 from motionwarp.jsonfields import dumps
 from motionwarp.warpmath import angle_between
@@ -26,8 +27,8 @@ class RunReport(DirectObject):
         self.interactions, self.skipped = [], []
         self._open = None  # (record, warp) of the interaction in progress
         demo.on_start, demo.on_skip = self._started, self._skipped
-        self.accept("motionwarp-finished", self._ended, [True])
-        self.accept("motionwarp-cancelled", self._ended, [False])
+        self.accept(FINISHED, self._ended, [True])
+        self.accept(CANCELLED, self._ended, [False])
 
     def _started(self, name, interaction, warp):
         record = {"obstacle": name, "kind": interaction.kind, "asset": interaction.asset.clip,
@@ -48,13 +49,13 @@ class RunReport(DirectObject):
         record["completed"] = completed
         record["final_pos"] = _vec(warper.actor.getPos(self.demo.base.render))
         for result in warp.results:
-            error_m = math.dist(result["arrived"], result["target"])
+            error_m = math.dist(result.arrived, result.target)
             record["phases"].append({
-                "name": result["name"], "target": _vec(result["target"]), "arrived": _vec(result["arrived"]),
-                "error_m": round(error_m, 6), "target_h": _heading(result["target_quat"]),
-                "arrived_h": _heading(result["arrived_quat"]),
-                "error_deg": round(angle_between(result["arrived_quat"], result["target_quat"]), 4),
-                "play_rate": round(result["play_rate"], 4)})
+                "name": result.name, "target": _vec(result.target), "arrived": _vec(result.arrived),
+                "error_m": round(error_m, 6), "target_h": _heading(result.target_quat),
+                "arrived_h": _heading(result.arrived_quat),
+                "error_deg": round(angle_between(result.arrived_quat, result.target_quat), 4),
+                "play_rate": round(result.play_rate, 4)})
 
     def to_dict(self, frames):
         # Interactions the autopilot later managed are not skips.

@@ -14,10 +14,14 @@ from .probe import SceneProbe
 from .providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
 from .rootmotion import RootMotionTrack
 from .target import WarpTarget
-from .warper import MotionWarper, Warp
+from .warper import BLEND_OUT, CANCELLED, FINISHED, PHASE_END, PHASE_START, MotionWarper, PhaseResult, Warp, WarpState
+
+#: The package version (pyproject.toml's `version`).
+__version__ = "0.1.0"
 
 __all__ = [
+    "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",
     "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "LoadError", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
-    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpTarget", "load_actor",
+    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",
 ]

@@ -1,6 +1,7 @@
 """Bone alignment: where a joint (a hand) sits relative to the root at a clip time."""
 from . import rootmotion
-from .loader import clip_control, load_actor
+from .actor_clips import clip_control
+from .loader import load_actor
 from .motion import Motion
 
 

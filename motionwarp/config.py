@@ -1,10 +1,14 @@
-"""Settings backed by `motionwarp-*` PRC variables, like panda3d-gltf's `gltf-*` ones."""
+"""The one place that reads PRC: motionwarp's `motionwarp-*` settings and panda3d-gltf's `gltf-*` ones."""
 import dataclasses
 import numbers
 
-from panda3d.core import ConfigVariableString
+from gltf import GltfSettings
+from panda3d.core import ConfigVariableBool, ConfigVariableInt, ConfigVariableString
 
 from .errors import UsageError, shown
+
+#: The ConfigVariable class reading a GltfSettings field, by the field's type name.
+_PRC_TYPES = {"str": ConfigVariableString, "bool": ConfigVariableBool, "int": ConfigVariableInt}
 
 
 class PrcSettings:
@@ -37,8 +41,16 @@ class PrcSettings:
 
     def checked(self, name, value):
         """`value` for setting `name` if in range, else a UsageError naming the setting."""
-        field = next(f for f in dataclasses.fields(self) if f.name == name)
-        return self._checked(field, value, f"setting {name}")
+        return self._checked(self._fields()[name], value, f"setting {name}")
+
+    @classmethod
+    def _fields(cls):
+        """{name: dataclass field}, found once per class (`checked` runs on every `play()`)."""
+        fields = cls.__dict__.get("_field_map")
+        if fields is None:
+            fields = {f.name: f for f in dataclasses.fields(cls)}
+            setattr(cls, "_field_map", fields)
+        return fields
 
     def _checked(self, field, value, where):
         """`value` if it is a number of the field's kind within RANGES, else a UsageError naming `where`."""
@@ -137,6 +149,16 @@ class ContactIKSettings(PrcSettings):
     #: The ray looking for the surface under a joint starts this far above it and ends this far below (metres).
     ik_ray_above: float = 0.5
     ik_ray_below: float = 1.0
+
+
+def gltf_settings_from_prc():
+    """panda3d-gltf's GltfSettings read from the `gltf-*` PRC variables, as panda3d-gltf's own loader does."""
+    settings = GltfSettings()
+    for field in dataclasses.fields(settings):
+        var_type = _PRC_TYPES[field.type if isinstance(field.type, str) else field.type.__name__]
+        name = "gltf-" + field.name.replace("_", "-")
+        setattr(settings, field.name, var_type(name, getattr(settings, field.name)).get_value())
+    return settings
 
 
 def from_base(name):

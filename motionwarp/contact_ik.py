@@ -228,7 +228,7 @@ class ContactIK:
         control effect (1 for the playing clip of an Actor that does not blend)."""
         warp = self._warp
         if warp.effect is not None:
-            return warp.warper._share(warp)[0]
+            return warp.warper.clip_share(warp)[0]
         return self.bundle.getControlEffect(warp.control)
 
     def _correction(self, index, contact, seconds):
@@ -290,7 +290,7 @@ class ContactIK:
     def _resolved(self, warp, phase, contact):
         """_target_points, computed."""
         pos, quat = warp.targets[phase].resolve(self.render, self.render)
-        goal, goal_quat = warp._goal(warp.asset.phases[phase], warp.targets[phase])  # the root at the phase end
+        goal, goal_quat = warp.phase_goal(phase)  # the root at the phase end
         parent = self.actor.getParent()
         touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
         return pos + quat.xform(Vec3(*contact.offset)), touchdown

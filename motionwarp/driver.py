@@ -1,10 +1,10 @@
 """Drive an Actor's NodePath by the root motion of the clips it plays (DESIGN.md 3)."""
-from panda3d.core import ClockObject, PartBundle
+from panda3d.core import ClockObject, LQuaternion, PartBundle, Point3, Vec3
 
 from . import rootmotion
 from .config import MotionWarpSettings, from_base
 from .errors import LoadError
-from .loader import clip_control, require_joint
+from .actor_clips import clip_control, require_joint
 from .motion import Motion
 
 
@@ -38,7 +38,7 @@ class RootMotionDriver:
         for clip in (clips if clips is not None else actor.getAnimNames()):
             bundle = clip_control(actor, clip).getAnim()
             self.tracks[clip] = rootmotion.extract_and_strip(bundle, root_joint, root_mode, projected_yaw, clip, base)
-            self._closed[clip] = rootmotion.is_closed_loop(bundle, root_joint)
+            self._closed[clip] = rootmotion.stripped_is_closed_loop(bundle, root_joint)
         for clip, speed in (clip_speeds or {}).items():
             track = self.track(clip)
             self.tracks[clip] = rootmotion.straight_track(clip, track.fps, track.num_frames, speed)
@@ -48,6 +48,7 @@ class RootMotionDriver:
         self._lift = 0.0
         self.part_bundle = actor.getPartBundle("modelRoot")
         self._controls = [(clip, clip_control(actor, clip)) for clip in self.tracks]
+        self._control_of = dict(self._controls)
         self._ranges = {}
         self._prev_frames = {}
         self._prev_time = None
@@ -73,6 +74,12 @@ class RootMotionDriver:
             raise LoadError(f"clip {clip!r} is not driven by this {self.actor.getName()!r} driver; it drives: {known}")
         return track
 
+    def control(self, clip):
+        """The AnimControl of a driven clip (a LoadError naming the driven clips otherwise)."""
+        if clip not in self._control_of:
+            self.track(clip)
+        return self._control_of[clip]
+
     def loop_range(self, clip):
         """(first, last) frame that loops seamlessly: a closed loop leaves out its repeated last frame."""
         last = self.track(clip).num_frames - 1
@@ -92,7 +99,7 @@ class RootMotionDriver:
 
     def _started(self, clip, frame_range):
         self._ranges[clip] = frame_range
-        self._prev_frames[clip] = clip_control(self.actor, clip).getFullFframe()
+        self._prev_frames[clip] = self.control(clip).getFullFframe()
 
     # -- per-frame update -----------------------------------------------------------------
     def _task(self, task):
@@ -162,13 +169,14 @@ class RootMotionDriver:
             return None
         track = self.tracks[clip]
         first, last = self._ranges.get(clip, (0, track.num_frames - 1))
-        wraps = 0
-        if ": loop," in str(control):  # Panda3D tells the play mode only through output()
-            cycle = last + 1 - first
-            advance = dt * control.getFrameRate() * control.getPlayRate()
-            wraps = round((prev + advance - cur) / cycle)
-        elif cur < prev and control.getPlayRate() > 0:
-            return None  # restarted from the top: nothing travelled
+        rate = control.getPlayRate()
+        wraps = round((prev + dt * control.getFrameRate() * rate - cur) / (last + 1 - first))
+        # Only a seam crossing or a jump back tells a loop from a replay; Panda3D tells the play
+        # mode only through output(), so it is formatted then, not every frame.
+        if (wraps != 0 or (cur < prev and rate > 0)) and ": loop," not in str(control):
+            if cur < prev and rate > 0:
+                return None  # restarted from the top: nothing travelled
+            wraps = 0
         return track_motion(track, prev, cur, wraps, first, last + 1)
 
 
@@ -183,7 +191,11 @@ def track_motion(track, start, end, wraps=0, loop_start=0, loop_end=None):
 
 
 def apply_motion(nodepath, motion):
-    """Move a NodePath by a Motion expressed in its own (local) frame."""
-    nodepath.setPos(nodepath, *motion.pos)
+    """Move a NodePath by a Motion expressed in its own (local) frame, with one absolute write."""
+    pos = nodepath.getMat().xformPoint(Point3(*motion.pos))
     if motion.h:
-        nodepath.setH(nodepath, motion.h)
+        turn = LQuaternion()
+        turn.setHpr(Vec3(motion.h, 0.0, 0.0))
+        nodepath.setPosQuat(pos, turn * nodepath.getQuat())
+    else:
+        nodepath.setPos(pos)

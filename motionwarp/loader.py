@@ -7,27 +7,15 @@ import struct
 
 import gltf._converter
 from direct.actor.Actor import Actor
-from gltf import GltfSettings
-from panda3d.core import BamCache, ConfigVariableBool, ConfigVariableInt, ConfigVariableString, Filename, NodePath
+from panda3d.core import BamCache, Filename, NodePath
 
 from . import _gltf_fix
+from .config import gltf_settings_from_prc
 from .errors import LoadError
-
-_PRC_TYPES = {"str": ConfigVariableString, "bool": ConfigVariableBool, "int": ConfigVariableInt}
 
 # Converted models by (path, mtime, settings): Actors made from one entry share its
 # animation bundles, exactly as Actors loaded by path share them through Panda3D's ModelPool.
 _model_cache = {}
-
-
-def gltf_settings_from_prc():
-    """GltfSettings read from the `gltf-*` PRC variables, as panda3d-gltf's own loader does."""
-    settings = GltfSettings()
-    for field in dataclasses.fields(settings):
-        var_type = _PRC_TYPES[field.type if isinstance(field.type, str) else field.type.__name__]
-        name = "gltf-" + field.name.replace("_", "-")
-        setattr(settings, field.name, var_type(name, getattr(settings, field.name)).get_value())
-    return settings
 
 
 def load_model_node(path, gltf_settings=None):
@@ -105,20 +93,4 @@ def load_actor(path, gltf_settings=None):
     return Actor(model)
 
 
-def clip_control(actor, clip):
-    """The AnimControl of `clip`, or a LoadError that lists the clips the actor has."""
-    control = actor.getAnimControl(clip) if clip in actor.getAnimNames() else None
-    if control is None:
-        names = ", ".join(sorted(actor.getAnimNames())) or "none"
-        raise LoadError(f"clip {clip!r} not found; the actor has: {names}")
-    return control
-
-
-def require_joint(actor, joint):
-    """Check that the actor's skeleton has `joint`, or raise a LoadError listing its joints."""
-    names = [j.getName() for j in actor.getJoints()]
-    if joint not in names:
-        raise LoadError(f"joint {joint!r} not found; the skeleton has: {', '.join(names)}")
-
-
-__all__ = ["load_actor", "load_model_node", "clip_control", "require_joint", "gltf_settings_from_prc"]
+__all__ = ["load_actor", "load_model_node"]

@@ -240,6 +240,8 @@ def strip(bundle, track, base=None):
 # Actors (model cache), so each is stripped once and later Actors reuse the extracted track.
 # Holding the bundle keeps its address from being reused.
 _stripped = {}
+# is_closed_loop of stripped bundles, by (bundle address, root joint): kept alive by `_stripped`.
+_closed_loops = {}
 
 
 def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None, base=None):
@@ -263,6 +265,15 @@ def track_for(bundle, joint, mode="bone", projected_yaw=False, clip=None, base=N
     if entry is not None:
         return entry[2]
     return extract(bundle, joint, mode, projected_yaw, clip, base)
+
+
+def stripped_is_closed_loop(bundle, root_joint):
+    """`is_closed_loop` of a stripped bundle, found once: its tables no longer change."""
+    entry = _stripped[bundle.this]
+    closed = _closed_loops.get((bundle.this, root_joint))
+    if closed is None:
+        closed = _closed_loops[(bundle.this, root_joint)] = is_closed_loop(entry[0], root_joint)
+    return closed
 
 
 def is_stripped(bundle):

@@ -1,4 +1,6 @@
 """MotionWarper: plays a warp asset so each phase ends exactly on its target (DESIGN.md 4)."""
+import dataclasses
+import enum
 import math
 import numbers
 import weakref
@@ -11,10 +13,9 @@ from panda3d.core import ClockObject, LQuaternion, PartBundle, Vec3
 from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver, apply_motion, track_motion
 from .errors import UsageError, WarpRefused, shown
-from .loader import clip_control
 from .motion import Motion
 from .target import WarpTarget
-from .warpmath import angle_between, axis_weights, heading_quat, play_rate, rotate, slerp
+from .warpmath import Slerp, angle_between, axis_trust, heading_quat, play_rate, slerp, trusted_weights
 
 PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
@@ -26,6 +27,16 @@ MAX_BASE_RATE = 100.0
 #: Python tag on the actor's node naming the warper that drives it (a weak reference).
 _WARPER_TAG = "motionwarp-warper"
 _notify = directNotify.newCategory("motionwarp")
+
+
+class WarpState(enum.Enum):
+    """Where a Warp is in its life; only its MotionWarper acts on the moves (it sends the events)."""
+
+    WAITING = "waiting"        # started, before its first phase
+    IN_PHASE = "in_phase"      # placing the actor toward a phase's target
+    BETWEEN = "between"        # plain root motion between phases or after the last
+    FADING_OUT = "fading_out"  # warping done, the clip fading out as plain root motion
+    ENDED = "ended"            # finished or cancelled: its event was sent
 
 
 class MotionWarper:
@@ -104,7 +115,8 @@ class MotionWarper:
                              f"got {shown(targets)}")
         blend_in = self.settings.checked("blend_in", self.settings.blend_in if blend_in is None else blend_in)
         blend_out = self.settings.checked("blend_out", self.settings.blend_out if blend_out is None else blend_out)
-        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out)
+        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
+                    announce=self._announce)
         warp._check()
         return warp
 
@@ -174,12 +186,18 @@ class MotionWarper:
             self.driver.update(skip=warp.asset.clip)
         else:
             others = self.driver.frame_motion(skip=warp.asset.clip)
-            share, others_effect = self._share(warp)
+            share, others_effect = self.clip_share(warp)
             if others is not None and self.driver.part_bundle.getBlendType() == PartBundle.BT_linear:
                 others = Motion([v / others_effect for v in others.pos], others.h / others_effect)
             warp._update(others, share)
 
-    def _share(self, warp):
+    def _announce(self, warp, event, args):
+        """Send a warp's event; on its end (finished or cancelled) it stops being the current warp first."""
+        if event in (FINISHED, CANCELLED) and self._warp is warp:
+            self._warp = None
+        messenger.send(event, [self] + args)
+
+    def clip_share(self, warp):
         """(the warp clip's part of the pose: its effect over all effects, the other clips' total effect)."""
         bundle = self.driver.part_bundle
         others = sum(max(bundle.getControlEffect(control), 0.0) for control in warp.other_controls)
@@ -187,12 +205,32 @@ class MotionWarper:
         return (1.0 if total <= 0.0 else warp.effect / total), others
 
 
+@dataclasses.dataclass
+class PhaseResult:
+    """How one phase of a warp ended: `origin` (where it started), `target` and `target_quat`
+    (where it had to end, offsets included), `arrived` and `arrived_quat` (where it did end),
+    all in the actor's parent's space, and `play_rate` (the phase's rate scale).
+
+    `result["name"]` reads a field too, as the dicts that results used to be did."""
+
+    name: str
+    origin: np.ndarray
+    target: np.ndarray
+    target_quat: LQuaternion
+    arrived: np.ndarray
+    arrived_quat: LQuaternion
+    play_rate: float
+
+    def __getitem__(self, field):
+        if field not in PhaseResult.__dataclass_fields__:
+            raise KeyError(field)
+        return getattr(self, field)
+
+
 class Warp:
     """One warp, as returned by `MotionWarper.play`: its asset, targets and progress.
 
-    `results` gets one entry per finished phase: `name`, `origin` (where the phase started),
-    `target` and `target_quat` (where it had to end, offsets included), `arrived` and
-    `arrived_quat` (where it did end), and `play_rate` (the phase's rate scale).
+    `state` (a WarpState) says where it is; `results` gets a PhaseResult per finished phase.
 
     With `blend_in` or `blend_out` above 0 on a blending Actor, the warp sets its clip's control
     effect itself (`effect`): from 0 up to 1 over `blend_in` seconds, and after its last phase
@@ -200,26 +238,35 @@ class Warp:
     clip lowering that effect takes the Actor over: the warp is cancelled.
     """
 
-    def __init__(self, warper, asset, targets, base_rate, blend_in=0.0, blend_out=0.0):
+    def __init__(self, warper, asset, targets, base_rate, blend_in, blend_out, announce):
         self.warper, self.asset, self.targets = warper, asset, targets
+        self._announce = announce   # the owner's: it sends the events and acts on the end
         self.actor = warper.actor
         self.base_rate = base_rate
         self.rate = 1.0
         self.track = asset.track
         self.control = None
         self.phase_index = 0      # the next phase to start, or the one in progress
-        self.in_phase = False
+        self.state = WarpState.WAITING
         self.frame = 0.0          # clip frame already applied to the actor
         self.origin = None        # (P0, R0) of the phase in progress
+        self._phase_plan = None   # its _PhasePlan
         self.results = []         # per phase: target and where the actor arrived
         blends = warper.driver.part_bundle.getAnimBlendFlag()
         self.blend_in = blend_in if blends else 0.0
         self.blend_out = blend_out if blends else 0.0
         self.effect = None        # the control effect this warp gave its clip, when it fades it
-        self.fading_out = False
         self.other_controls = []  # AnimControls of the clips the warp shares the Actor with
         self._blended_phase = False   # the phase in progress has shared a frame with other clips
         self._ending = (FINISHED, None)   # what the fade-out ends as
+
+    @property
+    def in_phase(self):
+        return self.state is WarpState.IN_PHASE
+
+    @property
+    def fading_out(self):
+        return self.state is WarpState.FADING_OUT
 
     # -- refusing what cannot work --------------------------------------------------------
     def _check(self):
@@ -244,16 +291,18 @@ class Warp:
         if not (isinstance(self.base_rate, numbers.Real) and 0 < self.base_rate <= MAX_BASE_RATE):
             raise WarpRefused(f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, "
                               f"got {shown(self.base_rate)}")
-        pos = np.array(self.actor.getPos())
+        pos = tuple(self.actor.getPos())
         quat = self.actor.getQuat()
+        scale = self.scale
         frame = 0.0
-        for phase, target in zip(phases, self.targets):
+        for index, phase in enumerate(phases):
             lead = track_motion(self.track, frame, phase.motion.f0)
-            pos = pos + rotate(quat, np.array(lead.pos) * self.scale)
+            step = quat.xform(Vec3(*(v * scale for v in lead.pos)))
+            pos = (pos[0] + step[0], pos[1] + step[1], pos[2] + step[2])
             quat = heading_quat(lead.h) * quat
-            goal, goal_quat = self._goal(phase, target)
-            goal = np.array(goal)
-            if not np.all(np.isfinite(goal)):
+            goal, goal_quat = self.phase_goal(index)
+            goal = tuple(goal)
+            if not all(math.isfinite(v) for v in goal):
                 raise WarpRefused(f"phase {phase.name!r} would end at a non-finite point "
                                   f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
             self._check_reach(phase, pos, quat, goal, goal_quat, settings)
@@ -269,11 +318,12 @@ class Warp:
 
         Height is not limited here: providers pick the clip whose authored height fits.
         """
-        flat_clip = rotate(quat, np.array(phase.motion.end_displacement) * self.scale)[:2]
-        flat_need = (goal - pos)[:2]
-        clip_len, need_len = np.linalg.norm(flat_clip), np.linalg.norm(flat_need)
+        scale = self.scale
+        flat_clip = quat.xform(Vec3(*(v * scale for v in phase.motion.end_displacement)))
+        flat_need = (goal[0] - pos[0], goal[1] - pos[1])
+        clip_len, need_len = math.hypot(flat_clip[0], flat_clip[1]), math.hypot(*flat_need)
         if phase.warp_translation and clip_len > settings.still_axis_m:
-            ahead = np.dot(flat_clip, flat_need) / clip_len
+            ahead = (flat_clip[0] * flat_need[0] + flat_clip[1] * flat_need[1]) / clip_len
             if ahead < -max(settings.still_axis_m, settings.max_behind_m):
                 raise WarpRefused(f"target of phase {phase.name!r} is behind the character "
                                   f"({-ahead:.2f} m back; the clip moves forward)")
@@ -305,8 +355,10 @@ class Warp:
     def scale(self):
         return self.actor.getSx()
 
-    def _goal(self, phase, target):
-        """Where the root must be (parent space) and how it must be rotated at the phase end."""
+    def phase_goal(self, index):
+        """(Point3, LQuaternion): where the root must be (in the actor's parent's space) and how it
+        must be rotated at the end of phase `index`, read now (a following target moves)."""
+        phase, target = self.asset.phases[index], self.targets[index]
         pos, quat = target.resolve(self.actor.getParent(), self.warper.render)
         offset_quat = LQuaternion()
         offset_quat.setHpr(Vec3(*phase.r_offset))
@@ -318,15 +370,15 @@ class Warp:
 
     # -- lifecycle ------------------------------------------------------------------------
     def _start(self):
-        self.control = clip_control(self.actor, self.asset.clip)
+        driver = self.warper.driver
+        self.control = driver.control(self.asset.clip)
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
         self.warper.driver.play(self.asset.clip)
         self.frame = self.control.getFullFframe()
         if self.blend_in > 0.0 or self.blend_out > 0.0:
             self.effect = 0.0 if self.blend_in > 0.0 else 1.0
             self.actor.setControlEffect(self.asset.clip, self.effect)
-            driver = self.warper.driver
-            self.other_controls = [clip_control(self.actor, clip) for clip in driver.tracks if clip != self.asset.clip]
+            self.other_controls = [driver.control(clip) for clip in driver.tracks if clip != self.asset.clip]
 
     def _fade(self, dt):
         """Move the clip's effect one frame along its fade; an effect lowered by someone else cancels."""
@@ -348,9 +400,9 @@ class Warp:
         self.blend_out, self._ending = seconds, (event, reason)
         if self.fading_out:
             return
-        self.fading_out, self.in_phase, self.rate = True, False, 1.0
+        self.state, self.rate = WarpState.FADING_OUT, 1.0
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
-        messenger.send(BLEND_OUT, [self.warper, self.asset.clip, seconds])
+        self._announce(self, BLEND_OUT, [self.asset.clip, seconds])
 
     def _end(self, event, stop_clip=False, reason=None):
         """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
@@ -358,8 +410,8 @@ class Warp:
         if stop_clip:
             self.actor.stop(self.asset.clip)
         self.rate = 1.0
-        self.warper._warp = None
-        messenger.send(event, [self.warper, self.asset.clip] + ([reason] if event == CANCELLED else []))
+        self.state = WarpState.ENDED
+        self._announce(self, event, [self.asset.clip] + ([reason] if event == CANCELLED else []))
 
     def _update(self, others=None, share=1.0):
         """Apply the clip's motion from the last applied frame to now, phase by phase.
@@ -409,29 +461,29 @@ class Warp:
             self._end(FINISHED)
 
     def _start_phase(self, phase, blend):
-        self.in_phase = True
+        self.state = WarpState.IN_PHASE
         self._blended_phase = blend.shared
         p0, r0 = self.actor.getPos(), self.actor.getQuat()
         self.origin = (p0, r0)
-        goal, _ = self._goal(phase, self.targets[self.phase_index])
+        self._phase_plan = None
+        goal = self._plan(phase).goal
         anim = Vec3(*phase.motion.end_displacement).length() * self.scale
         self.rate = play_rate(anim, (goal - p0).length(), phase.min_rate, phase.max_rate,
                               self.warper.settings.still_axis_m)
         self.actor.setPlayRate(self.base_rate * self.rate, self.asset.clip)
-        messenger.send(PHASE_START, [self.warper, phase.name, self.phase_index])
+        self._announce(self, PHASE_START, [phase.name, self.phase_index])
 
     def _finish_phase(self, phase):
         self.frame = phase.motion.f1
-        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
-        self.results.append({"name": phase.name, "origin": np.array(self.origin[0]), "target": np.array(goal),
-                             "target_quat": goal_quat,
-                             "arrived": np.array(self.actor.getPos()), "arrived_quat": self.actor.getQuat(),
-                             "play_rate": self.rate})
-        self.in_phase = False
+        plan = self._plan(phase)
+        goal, goal_quat = plan.goal, plan.goal_quat
+        self.results.append(PhaseResult(phase.name, np.array(self.origin[0]), np.array(goal), goal_quat,
+                                        np.array(self.actor.getPos()), self.actor.getQuat(), self.rate))
+        self.state = WarpState.BETWEEN
         self.phase_index += 1
         self.rate = 1.0
         self.actor.setPlayRate(self.base_rate, self.asset.clip)
-        messenger.send(PHASE_END, [self.warper, phase.name, self.phase_index - 1])
+        self._announce(self, PHASE_END, [phase.name, self.phase_index - 1])
 
     def _advance(self, phase, frame, blend):
         """Move through the phase to `frame`: the contract's placement, or a blended step when the
@@ -449,8 +501,9 @@ class Warp:
         own motion from here on) spread over the phase's remaining weight, so the phase still
         ends exactly on its target."""
         p0, r0 = self.origin
-        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
-        motion, scale, start = phase.motion, self.scale, self.frame
+        plan = self._plan(phase)
+        goal, goal_quat = plan.goal, plan.goal_quat
+        motion, scale, start = phase.motion, plan.scale, self.frame
         pos, quat = self.actor.getPos(), self.actor.getQuat()
         before, now, end = motion.displacement(start), motion.displacement(frame), motion.end_displacement
         other = blend.take(start, frame)
@@ -458,10 +511,7 @@ class Warp:
         moved += quat.xform(Vec3(*other.pos) * scale) * (1.0 - blend.share)
         if phase.warp_translation:
             need = r0.conjugate().xform(goal - moved) - Vec3(*(end[i] - now[i] for i in range(3))) * scale
-            full = r0.conjugate().xform(goal - p0)
-            warp = [(full[i] - end[i] * scale) / scale for i in range(3)]
-            still = self.warper.settings.still_axis_m
-            w0, w1 = axis_weights(motion, start, warp, still), axis_weights(motion, frame, warp, still)
+            w0, w1 = trusted_weights(motion, start, plan.trust), trusted_weights(motion, frame, plan.trust)
             step = Vec3(*(need[i] * _rest_share(w0[i], w1[i]) if letter in phase.axes else 0.0
                           for i, letter in enumerate("xyz")))
             moved += r0.xform(step)
@@ -478,25 +528,47 @@ class Warp:
     def _place(self, phase, frame):
         """Put the actor where the phase puts it at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)."""
         p0, r0 = self.origin
-        goal, goal_quat = self._goal(phase, self.targets[self.phase_index])
-        motion, scale = phase.motion, self.scale
+        plan = self._plan(phase)
+        motion, scale, warp = phase.motion, plan.scale, plan.warp
+        weights = trusted_weights(motion, frame, plan.trust)
+        a = motion.displacement(frame)
+        local = Vec3(a[0] * scale + warp[0] * weights[0], a[1] * scale + warp[1] * weights[1],
+                     a[2] * scale + warp[2] * weights[2])
+        if phase.warp_rotation:
+            quat = plan.turn((frame - motion.f0) / (motion.f1 - motion.f0))
+        else:
+            quat = heading_quat(self.track.heading(frame) - self.track.heading(motion.f0)) * r0
+        self.actor.setPosQuat(p0 + r0.xform(local), quat)
+
+    def _plan(self, phase):
+        """The phase's _PhasePlan: made at its first frame, remade every frame only for a target
+        that follows a node (or when the actor's scale changed)."""
+        plan, scale = self._phase_plan, self.scale
+        if plan is not None and plan.scale == scale and self.targets[self.phase_index].follow is None:
+            return plan
+        p0, r0 = self.origin
+        goal, goal_quat = self.phase_goal(self.phase_index)
         need = r0.conjugate().xform(goal - p0)
-        end = motion.end_displacement
+        end = phase.motion.end_displacement
         warp = [0.0, 0.0, 0.0]
         if phase.warp_translation:
             for axis, letter in enumerate("xyz"):
                 if letter in phase.axes:
                     warp[axis] = need[axis] - end[axis] * scale
-        weights = axis_weights(motion, frame, [w / scale for w in warp], self.warper.settings.still_axis_m)
-        a = motion.displacement(frame)
-        local = Vec3(*(a[i] * scale + warp[i] * weights[i] for i in range(3)))
-        self.actor.setPos(p0 + r0.xform(local))
-        u = (frame - motion.f0) / (motion.f1 - motion.f0)
-        if phase.warp_rotation:
-            self.actor.setQuat(slerp(r0, goal_quat, u))
-        else:
-            turn = self.track.heading(frame) - self.track.heading(motion.f0)
-            self.actor.setQuat(heading_quat(turn) * r0)
+        trust = axis_trust(phase.motion, [w / scale for w in warp], self.warper.settings.still_axis_m)
+        self._phase_plan = _PhasePlan(scale, goal, goal_quat, warp, trust, Slerp(r0, goal_quat))
+        return self._phase_plan
+
+
+class _PhasePlan:
+    """What placing one phase needs that only changes with its goal: the goal, the warp D that
+    the weights carry, the weights' per-axis trust, and the rotation's arc from R0."""
+
+    __slots__ = ("scale", "goal", "goal_quat", "warp", "trust", "turn")
+
+    def __init__(self, scale, goal, goal_quat, warp, trust, turn):
+        self.scale, self.goal, self.goal_quat = scale, goal, goal_quat
+        self.warp, self.trust, self.turn = warp, trust, turn
 
 
 def _rest_share(before, now):

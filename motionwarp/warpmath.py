@@ -1,7 +1,6 @@
 """The warp math of DESIGN.md 4, free of Panda3D tasks: weights, targets, rates, slerp."""
 import math
 
-import numpy as np
 from panda3d.core import LQuaternion, Vec3
 
 
@@ -13,13 +12,23 @@ def smoothstep(u):
 def axis_weights(motion, frame, warp, still):
     """w(t) per axis: travel fraction S_a(t)/S_a(t1), blended toward a smooth time weight
     where the clip barely moves on that axis compared to the warp `warp` it must carry."""
+    return trusted_weights(motion, frame, axis_trust(motion, warp, still))
+
+
+def axis_trust(motion, warp, still):
+    """Per axis, how far w(t) follows the clip's travel rather than time: fixed for a phase and its warp."""
+    total = motion.total
+    return tuple(min(max((total[axis] - still) / max(0.5 * abs(warp[axis]), still), 0.0), 1.0) for axis in range(3))
+
+
+def trusted_weights(motion, frame, trust):
+    """w(t) per axis for the trust `axis_trust` gave."""
     time_w = smoothstep((frame - motion.f0) / (motion.f1 - motion.f0))
     travel, total = motion.travel(frame), motion.total
     weights = []
     for axis in range(3):
         motion_w = travel[axis] / total[axis] if total[axis] > 1e-9 else 0.0
-        trust = min(max((total[axis] - still) / max(0.5 * abs(warp[axis]), still), 0.0), 1.0)
-        weights.append(trust * motion_w + (1.0 - trust) * time_w)
+        weights.append(trust[axis] * motion_w + (1.0 - trust[axis]) * time_w)
     return weights
 
 
@@ -32,30 +41,39 @@ def play_rate(anim_distance, actual_distance, min_rate, max_rate, still):
 
 def slerp(q0, q1, u):
     """Spherical interpolation between unit quaternions, along the shorter arc."""
-    a = (q0.getR(), q0.getI(), q0.getJ(), q0.getK())
-    b = (q1.getR(), q1.getI(), q1.getJ(), q1.getK())
-    dot = sum(x * y for x, y in zip(a, b))
-    if dot < 0.0:
-        b, dot = tuple(-x for x in b), -dot
-    if dot > 0.9995:
-        wa, wb = 1.0 - u, u
-    else:
-        theta = math.acos(min(dot, 1.0))
-        wa, wb = math.sin((1.0 - u) * theta) / math.sin(theta), math.sin(u * theta) / math.sin(theta)
-    out = [wa * x + wb * y for x, y in zip(a, b)]
-    norm = math.sqrt(sum(x * x for x in out))
-    return LQuaternion(*(x / norm for x in out))
+    return Slerp(q0, q1)(u)
+
+
+class Slerp:
+    """slerp(q0, q1, u) for many u: the arc is measured once (a phase's rotation, every frame)."""
+
+    __slots__ = ("a", "b", "theta", "sin_theta")
+
+    def __init__(self, q0, q1):
+        a = (q0.getR(), q0.getI(), q0.getJ(), q0.getK())
+        b = (q1.getR(), q1.getI(), q1.getJ(), q1.getK())
+        dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+        if dot < 0.0:
+            b, dot = (-b[0], -b[1], -b[2], -b[3]), -dot
+        self.a, self.b = a, b
+        self.theta = None if dot > 0.9995 else math.acos(min(dot, 1.0))
+        self.sin_theta = None if self.theta is None else math.sin(self.theta)
+
+    def __call__(self, u):
+        if self.theta is None:
+            wa, wb = 1.0 - u, u
+        else:
+            wa, wb = math.sin((1.0 - u) * self.theta) / self.sin_theta, math.sin(u * self.theta) / self.sin_theta
+        a, b = self.a, self.b
+        out = (wa * a[0] + wb * b[0], wa * a[1] + wb * b[1], wa * a[2] + wb * b[2], wa * a[3] + wb * b[3])
+        norm = math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
+        return LQuaternion(out[0] / norm, out[1] / norm, out[2] / norm, out[3] / norm)
 
 
 def heading_quat(h):
     quat = LQuaternion()
     quat.setHpr(Vec3(h, 0, 0))
     return quat
-
-
-def rotate(quat, vector):
-    """Rotate a numpy 3-vector by a quaternion."""
-    return np.array(quat.xform(Vec3(*vector)))
 
 
 def angle_between(q0, q1):

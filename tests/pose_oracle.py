@@ -15,7 +15,7 @@ from panda3d.core import NodePath
 
 from motionwarp import RootMotionDriver, load_actor
 from motionwarp._gltf_fix import convert
-from motionwarp.loader import gltf_settings_from_prc
+from motionwarp.config import gltf_settings_from_prc
 
 from .conftest import ROOT, run_for, step
 

@@ -7,7 +7,7 @@ import pytest
 
 from motionwarp import LoadError, MotionWarper, RootMotionDriver, load_actor
 from motionwarp import _gltf_fix, loader
-from motionwarp.loader import clip_control, require_joint
+from motionwarp.actor_clips import clip_control, require_joint
 from motionwarp.rootmotion import extract
 
 from .gltf_samples import static_mesh, two_bone_quad

@@ -7,7 +7,7 @@ import pytest
 from panda3d.core import Point3
 
 from motionwarp import RootMotionDriver, load_actor
-from motionwarp.loader import clip_control
+from motionwarp.actor_clips import clip_control
 from motionwarp.rootmotion import find_channel
 
 from .conftest import ASSETS, MANNEQUIN, run_for, step
