@@ -119,11 +119,16 @@ def run_headless(base, demo, args):
     last_frame = round(args.max_seconds * args.fps)
     shot_frame = round(args.at * args.fps) if args.at is not None else None
     frames = 0
+    if args.screenshot:
+        # Only the saved frame is drawn: an inactive window is skipped by the render loop, and the
+        # simulation does not need it (a report run has no window at all).
+        base.win.setActive(False)
     while frames < last_frame and frames != shot_frame and not demo.done:
         base.taskMgr.step()
         frames += 1
     try:
         if args.screenshot:
+            base.win.setActive(True)
             base.graphicsEngine.renderFrame()
             save_screenshot(base.win, args.screenshot)
         if report is not None:
