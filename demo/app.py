@@ -3,9 +3,8 @@ import json
 import math
 import pathlib
 
-from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import Point3, TextNode, Vec3
+from panda3d.core import Point3, Vec3
 
 from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, WarpTarget
 from motionwarp.providers import Refusal
@@ -15,14 +14,13 @@ from .character import Character
 from .camera import OrbitCamera
 from .controller import Controller
 from .curves import CurvePanel
+from .hud import KEYS, Hud
 from .input import KeyInput
-from .tuner import AssetTuner
+from .tuner import KEYS as TUNER_KEYS, AssetTuner
 from .world import add_lights, remove_lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 CHARACTERS = ASSETS.parent / "characters"
-HELP = ("W A S D / arrows: move (camera-relative)    Shift: run    Space: vault or mantle    E: dodge    "
-        "drag: turn the camera    wheel: zoom    Esc: quit")
 
 
 class Demo(DirectObject):
@@ -64,8 +62,8 @@ class Demo(DirectObject):
         self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
         self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
                           else _NoTraversal())
-        self.tuner = AssetTuner(self.assets) if self.assets else None
-        self.curves = CurvePanel(base.aspect2d)
+        self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight) if self.assets else None
+        self.curves = CurvePanel(base.a2dBottomLeft)
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
@@ -76,17 +74,16 @@ class Demo(DirectObject):
         #: The last refusal of each obstacle, by name.
         self.last_refusal = {}
         self._landings_said = 0
+        #: The last warp played (its results are the arrival errors the HUD shows).
+        self.last_warp = None
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
         self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
         self.accept("space", self.interact)
         self.accept("e", self.dodge)
         self.accept("escape", self.base.userExit)
-        self.status = OnscreenText(text="", pos=(-1.3, -0.9), scale=0.05, align=TextNode.ALeft,
-                                   fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), mayChange=True)
-        self.prompt = OnscreenText(text="", pos=(-0.25, -0.75), scale=0.05, align=TextNode.ALeft, fg=(1, 1, 0.6, 1),
-                                   shadow=(0, 0, 0, 1), mayChange=True)  # right of the curve panel
-        self.help = OnscreenText(text=HELP, pos=(-1.3, 0.92), scale=0.045, align=TextNode.ALeft, fg=(1, 1, 1, 1),
-                                 shadow=(0, 0, 0, 1))
+        self.hud = Hud(base, KEYS + (TUNER_KEYS if self.tuner is not None else ()))
+        self.status, self.prompt = self.hud.status, self.hud.prompt
+        self.accept("f1", self.hud.toggle_help)
         base.disableMouse()
         base.setBackgroundColor(0.62, 0.74, 0.86, 1)
         self.camera = None
@@ -133,6 +130,7 @@ class Demo(DirectObject):
             warp = self.controller.play(found.asset, found.targets)
         except WarpRefused as refusal:
             return self._skip(name, f"{clip} refused: {refusal.reason}")
+        self.last_warp = warp
         if self.on_start is not None:
             self.on_start(name, found, warp)
         return True
@@ -150,7 +148,7 @@ class Demo(DirectObject):
         end = asset.track.motion(asset.track.num_frames - 1)
         render = self.base.render
         target = WarpTarget(render.getRelativePoint(self.actor, Point3(*end.pos)), h=self.actor.getH(render) + end.h)
-        self.controller.play(asset, [target])
+        self.last_warp = self.controller.play(asset, [target])
         return True
 
     def obstacle_name(self, node):
@@ -176,6 +174,13 @@ class Demo(DirectObject):
             return f"{name}: {found.asset.clip} refused: {refusal.reason}"
         return (f"Space: {found.kind} {name} ({found.asset.clip}, {found.height:.2f} m high, "
                 f"{found.depth:.2f} m deep, {found.distance:.1f} m away)")
+
+    def playing_clip(self):
+        """The clip that moves the character: the warp's, else the heaviest locomotion clip."""
+        if self.warper.current is not None:
+            return self.warper.current.asset.clip
+        weights = self.controller.locomotion.weights
+        return max(weights, key=weights.get)
 
     def _skip(self, name, reason):
         self.say(f"{name}: {reason}")
@@ -211,6 +216,7 @@ class Demo(DirectObject):
             self._landings_said = len(landings)
             self.say(f"landed after falling {landings[-1][0]:.2f} m")
         self.prompt.setText(self.prompt_text())
+        self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp)
         warp = self.warper.current
         if warp is None and not self.assets:
             pass  # nothing to tune: a character without warp assets
@@ -229,9 +235,7 @@ class Demo(DirectObject):
         if self.tuner is not None:
             self.tuner.destroy()
         self.curves.destroy()
-        self.status.destroy()
-        self.prompt.destroy()
-        self.help.destroy()
+        self.hud.destroy()
         self.controller.destroy()
         self.warper.destroy()
         if self.contact_ik is not None:

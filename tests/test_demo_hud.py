@@ -1,0 +1,59 @@
+"""The demo's HUD: the F1 panel names every key the demo listens to, the info panel the last warp's arrival."""
+import numpy as np
+import pytest
+
+from demo.app import Demo
+from demo.scene import Scene
+
+from .conftest import ROOT, run_for, step
+
+#: Panda3D event names whose key the help spells differently.
+SPELLED = {"space": "Space", "tab": "Tab", "escape": "Esc", "wheel_up": "wheel", "wheel_down": "wheel"}
+
+
+@pytest.fixture
+def demo(base, warp_asset_dir):
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    yield demo
+    demo.destroy()
+
+
+def help_keys(text):
+    """Every key token in the help panel's key column (the text before each tab)."""
+    tokens = set()
+    for row in text.splitlines()[1:]:
+        key, _, action = row.partition("\t")
+        assert action, f"help row without a tab: {row!r}"
+        tokens.update(key.replace("/", " ").split())
+    return tokens
+
+
+def test_f1_lists_every_key_the_demo_accepts(base, demo):
+    assert demo.hud.help.isHidden()
+    base.messenger.send("f1")
+    assert not demo.hud.help.isHidden()
+    listed = help_keys(demo.hud.help.getText())
+    accepted = [event for listener in (demo, demo.tuner) for event in listener.getAllAccepting()
+                if not event.startswith("motionwarp-")]
+    assert accepted
+    missing = [e for e in accepted if SPELLED.get(e, e.upper()) not in listed]
+    assert not missing, f"keys the help does not list: {missing}"
+    base.messenger.send("f1")
+    assert demo.hud.help.isHidden()
+
+
+def test_the_info_panel_shows_the_clip_and_the_last_warps_arrival(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it
+    step(base, 1 / 60)
+    assert demo.hud.info.getText().splitlines()[1] == "no warp playing"
+    assert demo.interact()
+    step(base, 1 / 60)
+    assert "clip vault" in demo.hud.info.getText() and "warp vault: " in demo.hud.info.getText()
+    warp = demo.last_warp
+    run_for(base, 4.0, 1 / 60)
+    assert not demo.warper.is_warping and len(warp.results) == len(warp.asset.phases)
+    lines = demo.hud.info.getText().splitlines()
+    assert lines[2] == "last vault arrived:"
+    for line, result in zip(lines[3:], warp.results, strict=True):
+        centimetres = np.linalg.norm(np.subtract(result["arrived"], result["target"])) * 100
+        assert line.startswith(f"  {result['name']}: {centimetres:.1f} cm, ")
