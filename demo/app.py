@@ -14,6 +14,7 @@ from .character import Character
 from .camera import OrbitCamera
 from .controller import Controller
 from .curves import CurvePanel
+from .debugview import DebugView
 from .hud import KEYS, Hud
 from .input import KeyInput
 from .tuner import KEYS as TUNER_KEYS, AssetTuner
@@ -74,8 +75,9 @@ class Demo(DirectObject):
         #: The last refusal of each obstacle, by name.
         self.last_refusal = {}
         self._landings_said = 0
-        #: The last warp played (its results are the arrival errors the HUD shows).
-        self.last_warp = None
+        #: The last warp played (its results are the arrival errors the HUD shows) and its interaction.
+        self.last_warp = self.last_interaction = None
+        self.debug = DebugView(render)
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
         self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
         self.accept("space", self.interact)
@@ -84,6 +86,7 @@ class Demo(DirectObject):
         self.hud = Hud(base, KEYS + (TUNER_KEYS if self.tuner is not None else ()))
         self.status, self.prompt = self.hud.status, self.hud.prompt
         self.accept("f1", self.hud.toggle_help)
+        self.accept("f2", self.debug.toggle)
         base.disableMouse()
         base.setBackgroundColor(0.62, 0.74, 0.86, 1)
         self.camera = None
@@ -127,10 +130,10 @@ class Demo(DirectObject):
         if not found:
             return self._skip(name, found.reason)
         try:
-            warp = self.controller.play(found.asset, found.targets)
+            warp = self._play(found.asset, found.targets)
         except WarpRefused as refusal:
             return self._skip(name, f"{clip} refused: {refusal.reason}")
-        self.last_warp = warp
+        self.last_interaction = found
         if self.on_start is not None:
             self.on_start(name, found, warp)
         return True
@@ -148,8 +151,16 @@ class Demo(DirectObject):
         end = asset.track.motion(asset.track.num_frames - 1)
         render = self.base.render
         target = WarpTarget(render.getRelativePoint(self.actor, Point3(*end.pos)), h=self.actor.getH(render) + end.h)
-        self.last_warp = self.controller.play(asset, [target])
+        self._play(asset, [target])
+        self.last_interaction = None
         return True
+
+    def _play(self, asset, targets):
+        """Start a warp through the controller, and its trails in the debug view."""
+        start = self.actor.getTransform(self.base.render)
+        self.last_warp = self.controller.play(asset, targets)
+        self.debug.warp_started(self.last_warp, start)
+        return self.last_warp
 
     def obstacle_name(self, node):
         """The scene obstacle a probed node belongs to (its own name when it is not one of them)."""
@@ -158,11 +169,15 @@ class Demo(DirectObject):
                 return obstacle.getName()
         return node.getName()
 
-    def prompt_text(self):
-        """What Space would do now, or why not."""
-        if self.warper.is_warping:
+    def offer(self):
+        """The providers' find in front of the character (an Interaction or a Refusal), None while warping."""
+        return None if self.warper.is_warping else self.traversal.find(self.actor)
+
+    def prompt_text(self, found=None):
+        """What Space would do now (`found`: the offer, when already asked), or why not."""
+        found = found if found is not None else self.offer()
+        if found is None:
             return ""
-        found = self.traversal.find(self.actor)
         if found.node is None:
             return f"Space: {found.reason}"
         name = self.obstacle_name(found.node)
@@ -215,7 +230,9 @@ class Demo(DirectObject):
         elif landings and self._landings_said != len(landings):
             self._landings_said = len(landings)
             self.say(f"landed after falling {landings[-1][0]:.2f} m")
-        self.prompt.setText(self.prompt_text())
+        found = self.offer()
+        self.prompt.setText(self.prompt_text(found))
+        self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
         self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp)
         warp = self.warper.current
         if warp is None and not self.assets:
@@ -236,6 +253,7 @@ class Demo(DirectObject):
             self.tuner.destroy()
         self.curves.destroy()
         self.hud.destroy()
+        self.debug.destroy()
         self.controller.destroy()
         self.warper.destroy()
         if self.contact_ik is not None:

@@ -18,6 +18,7 @@ KEYS = (
     ("E", "dodge (characters with a dodge clip)"),
     ("drag / wheel", "turn the camera / zoom"),
     ("F1", "show or hide this help"),
+    ("F2", "debug view: targets, edges, normal, root trails"),
     ("Esc", "quit"),
 )
 

@@ -57,3 +57,27 @@ def test_the_info_panel_shows_the_clip_and_the_last_warps_arrival(base, demo):
     for line, result in zip(lines[3:], warp.results, strict=True):
         centimetres = np.linalg.norm(np.subtract(result["arrived"], result["target"])) * 100
         assert line.startswith(f"  {result['name']}: {centimetres:.1f} cm, ")
+
+
+def test_the_debug_view_draws_the_offer_and_the_trails_of_a_warp(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it
+    step(base, 1 / 60)
+    assert demo.debug.root.isHidden() and demo.debug.root.findAllMatches("**/+GeomNode").getNumPaths() == 0
+    base.messenger.send("f2")
+    step(base, 1 / 60)
+    drawn = demo.debug.root.findAllMatches("**/+GeomNode")
+    assert drawn.getNumPaths() == 1 and drawn[0].node().getGeom(0).getVertexData().getNumRows() > 0
+    start = demo.actor.getPos(base.render)
+    assert demo.interact()
+    run_for(base, 4.0, 1 / 60)
+    track = demo.last_warp.track
+    unwarped, warped = demo.debug.unwarped, demo.debug.warped
+    # The unwarped trail is the clip's own root path moved rigidly to the start: same length and endpoints apart.
+    assert len(unwarped) == track.num_frames
+    assert np.allclose(unwarped[0], start, atol=1e-4)
+    own = np.linalg.norm(np.asarray(track.positions[-1]) - np.asarray(track.positions[0]))
+    assert np.linalg.norm(np.subtract(unwarped[-1], unwarped[0])) == pytest.approx(own, abs=1e-4)
+    # The warped trail is where the character went, frame by frame, until the warp ended.
+    assert np.allclose(warped[0], start, atol=1e-4) and len(warped) > track.num_frames / 2
+    for result in demo.last_warp.results:  # it passes where each phase ended
+        assert min(np.linalg.norm(np.subtract(p, result["arrived"])) for p in warped) < 0.02, result["name"]
