@@ -4,15 +4,16 @@ import math
 import pathlib
 
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import Point3, Vec3
+from panda3d.core import Vec3
 
-from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, WarpTarget
+from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
 from motionwarp.providers import Refusal
 
 from .autopilot import Autopilot
 from .character import Character
 from .camera import OrbitCamera
 from .controller import Controller
+from .compare import TimeControl, unwarped
 from .curves import CurvePanel
 from .debugview import DebugView
 from .hud import KEYS, Hud
@@ -87,6 +88,11 @@ class Demo(DirectObject):
         self.status, self.prompt = self.hud.status, self.hud.prompt
         self.accept("f1", self.hud.toggle_help)
         self.accept("f2", self.debug.toggle)
+        self.accept("c", self.compare)
+        self.time = TimeControl()
+        self.accept("t", self.time.next_speed)
+        self.accept("p", self.time.toggle_pause)
+        self.accept(".", self.time.step)
         base.disableMouse()
         base.setBackgroundColor(0.62, 0.74, 0.86, 1)
         self.camera = None
@@ -148,11 +154,25 @@ class Demo(DirectObject):
              "root_joint": self.character.root_joint, "root_mode": self.character.root_mode,
              "phases": [{"name": "dodge", "start": 0.0, "end": self.warper.driver.track(clip).duration}]},
             self.character.path)
-        end = asset.track.motion(asset.track.num_frames - 1)
-        render = self.base.render
-        target = WarpTarget(render.getRelativePoint(self.actor, Point3(*end.pos)), h=self.actor.getH(render) + end.h)
-        self._play(asset, [target])
+        self._play(*unwarped(asset, self.actor, self.base.render))
         self.last_interaction = None
+        return True
+
+    def compare(self):
+        """Play what Space would play, with warping off: the clip's own root motion from here."""
+        if self.warper.is_warping or self.controller.airborne:
+            return False
+        found = self.traversal.find(self.actor)
+        if not found:
+            self.say(found.reason)
+            return False
+        try:
+            self._play(*unwarped(found.asset, self.actor, self.base.render))
+        except WarpRefused as refusal:
+            self.say(f"{found.asset.clip} unwarped refused: {refusal.reason}")
+            return False
+        self.last_interaction = found
+        self.say(f"compare: {found.asset.clip} unwarped (its own root motion)")
         return True
 
     def _play(self, asset, targets):
@@ -233,7 +253,9 @@ class Demo(DirectObject):
         found = self.offer()
         self.prompt.setText(self.prompt_text(found))
         self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
-        self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp)
+        self.time.frame_done()
+        self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp,
+                           self.time.describe())
         warp = self.warper.current
         if warp is None and not self.assets:
             pass  # nothing to tune: a character without warp assets

@@ -16,6 +16,10 @@ KEYS = (
     ("Shift", "run"),
     ("Space", "vault or mantle what is in front"),
     ("E", "dodge (characters with a dodge clip)"),
+    ("C", "compare: play what Space would, with warping off"),
+    ("T", "slow motion: x1, x0.25, x0.1"),
+    ("P", "pause"),
+    (".", "step one frame while paused"),
     ("drag / wheel", "turn the camera / zoom"),
     ("F1", "show or hide this help"),
     ("F2", "debug view: targets, edges, normal, root trails"),
@@ -74,9 +78,11 @@ class Hud:
     def toggle_help(self):
         self.help.show() if self.help.isHidden() else self.help.hide()
 
-    def show_info(self, fps, clip, warper, last_warp):
-        """Refresh the info panel: frame rate, clip, the warp in progress, the last warp's arrival errors."""
-        lines = [f"{fps:.0f} fps   clip {clip}   F1: keys", warp_line(warper) or "no warp playing"]
+    def show_info(self, fps, clip, warper, last_warp, clock=""):
+        """Refresh the info panel: frame rate, clip (and `clock`: slow motion, pause), the warp in progress,
+        the last warp's arrival errors."""
+        lines = [f"{fps:.0f} fps   clip {clip}   {clock + '   ' if clock else ''}F1: keys",
+                 warp_line(warper) or "no warp playing"]
         if last_warp is not None and last_warp.results:
             lines += [f"last {last_warp.asset.clip} arrived:"] + arrival_lines(last_warp)
         self.info.setText("\n".join(lines))

@@ -81,3 +81,47 @@ def test_the_debug_view_draws_the_offer_and_the_trails_of_a_warp(base, demo):
     assert np.allclose(warped[0], start, atol=1e-4) and len(warped) > track.num_frames / 2
     for result in demo.last_warp.results:  # it passes where each phase ended
         assert min(np.linalg.norm(np.subtract(p, result["arrived"])) for p in warped) < 0.02, result["name"]
+
+
+def test_compare_plays_the_offer_with_its_own_root_motion(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it
+    step(base, 1 / 60)
+    start = np.array(demo.actor.getPos(base.render))
+    assert demo.compare()
+    warp = demo.last_warp
+    run_for(base, 4.0, 1 / 60)
+    assert len(warp.results) == len(warp.asset.phases)
+    positions = np.asarray(warp.track.positions)
+    for phase, result in zip(warp.asset.phases, warp.results, strict=True):
+        assert result["play_rate"] == pytest.approx(1.0, abs=1e-3), phase.name
+        frame = phase.end * warp.track.fps   # the clip's root there, interpolated from the raw track
+        own = np.array([np.interp(frame, np.arange(len(positions)), positions[:, axis]) for axis in range(3)])
+        own -= positions[0]
+        moved = np.asarray(result["arrived"]) - start
+        assert np.linalg.norm(moved) == pytest.approx(np.linalg.norm(own), abs=0.01), phase.name
+        assert moved[2] == pytest.approx(own[2], abs=0.01), phase.name
+
+
+def test_pause_stops_a_real_time_clock_and_a_step_lets_one_frame_through():
+    from panda3d.core import ClockObject
+
+    from demo.compare import TimeControl
+    clock = ClockObject(ClockObject.MNormal)
+    time = TimeControl(clock)
+    time.toggle_pause()
+    before = clock.getFrameTime()
+    for _ in range(3):
+        clock.tick()
+        time.frame_done()
+        assert clock.getDt() == 0.0 and clock.getFrameTime() == before
+    time.step()          # pressed during a frame: that frame ends, the next one runs
+    time.frame_done()
+    clock.tick()
+    time.frame_done()
+    stepped = clock.getFrameTime()
+    clock.tick()
+    assert stepped >= before and clock.getFrameTime() == stepped  # paused again after the one frame
+    time.toggle_pause()
+    assert clock.getMode() == ClockObject.MNormal
+    time.next_speed()
+    assert clock.getMode() == ClockObject.MDegrade and clock.getDegradeFactor() == 0.25 and "x0.25" in time.describe()
