@@ -1,4 +1,8 @@
 """Hotkeys that tune the warp assets while the demo runs, and save them (atomically)."""
+import os
+import re
+import stat
+
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode
 
@@ -20,6 +24,14 @@ EDITS = {
 KEYS = (("Tab", "select the next warp asset"), ("[ ]", "select the previous / next phase"),
         ("J L / K I / U O", "move the phase's t_offset 1 cm along x / y / z"),
         ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"), ("F5", "save the asset (atomically)"))
+
+
+def save_path(path):
+    """Where edits to the asset at `path` are saved: the file itself, or `NAME.edited.warp.json` beside it
+    when the file is read-only (a shipped asset the user may not overwrite; atomic saves would replace it)."""
+    if os.path.exists(path) and not os.stat(path).st_mode & stat.S_IWUSR:
+        return re.sub(r"(\.warp)?\.json$", "", os.fspath(path)) + ".edited.warp.json"
+    return path
 
 
 class AssetTuner(DirectObject):
@@ -82,9 +94,9 @@ class AssetTuner(DirectObject):
         self._show()
 
     def save(self):
-        """Write the selected asset to its file."""
+        """Write the selected asset to its file, or beside it to a copy when the file is read-only."""
         try:
-            self.asset.save()
+            self.asset.save(save_path(self.asset.path))
         except OSError as exc:
             self.message = f"could not save {self.asset.path}: {exc}"
         else:
