@@ -56,6 +56,8 @@ def parse_args(argv):
                         metavar="SECONDS", help="longest headless run, above 0 up to 3600 (default 60)")
     parser.add_argument("--view", choices=("follow", "side"), default="follow",
                         help="camera: behind the character (default) or beside it")
+    parser.add_argument("--debug-view", action="store_true",
+                        help="start with the debug view (F2) on: targets, edges, normal, root trails")
     parser.add_argument("--character", metavar="JSON", default=str(SCENES.parent / "characters" / "mannequin.json"),
                         help="character file: model, root joint and mode, clips (default characters/mannequin.json)")
     parser.add_argument("--assets", metavar="DIR", default=str(SCENES.parent / "assets"),
@@ -119,11 +121,16 @@ def run_headless(base, demo, args):
     last_frame = round(args.max_seconds * args.fps)
     shot_frame = round(args.at * args.fps) if args.at is not None else None
     frames = 0
+    if args.screenshot:
+        # Only the saved frame is drawn: an inactive window is skipped by the render loop, and the
+        # simulation does not need it (a report run has no window at all).
+        base.win.setActive(False)
     while frames < last_frame and frames != shot_frame and not demo.done:
         base.taskMgr.step()
         frames += 1
     try:
         if args.screenshot:
+            base.win.setActive(True)
             base.graphicsEngine.renderFrame()
             save_screenshot(base.win, args.screenshot)
         if report is not None:
@@ -156,6 +163,8 @@ def main(argv=None):
     except MotionWarpError as exc:  # a scene model, the character or a warp asset that does not load
         print(f"main.py: {exc}", file=sys.stderr)
         return 2
+    if args.debug_view:
+        demo.debug.toggle()
     if args.headless:
         return run_headless(base, demo, args)
     base.run()

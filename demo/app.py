@@ -3,26 +3,26 @@ import json
 import math
 import pathlib
 
-from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import Point3, TextNode, Vec3
+from panda3d.core import Vec3
 
-from motionwarp import PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, WarpTarget
+from motionwarp import PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
 from motionwarp.providers import Refusal
 
 from .autopilot import Autopilot
 from .character import Character
 from .camera import OrbitCamera
 from .controller import Controller
+from .compare import TimeControl, unwarped
 from .curves import CurvePanel
+from .debugview import DebugView
+from .hud import KEYS, Hud
 from .input import KeyInput
-from .tuner import AssetTuner
+from .tuner import KEYS as TUNER_KEYS, AssetTuner
 from .world import add_lights, remove_lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 CHARACTERS = ASSETS.parent / "characters"
-HELP = ("W A S D / arrows: move (camera-relative)    Shift: run    Space: vault or mantle    E: dodge    "
-        "drag: turn the camera    wheel: zoom    Esc: quit")
 
 
 class Demo(DirectObject):
@@ -64,8 +64,8 @@ class Demo(DirectObject):
         self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
         self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
                           else _NoTraversal())
-        self.tuner = AssetTuner(self.assets) if self.assets else None
-        self.curves = CurvePanel(base.aspect2d)
+        self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight) if self.assets else None
+        self.curves = CurvePanel(base.a2dBottomLeft)
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
@@ -76,17 +76,23 @@ class Demo(DirectObject):
         #: The last refusal of each obstacle, by name.
         self.last_refusal = {}
         self._landings_said = 0
+        #: The last warp played (its results are the arrival errors the HUD shows) and its interaction.
+        self.last_warp = self.last_interaction = None
+        self.debug = DebugView(render)
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
         self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
         self.accept("space", self.interact)
         self.accept("e", self.dodge)
         self.accept("escape", self.base.userExit)
-        self.status = OnscreenText(text="", pos=(-1.3, -0.9), scale=0.05, align=TextNode.ALeft,
-                                   fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), mayChange=True)
-        self.prompt = OnscreenText(text="", pos=(-0.25, -0.75), scale=0.05, align=TextNode.ALeft, fg=(1, 1, 0.6, 1),
-                                   shadow=(0, 0, 0, 1), mayChange=True)  # right of the curve panel
-        self.help = OnscreenText(text=HELP, pos=(-1.3, 0.92), scale=0.045, align=TextNode.ALeft, fg=(1, 1, 1, 1),
-                                 shadow=(0, 0, 0, 1))
+        self.hud = Hud(base, KEYS + (TUNER_KEYS if self.tuner is not None else ()))
+        self.status, self.prompt = self.hud.status, self.hud.prompt
+        self.accept("f1", self.hud.toggle_help)
+        self.accept("f2", self.debug.toggle)
+        self.accept("c", self.compare)
+        self.time = TimeControl()
+        self.accept("t", self.time.next_speed)
+        self.accept("p", self.time.toggle_pause)
+        self.accept(".", self.time.step)
         base.disableMouse()
         base.setBackgroundColor(0.62, 0.74, 0.86, 1)
         self.camera = None
@@ -130,9 +136,10 @@ class Demo(DirectObject):
         if not found:
             return self._skip(name, found.reason)
         try:
-            warp = self.controller.play(found.asset, found.targets)
+            warp = self._play(found.asset, found.targets)
         except WarpRefused as refusal:
             return self._skip(name, f"{clip} refused: {refusal.reason}")
+        self.last_interaction = found
         if self.on_start is not None:
             self.on_start(name, found, warp)
         return True
@@ -147,11 +154,33 @@ class Demo(DirectObject):
              "root_joint": self.character.root_joint, "root_mode": self.character.root_mode,
              "phases": [{"name": "dodge", "start": 0.0, "end": self.warper.driver.track(clip).duration}]},
             self.character.path)
-        end = asset.track.motion(asset.track.num_frames - 1)
-        render = self.base.render
-        target = WarpTarget(render.getRelativePoint(self.actor, Point3(*end.pos)), h=self.actor.getH(render) + end.h)
-        self.controller.play(asset, [target])
+        self._play(*unwarped(asset, self.actor, self.base.render))
+        self.last_interaction = None
         return True
+
+    def compare(self):
+        """Play what Space would play, with warping off: the clip's own root motion from here."""
+        if self.warper.is_warping or self.controller.airborne:
+            return False
+        found = self.traversal.find(self.actor)
+        if not found:
+            self.say(found.reason)
+            return False
+        try:
+            self._play(*unwarped(found.asset, self.actor, self.base.render))
+        except WarpRefused as refusal:
+            self.say(f"{found.asset.clip} unwarped refused: {refusal.reason}")
+            return False
+        self.last_interaction = found
+        self.say(f"compare: {found.asset.clip} unwarped (its own root motion)")
+        return True
+
+    def _play(self, asset, targets):
+        """Start a warp through the controller, and its trails in the debug view."""
+        start = self.actor.getTransform(self.base.render)
+        self.last_warp = self.controller.play(asset, targets)
+        self.debug.warp_started(self.last_warp, start)
+        return self.last_warp
 
     def obstacle_name(self, node):
         """The scene obstacle a probed node belongs to (its own name when it is not one of them)."""
@@ -160,11 +189,15 @@ class Demo(DirectObject):
                 return obstacle.getName()
         return node.getName()
 
-    def prompt_text(self):
-        """What Space would do now, or why not."""
-        if self.warper.is_warping:
+    def offer(self):
+        """The providers' find in front of the character (an Interaction or a Refusal), None while warping."""
+        return None if self.warper.is_warping else self.traversal.find(self.actor)
+
+    def prompt_text(self, found=None):
+        """What Space would do now (`found`: the offer, when already asked), or why not."""
+        found = found if found is not None else self.offer()
+        if found is None:
             return ""
-        found = self.traversal.find(self.actor)
         if found.node is None:
             return f"Space: {found.reason}"
         name = self.obstacle_name(found.node)
@@ -176,6 +209,13 @@ class Demo(DirectObject):
             return f"{name}: {found.asset.clip} refused: {refusal.reason}"
         return (f"Space: {found.kind} {name} ({found.asset.clip}, {found.height:.2f} m high, "
                 f"{found.depth:.2f} m deep, {found.distance:.1f} m away)")
+
+    def playing_clip(self):
+        """The clip that moves the character: the warp's, else the heaviest locomotion clip."""
+        if self.warper.current is not None:
+            return self.warper.current.asset.clip
+        weights = self.controller.locomotion.weights
+        return max(weights, key=weights.get)
 
     def _skip(self, name, reason):
         self.say(f"{name}: {reason}")
@@ -210,7 +250,12 @@ class Demo(DirectObject):
         elif landings and self._landings_said != len(landings):
             self._landings_said = len(landings)
             self.say(f"landed after falling {landings[-1][0]:.2f} m")
-        self.prompt.setText(self.prompt_text())
+        found = self.offer()
+        self.prompt.setText(self.prompt_text(found))
+        self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
+        self.time.frame_done()
+        self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp,
+                           self.time.describe())
         warp = self.warper.current
         if warp is None and not self.assets:
             pass  # nothing to tune: a character without warp assets
@@ -229,9 +274,8 @@ class Demo(DirectObject):
         if self.tuner is not None:
             self.tuner.destroy()
         self.curves.destroy()
-        self.status.destroy()
-        self.prompt.destroy()
-        self.help.destroy()
+        self.hud.destroy()
+        self.debug.destroy()
         self.controller.destroy()
         self.warper.destroy()
         if self.contact_ik is not None:

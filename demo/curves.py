@@ -7,9 +7,9 @@ PHASE_COLORS = ((1.0, 0.85, 0.3, 0.28), (0.3, 0.85, 1.0, 0.28))
 
 
 class CurvePanel:
-    """Draws under `parent` (aspect2d) in the box (left, right, bottom, top)."""
+    """Draws under `parent` (the window's bottom-left corner, a2dBottomLeft) in the box (left, right, bottom, top)."""
 
-    def __init__(self, parent, box=(-1.3, -0.35, -0.78, -0.36)):
+    def __init__(self, parent, box=(0.08, 1.12, 0.34, 0.8)):
         self.root = parent.attachNewNode("motionwarp-curves")
         self.root.setTransparency(TransparencyAttrib.M_alpha)
         self.box = box
@@ -48,12 +48,12 @@ class CurvePanel:
             self.drawing.removeNode()
         self.drawing = self.root.attachNewNode("drawing")
         self.drawing.setBin("fixed", 0)
-        self._card(0, 1, (0, 0, 0, 0.45), self.drawing)
+        self._card(0, 1, (0.04, 0.05, 0.07, 0.72), self.drawing)
         duration = asset.track.duration
         for index, phase in enumerate(asset.phases):
             self._card(phase.start / duration, phase.end / duration, PHASE_COLORS[index % 2], self.drawing)
             x, z = self._to_panel((phase.start + phase.end) / 2 / duration, 0.9)
-            OnscreenText(text=phase.name, pos=(x, z), scale=0.032, fg=(1, 1, 1, 1), parent=self.drawing)
+            OnscreenText(text=phase.name, pos=(x, z), scale=0.038, fg=(1, 1, 1, 1), parent=self.drawing)
         positions = asset.track.positions
         low, high = float(positions.min()), float(positions.max())
         span = max(high - low, 1e-6)
@@ -63,7 +63,7 @@ class CurvePanel:
             self._line(points, color, "xyz"[axis], self.drawing)
         x, z = self._to_panel(0.0, 1.06)
         OnscreenText(text=f"{asset.clip} root motion: x red, y green, z blue ({low:+.1f} to {high:+.1f} m)",
-                     pos=(x, z), scale=0.034, align=TextNode.ALeft, fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), parent=self.drawing)
+                     pos=(x, z), scale=0.04, align=TextNode.ALeft, fg=(1, 1, 1, 1), shadow=(0, 0, 0, 1), parent=self.drawing)
         self.cursor.reparentTo(self.root)
 
     def set_time(self, seconds):

@@ -14,6 +14,11 @@ def _vec(values):
     return [round(float(v), 4) for v in values]
 
 
+def arrival_error(result):
+    """How far a finished phase (an entry of `Warp.results`) ended from its target: metres, degrees."""
+    return math.dist(result.arrived, result.target), angle_between(result.arrived_quat, result.target_quat)
+
+
 def _heading(quat):
     return round(float(quat.getHpr()[0]), 3)
 
@@ -49,12 +54,12 @@ class RunReport(DirectObject):
         record["completed"] = completed
         record["final_pos"] = _vec(warper.actor.getPos(self.demo.base.render))
         for result in warp.results:
-            error_m = math.dist(result.arrived, result.target)
+            error_m, error_deg = arrival_error(result)
             record["phases"].append({
                 "name": result.name, "target": _vec(result.target), "arrived": _vec(result.arrived),
                 "error_m": round(error_m, 6), "target_h": _heading(result.target_quat),
                 "arrived_h": _heading(result.arrived_quat),
-                "error_deg": round(angle_between(result.arrived_quat, result.target_quat), 4),
+                "error_deg": round(error_deg, 4),
                 "play_rate": round(result.play_rate, 4)})
 
     def to_dict(self, frames):

@@ -1,9 +1,14 @@
 """Hotkeys that tune the warp assets while the demo runs, and save them (atomically)."""
-from direct.gui.OnscreenText import OnscreenText
+import os
+import re
+import stat
+
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode
 
 from motionwarp import MotionWarpError, WarpAsset
+
+from .hud import panel_text
 
 OFFSET_STEP = 0.01  # metres
 RATE_STEP = 0.05
@@ -15,7 +20,18 @@ EDITS = {
     "9": (("min_rate", None), -RATE_STEP), "0": (("min_rate", None), RATE_STEP),
     "-": (("max_rate", None), -RATE_STEP), "=": (("max_rate", None), RATE_STEP),
 }
-HELP = "Tab: asset   [ ]: phase   J L / K I / U O: offset x / y / z   9 0: min rate   - =: max rate   F5: save"
+#: The tuner's keys, as the demo's F1 panel lists them.
+KEYS = (("Tab", "select the next warp asset"), ("[ ]", "select the previous / next phase"),
+        ("J L / K I / U O", "move the phase's t_offset 1 cm along x / y / z"),
+        ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"), ("F5", "save the asset (atomically)"))
+
+
+def save_path(path):
+    """Where edits to the asset at `path` are saved: the file itself, or `NAME.edited.warp.json` beside it
+    when the file is read-only (a shipped asset the user may not overwrite; atomic saves would replace it)."""
+    if os.path.exists(path) and not os.stat(path).st_mode & stat.S_IWUSR:
+        return re.sub(r"(\.warp)?\.json$", "", os.fspath(path)) + ".edited.warp.json"
+    return path
 
 
 class AssetTuner(DirectObject):
@@ -25,15 +41,15 @@ class AssetTuner(DirectObject):
     next warp uses them. Saving writes the asset's own file atomically.
     """
 
-    def __init__(self, assets, show=True):
+    def __init__(self, assets, show=True, parent=None):
         super().__init__()
         self.assets = assets
         self.names = list(assets)
         self.asset_index = self.phase_index = 0
         self.unsaved = set()
         self.message = ""
-        self.text = OnscreenText(text="", pos=(1.3, 0.85), scale=0.04, align=TextNode.ARight, fg=(1, 1, 0.85, 1),
-                                 shadow=(0, 0, 0, 1), mayChange=True) if show else None
+        self.text = panel_text(parent, (-0.06, -0.1), TextNode.ARight, scale=0.048,
+                               fg=(1, 1, 0.85, 1)) if show else None
         for key, (field, delta) in EDITS.items():
             self.accept(key, self.edit, [field, delta])
         self.accept("tab", self.next_asset)
@@ -78,9 +94,9 @@ class AssetTuner(DirectObject):
         self._show()
 
     def save(self):
-        """Write the selected asset to its file."""
+        """Write the selected asset to its file, or beside it to a copy when the file is read-only."""
         try:
-            self.asset.save()
+            self.asset.save(save_path(self.asset.path))
         except OSError as exc:
             self.message = f"could not save {self.asset.path}: {exc}"
         else:
@@ -94,7 +110,7 @@ class AssetTuner(DirectObject):
         offset = ", ".join(f"{v:+.2f}" for v in phase.t_offset)
         lines = [f"{self.asset.clip}{star}: phase {self.phase_index + 1}/{len(self.asset.phases)} {phase.name} "
                  f"({phase.start:.2f}-{phase.end:.2f} s)",
-                 f"t_offset [{offset}] m   rate {phase.min_rate:.2f}..{phase.max_rate:.2f}", HELP]
+                 f"t_offset [{offset}] m   rate {phase.min_rate:.2f}..{phase.max_rate:.2f}"]
         return "\n".join(lines + ([self.message] if self.message else []))
 
     def _show(self):

@@ -17,7 +17,6 @@ adds a frame only to the clips whose frames stop short of their final key.
 """
 import base64
 import functools
-import math
 import struct
 
 import gltf._converter as _conv

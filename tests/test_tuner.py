@@ -66,3 +66,18 @@ def test_the_next_warp_uses_the_edited_asset(base, demo):
     demo.actor.setPos(0, 1.0, 0)  # 0.7 m before the crate's near face (at y = 1.7), facing it
     assert demo.interact()
     assert demo.warper.current.asset is edited
+
+
+def test_a_read_only_asset_is_saved_to_a_copy_beside_it(base, demo, tmp_path):
+    path = tmp_path / "vault.warp.json"
+    before = path.read_text()
+    path.chmod(0o444)
+    try:
+        press(base, "i", "f5")
+        copy = tmp_path / "vault.edited.warp.json"
+        assert path.read_text() == before
+        saved = json.loads(copy.read_text())
+        assert saved["phases"][0]["t_offset"][1] == pytest.approx(json.loads(before)["phases"][0]["t_offset"][1] + 0.01)
+        assert f"saved {copy}" in demo.tuner.describe()
+    finally:
+        path.chmod(0o644)

@@ -1,0 +1,127 @@
+"""The demo's HUD: the F1 panel names every key the demo listens to, the info panel the last warp's arrival."""
+import numpy as np
+import pytest
+
+from demo.app import Demo
+from demo.scene import Scene
+
+from .conftest import ROOT, run_for, step
+
+#: Panda3D event names whose key the help spells differently.
+SPELLED = {"space": "Space", "tab": "Tab", "escape": "Esc", "wheel_up": "wheel", "wheel_down": "wheel"}
+
+
+@pytest.fixture
+def demo(base, warp_asset_dir):
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    yield demo
+    demo.destroy()
+
+
+def help_keys(text):
+    """Every key token in the help panel's key column (the text before each tab)."""
+    tokens = set()
+    for row in text.splitlines()[1:]:
+        key, _, action = row.partition("\t")
+        assert action, f"help row without a tab: {row!r}"
+        tokens.update(key.replace("/", " ").split())
+    return tokens
+
+
+def test_f1_lists_every_key_the_demo_accepts(base, demo):
+    assert demo.hud.help.isHidden()
+    base.messenger.send("f1")
+    assert not demo.hud.help.isHidden()
+    listed = help_keys(demo.hud.help.getText())
+    accepted = [event for listener in (demo, demo.tuner) for event in listener.getAllAccepting()
+                if not event.startswith("motionwarp-")]
+    assert accepted
+    missing = [e for e in accepted if SPELLED.get(e, e.upper()) not in listed]
+    assert not missing, f"keys the help does not list: {missing}"
+    base.messenger.send("f1")
+    assert demo.hud.help.isHidden()
+
+
+def test_the_info_panel_shows_the_clip_and_the_last_warps_arrival(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it
+    step(base, 1 / 60)
+    assert demo.hud.info.getText().splitlines()[1] == "no warp playing"
+    assert demo.interact()
+    step(base, 1 / 60)
+    assert "clip vault" in demo.hud.info.getText() and "warp vault: " in demo.hud.info.getText()
+    warp = demo.last_warp
+    run_for(base, 4.0, 1 / 60)
+    assert not demo.warper.is_warping and len(warp.results) == len(warp.asset.phases)
+    lines = demo.hud.info.getText().splitlines()
+    assert lines[2] == "last vault arrived:"
+    for line, result in zip(lines[3:], warp.results, strict=True):
+        centimetres = np.linalg.norm(np.subtract(result["arrived"], result["target"])) * 100
+        assert line.startswith(f"  {result['name']}: {centimetres:.1f} cm, ")
+
+
+def test_the_debug_view_draws_the_offer_and_the_trails_of_a_warp(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it
+    step(base, 1 / 60)
+    assert demo.debug.root.isHidden() and demo.debug.root.findAllMatches("**/+GeomNode").getNumPaths() == 0
+    base.messenger.send("f2")
+    step(base, 1 / 60)
+    drawn = demo.debug.root.findAllMatches("**/+GeomNode")
+    assert drawn.getNumPaths() == 1 and drawn[0].node().getGeom(0).getVertexData().getNumRows() > 0
+    start = demo.actor.getPos(base.render)
+    assert demo.interact()
+    run_for(base, 4.0, 1 / 60)
+    track = demo.last_warp.track
+    unwarped, warped = demo.debug.unwarped, demo.debug.warped
+    # The unwarped trail is the clip's own root path moved rigidly to the start: same length and endpoints apart.
+    assert len(unwarped) == track.num_frames
+    assert np.allclose(unwarped[0], start, atol=1e-4)
+    own = np.linalg.norm(np.asarray(track.positions[-1]) - np.asarray(track.positions[0]))
+    assert np.linalg.norm(np.subtract(unwarped[-1], unwarped[0])) == pytest.approx(own, abs=1e-4)
+    # The warped trail is where the character went, frame by frame, until the warp ended.
+    assert np.allclose(warped[0], start, atol=1e-4) and len(warped) > track.num_frames / 2
+    for result in demo.last_warp.results:  # it passes where each phase ended
+        assert min(np.linalg.norm(np.subtract(p, result["arrived"])) for p in warped) < 0.02, result["name"]
+
+
+def test_compare_plays_the_offer_with_its_own_root_motion(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it
+    step(base, 1 / 60)
+    start = np.array(demo.actor.getPos(base.render))
+    assert demo.compare()
+    warp = demo.last_warp
+    run_for(base, 4.0, 1 / 60)
+    assert len(warp.results) == len(warp.asset.phases)
+    positions = np.asarray(warp.track.positions)
+    for phase, result in zip(warp.asset.phases, warp.results, strict=True):
+        assert result["play_rate"] == pytest.approx(1.0, abs=1e-3), phase.name
+        frame = phase.end * warp.track.fps   # the clip's root there, interpolated from the raw track
+        own = np.array([np.interp(frame, np.arange(len(positions)), positions[:, axis]) for axis in range(3)])
+        own -= positions[0]
+        moved = np.asarray(result["arrived"]) - start
+        assert np.linalg.norm(moved) == pytest.approx(np.linalg.norm(own), abs=0.01), phase.name
+        assert moved[2] == pytest.approx(own[2], abs=0.01), phase.name
+
+
+def test_pause_stops_a_real_time_clock_and_a_step_lets_one_frame_through():
+    from panda3d.core import ClockObject
+
+    from demo.compare import TimeControl
+    clock = ClockObject(ClockObject.MNormal)
+    time = TimeControl(clock)
+    time.toggle_pause()
+    before = clock.getFrameTime()
+    for _ in range(3):
+        clock.tick()
+        time.frame_done()
+        assert clock.getDt() == 0.0 and clock.getFrameTime() == before
+    time.step()          # pressed during a frame: that frame ends, the next one runs
+    time.frame_done()
+    clock.tick()
+    time.frame_done()
+    stepped = clock.getFrameTime()
+    clock.tick()
+    assert stepped >= before and clock.getFrameTime() == stepped  # paused again after the one frame
+    time.toggle_pause()
+    assert clock.getMode() == ClockObject.MNormal
+    time.next_speed()
+    assert clock.getMode() == ClockObject.MDegrade and clock.getDegradeFactor() == 0.25 and "x0.25" in time.describe()
