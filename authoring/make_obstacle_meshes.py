@@ -1,7 +1,7 @@
 """Write the mesh obstacles of the shipped scenes (scenes/meshes/*.glb) with the project's glTF writer.
 
 Each is a prism: a convex profile extruded along an axis, with its caps, standing on z = 0
-and centred on x = y = 0 like the scene format's boxes (DESIGN.md 6), so providers meet
+and centred on x = y = 0 like the scene format's boxes (docs/design.md 6), so providers meet
 round, sloped and bevelled faces instead of boxes.
 
     python -m authoring.make_obstacle_meshes        # rewrites scenes/meshes/*.glb

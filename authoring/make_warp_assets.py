@@ -27,7 +27,7 @@ ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 
 MODEL = "mannequin.glb"
 LANDING_PAST_FAR_FACE = 1.0
-#: The obstacles each clip fits (DESIGN.md 5), centred on the one it was authored over
+#: The obstacles each clip fits (docs/design.md 5), centred on the one it was authored over
 #: (mannequin.contacts.json: vault 1.0 m high and 0.6 m deep, ledges 1.5 m and 2.0 m high).
 TRAVERSAL = {"vault": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]},
              "mantle": {"kind": "mantle", "height": [0.9, 2.1], "depth": [0.5, 50.0]},

@@ -1,4 +1,4 @@
-"""Characters as data: `characters/*.json` in the `motionwarp.character/1` format (DESIGN.md 5.4).
+"""Characters as data: `characters/*.json` in the `motionwarp.character/1` format (docs/design.md 5.4).
 
 A character file names a glTF model (relative to the file), its root joint and mode, which
 of its clips play each locomotion role, a speed for cycles authored in place, and which

@@ -1,4 +1,4 @@
-"""The headless run's report (DESIGN.md 8): every interaction with its phases' errors, every skip."""
+"""The headless run's report (docs/design.md 8): every interaction with its phases' errors, every skip."""
 import math
 import os
 

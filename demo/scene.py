@@ -1,4 +1,4 @@
-"""Obstacle courses as data: `scenes/*.json` in the `motionwarp.scene/1` format (DESIGN.md 6)."""
+"""Obstacle courses as data: `scenes/*.json` in the `motionwarp.scene/1` format (docs/design.md 6)."""
 import dataclasses
 import os
 

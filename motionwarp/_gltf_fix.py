@@ -1,4 +1,4 @@
-"""A narrow, self-detecting fix for panda3d-gltf's animation baking (DESIGN.md 3).
+"""A narrow, self-detecting fix for panda3d-gltf's animation baking (docs/design.md 3).
 
 panda3d-gltf 1.3.0 bakes each clip into one sample per frame at `gltf-animation-fps`, with
 two bugs (upstream issue #143):

@@ -24,7 +24,7 @@ def joint_offsets(asset, requests):
             actor.update(force=True)
             joint = Motion(tuple(exposed.getPos(actor)))
             exposed.removeNode()
-            # A stripped clip keeps its root where frame 0 has it (DESIGN.md 3).
+            # A stripped clip keeps its root where frame 0 has it (docs/design.md 3).
             root = _absolute_root(track, 0 if stripped else frame)
             offsets.append((root.inverse() * joint).pos)
         return offsets

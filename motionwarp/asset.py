@@ -1,4 +1,4 @@
-"""Warp assets: a clip plus its warping phases, loaded from and saved to `*.warp.json` (DESIGN.md 5)."""
+"""Warp assets: a clip plus its warping phases, loaded from and saved to `*.warp.json` (docs/design.md 5)."""
 import dataclasses
 import os
 
@@ -17,7 +17,7 @@ FORMAT = "motionwarp.asset/1"
 _TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
                "warp_translation", "warp_rotation", "axes", "align_joint"}
-#: Traversal kinds and the phases (targets) each needs, in order (DESIGN.md 1).
+#: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1).
 TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",)}
 
 
@@ -59,7 +59,7 @@ class WarpPhase:
 
 @dataclasses.dataclass
 class Traversal:
-    """The obstacles an asset fits (DESIGN.md 5): providers choose among assets by these ranges."""
+    """The obstacles an asset fits (docs/design.md 5): providers choose among assets by these ranges."""
 
     kind: str
     height: tuple

@@ -85,7 +85,7 @@ class MotionWarpSettings(PrcSettings):
     #: the authored start (chest against a ledge) raises it so the phase warps back that far.
     max_behind_m: float = 0.0
     #: Seconds over which a warp fades its clip in from the pose playing before (needs
-    #: `actor.enableBlend()`; 0: full effect at once, the unblended path of DESIGN.md 4).
+    #: `actor.enableBlend()`; 0: full effect at once, the unblended path of docs/design.md 4).
     blend_in: float = 0.0
     #: Seconds over which it fades the clip out after its last phase (at most the time the clip
     #: plays after it), handing the Actor back to the other clips; 0: none.
@@ -96,7 +96,7 @@ class MotionWarpSettings(PrcSettings):
 class ProviderSettings(PrcSettings):
     """How warp providers probe the scene (PRC `motionwarp-*`); provider keyword arguments override them.
 
-    Which clip fits which obstacle size is not here: it is the assets' `traversal` data (DESIGN.md 5).
+    Which clip fits which obstacle size is not here: it is the assets' `traversal` data (docs/design.md 5).
     """
 
     RANGES = {"capsule_radius": (0.01, 5.0), "capsule_height": (0.1, 20.0), "reach": (0.1, 50.0),

@@ -1,4 +1,4 @@
-"""ContactIK: keeps hands and feet on what they touch, in a task after the warper (DESIGN.md 9).
+"""ContactIK: keeps hands and feet on what they touch, in a task after the warper (docs/design.md 9).
 
 Root-only warping moves the whole body: on a crate lower than authored the feet sink into the
 ground, on a deeper one a planted hand slides. Each frame this task reads the warp asset's

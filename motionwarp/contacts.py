@@ -1,4 +1,4 @@
-"""Contacts of a warp asset (DESIGN.md 5): which joint touches what, in which window of clip time.
+"""Contacts of a warp asset (docs/design.md 5): which joint touches what, in which window of clip time.
 
 A contact names an end joint (a hand or a foot; the chain the IK bends is its parent and
 grandparent), the window `[start, end]` in clip seconds, and what it touches:

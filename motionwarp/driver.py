@@ -1,4 +1,4 @@
-"""Drive an Actor's NodePath by the root motion of the clips it plays (DESIGN.md 3)."""
+"""Drive an Actor's NodePath by the root motion of the clips it plays (docs/design.md 3)."""
 from panda3d.core import ClockObject, LQuaternion, PartBundle, Point3, Vec3
 
 from . import rootmotion
@@ -125,7 +125,7 @@ class RootMotionDriver:
         """The effect-weighted root motion of all clips since the last update, or None.
 
         A grounded clip's height is not integrated: the NodePath's lift is the effect-weighted
-        height of the grounded clips playing now above their own frame 0 (DESIGN.md 3), so it
+        height of the grounded clips playing now above their own frame 0 (docs/design.md 3), so it
         comes back to 0 whenever they are at frame 0 or stop, however often clips switch.
         """
         total_weight, pos, heading = 0.0, [0.0, 0.0, 0.0], 0.0

@@ -1,4 +1,4 @@
-"""`python -m motionwarp inspect MODEL.glb`: what a character offers motionwarp (DESIGN.md 3).
+"""`python -m motionwarp inspect MODEL.glb`: what a character offers motionwarp (docs/design.md 3).
 
 Reads the model's clips and skeleton without stripping anything, and for the joints that
 could carry root motion (each top joint, and the joint under it with the largest subtree:

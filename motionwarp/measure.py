@@ -1,4 +1,4 @@
-"""Measuring the obstacle in front of a character from the geometry a probe hits (DESIGN.md 7).
+"""Measuring the obstacle in front of a character from the geometry a probe hits (docs/design.md 7).
 
 The face is found by sweeping a knee-to-chest capsule along the facing. The top is sampled
 by down rays from just in front of the face inward, against the face normal, and each edge

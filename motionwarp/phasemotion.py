@@ -1,4 +1,4 @@
-"""A phase's share of a clip's root motion: displacement A(t) and cumulative travel S(t) (DESIGN.md 4)."""
+"""A phase's share of a clip's root motion: displacement A(t) and cumulative travel S(t) (docs/design.md 4)."""
 import bisect
 import math
 

@@ -1,4 +1,4 @@
-"""Rays, convex sweeps and overlap tests into a scene's real geometry through Bullet (DESIGN.md 7).
+"""Rays, convex sweeps and overlap tests into a scene's real geometry through Bullet (docs/design.md 7).
 
 A game passes its own `BulletWorld` (and the collide mask of what counts as obstacle), or
 `SceneProbe.from_geometry(root)` builds a static world from the visible geometry under a

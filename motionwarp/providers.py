@@ -1,4 +1,4 @@
-"""Warp providers: vault and mantle targets found in the scene's real geometry (DESIGN.md 7).
+"""Warp providers: vault and mantle targets found in the scene's real geometry (docs/design.md 7).
 
     probe = SceneProbe.from_geometry(render)            # or SceneProbe(your_bullet_world, mask)
     traversal = TraversalProvider(probe, [vault, mantle, mantle_high])
@@ -8,7 +8,7 @@
     else:
         print(found.reason)
 
-Which asset fits is data: each asset's `traversal` key (DESIGN.md 5). Where a vault lands
+Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where a vault lands
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
 import dataclasses

@@ -1,4 +1,4 @@
-"""Root motion for Panda3D clips: extraction from the animation tables, and stripping (DESIGN.md 3).
+"""Root motion for Panda3D clips: extraction from the animation tables, and stripping (docs/design.md 3).
 
 A clip's root motion is the translation (model space) and heading of one joint, sampled at
 every baked frame. Stripping removes it from the shared table so the pose plays in place;

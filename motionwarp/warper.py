@@ -1,4 +1,4 @@
-"""MotionWarper: plays a warp asset so each phase ends exactly on its target (DESIGN.md 4)."""
+"""MotionWarper: plays a warp asset so each phase ends exactly on its target (docs/design.md 4)."""
 import dataclasses
 import enum
 import math

@@ -1,4 +1,4 @@
-"""The warp math of DESIGN.md 4, free of Panda3D tasks: weights, targets, rates, slerp."""
+"""The warp math of docs/design.md 4, free of Panda3D tasks: weights, targets, rates, slerp."""
 import math
 
 from panda3d.core import LQuaternion, Vec3

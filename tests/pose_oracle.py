@@ -1,4 +1,4 @@
-"""The pose invariant's oracle (DESIGN.md 3), computed from an untouched Actor only.
+"""The pose invariant's oracle (docs/design.md 3), computed from an untouched Actor only.
 
 The untouched Actor is a separate conversion of the file (its own bundles, never stripped),
 posed at the driven clip's frame within its cycle. Its root joint's model-space frame at the

@@ -1,4 +1,4 @@
-"""An independent reference of the warp math (DESIGN.md 4), in plain numpy.
+"""An independent reference of the warp math (docs/design.md 4), in plain numpy.
 
 Nothing here imports motionwarp, Panda3D or panda3d-gltf: the root joint's keys are read
 straight from the .glb (JSON chunk + binary buffer), and the warper's frame-by-frame
@@ -6,7 +6,7 @@ behaviour is simulated from the contract, so tests can compare a real Actor agai
 
 How a clip reaches the Actor, and how the reference follows it:
 * panda3d-gltf bakes every clip at 30 frames per second (`gltf-animation-fps`); with the
-  project's LINEAR fix (DESIGN.md 3) frame k holds the keys sampled at k / 30 s (LINEAR
+  project's LINEAR fix (docs/design.md 3) frame k holds the keys sampled at k / 30 s (LINEAR
   translation, slerped rotation) and the clip has ceil(duration * 30) + 1 frames: frames
   0 .. the first at or past the final key, which is sampled exactly once (a key time stored
   as float32 may lie a fraction of a microsecond past a whole frame: that is the same frame).

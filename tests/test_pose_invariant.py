@@ -1,4 +1,4 @@
-"""The pose invariant (DESIGN.md 3): a stripped, driven clip puts every joint where the
+"""The pose invariant (docs/design.md 3): a stripped, driven clip puts every joint where the
 untouched clip does, plus the cycles it travelled, on rigs other authors make."""
 import shutil
 

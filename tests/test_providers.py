@@ -1,4 +1,4 @@
-"""Warp providers (DESIGN.md 7) against analytic obstacles: edges, normals and sizes from the geometry itself."""
+"""Warp providers (docs/design.md 7) against analytic obstacles: edges, normals and sizes from the geometry itself."""
 import dataclasses
 import json
 import math

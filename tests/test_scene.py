@@ -1,4 +1,4 @@
-"""Scene files (DESIGN.md 6): the shipped course loads and builds; every bad field is named."""
+"""Scene files (docs/design.md 6): the shipped course loads and builds; every bad field is named."""
 import copy
 import json
 import shutil

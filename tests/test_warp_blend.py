@@ -1,6 +1,6 @@
 """Warps that cross-fade from and back to the clips playing before (blend_in / blend_out).
 
-Oracles: phase targets come from the targets given and the asset's offsets (DESIGN.md 4:
+Oracles: phase targets come from the targets given and the asset's offsets (docs/design.md 4:
 T = pos + rot * t_offset), the effect ramps from the configured times and the frame time, the
 shared root motion from the clips' raw root tracks and the control effects read from the
 Actor, and pops from joint positions of the posed skeleton against the clip's own peak speed.
@@ -372,7 +372,7 @@ def rest_share(before, now):
 
 
 class BlendedPath:
-    """Where each frame should put the actor, replayed from the recorded frames (DESIGN.md 4): clip
+    """Where each frame should put the actor, replayed from the recorded frames (docs/design.md 4): clip
     steps cut at phase bounds, the other clips' step shared out in proportion to the clip frames each
     piece covers; outside phases share * clip + (1 - share) * others; in a phase that never shared a
     frame the contract's P0 + R0 (A + D w), slerp(R0, Q, u); in one that did, the blended step plus

@@ -1,4 +1,4 @@
-"""The real warper on a real Actor against the independent reference of DESIGN.md 4, every frame.
+"""The real warper on a real Actor against the independent reference of docs/design.md 4, every frame.
 
 The oracle is `reference_warp`: the root's raw glTF keys and the contract, in plain numpy.
 Tolerances: the baked tables and the Actor's transform are float32 (about 1e-7 relative,
@@ -118,7 +118,7 @@ def _hpr_of(m):
 class Comparison:
     """Steps the real warper and the reference together; records the largest differences.
 
-    Panda3D ticks the clock at the end of the frame (igLoop, DESIGN.md 9): the tasks of one
+    Panda3D ticks the clock at the end of the frame (igLoop, docs/design.md 9): the tasks of one
     `step` see the time the previous step ended on, so the reference advances by the
     previous step's dt, and the clip's clock frame after a step is one dt further on.
     """
