@@ -541,3 +541,32 @@ def test_a_step_before_the_fade_in_started_with_nothing_else_showing_moves_nothi
     assert rig.actor.getPos() == before and rig.warper.is_warping
     rig.run()
     assert rig.names()[-1] == "motionwarp-finished"
+
+
+@pytest.mark.parametrize("how", ["replaced", "destroyed"])
+def test_a_fading_warp_replaced_or_destroyed_is_cancelled_at_once(make_rig, warp_assets, how):
+    """play() over a warp and destroy() stop it without a fade (their blend_out is 0): the cancel is
+    sent at once and no blend-out."""
+    asset = warp_assets["vault"]
+    rig = make_rig(blend_in=BLEND, blend_out=BLEND)
+    rig.play(asset, vault_targets(1.0, 0.6, 1.0))
+    for _ in range(6):
+        step(rig.base, 1 / 60)
+    if how == "replaced":
+        rig.play(asset, vault_targets(1.0, 0.6, 1.2))
+        reason = "a new warp replaced it"
+    else:
+        rig.warper.destroy()
+        reason = "the warper was destroyed"
+    assert rig.names() == ["motionwarp-cancelled"] and rig.events[0][5] == (reason,)
+
+
+def test_a_warp_with_only_a_blend_in_fades_in_and_stops_with_its_clip(make_rig, warp_assets):
+    asset, targets = warp_assets["vault"], vault_targets(1.0, 0.6, 1.0)
+    rig = make_rig(blend_in=BLEND, blend_out=0.0)
+    warp = rig.play(asset, targets)
+    assert warp.effect == 0.0
+    rig.run()
+    assert rig.warp_frames[0]["effect"] == pytest.approx(1 / 60 / BLEND)
+    assert "motionwarp-blend-out" not in rig.names() and rig.names()[-1] == "motionwarp-finished"
+    assert_phases_end_on_targets(rig, asset, targets)
