@@ -25,6 +25,11 @@ def windows(asset):
     return [(p.start, p.end) for p in asset.phases]
 
 
+def flat(asset):
+    """Every phase's start and end in one list: pytest.approx compares no nested sequences."""
+    return [t for window in windows(asset) for t in window]
+
+
 def test_a_drag_moves_the_window_by_whole_frames_and_keeps_its_length(vault):
     fps = vault.track.fps
     vault = resize_phase(vault, 1, "end", vault.phases[1].end - 3 / fps)  # room before the next phase
@@ -68,4 +73,4 @@ def test_undo_then_save_and_reload_give_the_same_asset(vault):
     assert history.undo(edited) is vault and history.undo(vault) is vault
     edited.save()
     reloaded = WarpAsset.load(edited.path)
-    assert reloaded.to_dict() == edited.to_dict() and windows(reloaded) == near(windows(edited))
+    assert reloaded.to_dict() == edited.to_dict() and flat(reloaded) == near(flat(edited))
