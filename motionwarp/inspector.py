@@ -18,8 +18,8 @@ from .errors import LoadError
 from .jsonfields import dumps
 from .loader import load_model_node
 
-#: Below these a clip is said to carry no root motion (metres, degrees).
-STILL_DISTANCE, STILL_TURN = 0.01, 1.0
+#: Below this a clip is said to carry no root motion (metres).
+STILL_DISTANCE = 0.01
 
 
 @dataclasses.dataclass
