@@ -1,11 +1,11 @@
 """Drive an Actor's NodePath by the root motion of the clips it plays (docs/design.md 3)."""
-from panda3d.core import ClockObject, LQuaternion, PartBundle, Point3, Vec3
+from panda3d.core import ClockObject, PartBundle
 
 from . import rootmotion
 from .config import MotionWarpSettings, from_base
 from .errors import LoadError
 from .actor_clips import clip_control, require_joint
-from .motion import Motion
+from .motion import Motion, move_nodepath
 
 
 #: A clip whose root ends within this height (model units) of where it started is grounded.
@@ -112,7 +112,7 @@ class RootMotionDriver:
         """Apply this frame's root motion; `skip` names a clip whose motion someone else applies."""
         motion = self.frame_motion(skip)
         if motion is not None:
-            apply_motion(self.actor, motion)
+            move_nodepath(self.actor, motion)
 
     def frame_motion(self, skip=None):
         """This frame's blended root motion (None: nothing moved), without applying it: a warp blends it."""
@@ -177,25 +177,5 @@ class RootMotionDriver:
             if cur < prev and rate > 0:
                 return None  # restarted from the top: nothing travelled
             wraps = 0
-        return track_motion(track, prev, cur, wraps, first, last + 1)
+        return track.between(prev, cur, wraps, first, last + 1)
 
-
-def track_motion(track, start, end, wraps=0, loop_start=0, loop_end=None):
-    """Motion from frame `start` to frame `end` of a track, crossing the loop seam `wraps` times."""
-    at = track.motion
-    if wraps == 0:
-        return at(start).inverse() * at(end)
-    seam_in, seam_out = (at(loop_end), at(loop_start)) if wraps > 0 else (at(loop_start), at(loop_end))
-    cycle = at(loop_start).inverse() * at(loop_end)
-    return (at(start).inverse() * seam_in) * (cycle ** (wraps - 1 if wraps > 0 else wraps + 1)) * (seam_out.inverse() * at(end))
-
-
-def apply_motion(nodepath, motion):
-    """Move a NodePath by a Motion expressed in its own (local) frame, with one absolute write."""
-    pos = nodepath.getMat().xformPoint(Point3(*motion.pos))
-    if motion.h:
-        turn = LQuaternion()
-        turn.setHpr(Vec3(motion.h, 0.0, 0.0))
-        nodepath.setPosQuat(pos, turn * nodepath.getQuat())
-    else:
-        nodepath.setPos(pos)

@@ -1,7 +1,8 @@
-"""Planar rigid motions (translation + heading about Z), the algebra of root motion."""
+"""Planar rigid motions (translation + heading about Z), the algebra of root motion, and moving a NodePath by one."""
 import math
 
 import numpy as np
+from panda3d.core import LQuaternion, Point3, Vec3
 
 
 class Motion:
@@ -45,3 +46,14 @@ def turn_points(points, degrees):
     """Nx3 points (numpy) turned by `degrees` about Z, all at once."""
     c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
     return np.column_stack([c * points[:, 0] - s * points[:, 1], s * points[:, 0] + c * points[:, 1], points[:, 2]])
+
+
+def move_nodepath(nodepath, motion):
+    """Move a NodePath by a Motion expressed in its own (local) frame, with one absolute write."""
+    pos = nodepath.getMat().xformPoint(Point3(*motion.pos))
+    if motion.h:
+        turn = LQuaternion()
+        turn.setHpr(Vec3(motion.h, 0.0, 0.0))
+        nodepath.setPosQuat(pos, turn * nodepath.getQuat())
+    else:
+        nodepath.setPos(pos)

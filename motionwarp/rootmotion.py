@@ -82,6 +82,15 @@ class RootMotionTrack:
         x, y, z, h = self.sample(fframe)
         return Motion((x, y, z), h)
 
+    def between(self, start, end, wraps=0, loop_start=0, loop_end=None):
+        """Motion from frame `start` to frame `end`, crossing the loop seam `wraps` times."""
+        at = self.motion
+        if wraps == 0:
+            return at(start).inverse() * at(end)
+        seam_in, seam_out = (at(loop_end), at(loop_start)) if wraps > 0 else (at(loop_start), at(loop_end))
+        cycle = at(loop_start).inverse() * at(loop_end)
+        return (at(start).inverse() * seam_in) * (cycle ** (wraps - 1 if wraps > 0 else wraps + 1)) * (seam_out.inverse() * at(end))
+
 
 def straight_track(clip, fps, num_frames, speed):
     """A track that goes straight forward (+Y) at `speed` metres per second: for cycles authored in place."""

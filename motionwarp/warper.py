@@ -11,9 +11,9 @@ from direct.showbase.MessengerGlobal import messenger
 from panda3d.core import ClockObject, LQuaternion, PartBundle, Vec3
 
 from .config import MotionWarpSettings, from_base
-from .driver import RootMotionDriver, apply_motion, track_motion
+from .driver import RootMotionDriver
 from .errors import UsageError, WarpRefused, shown
-from .motion import Motion
+from .motion import Motion, move_nodepath
 from .target import WarpTarget
 from .warpmath import Slerp, angle_between, axis_trust, heading_quat, play_rate, slerp, trusted_weights
 
@@ -296,7 +296,7 @@ class Warp:
         scale = self.scale
         frame = 0.0
         for index, phase in enumerate(phases):
-            lead = track_motion(self.track, frame, phase.motion.f0)
+            lead = self.track.between(frame, phase.motion.f0)
             step = quat.xform(Vec3(*(v * scale for v in lead.pos)))
             pos = (pos[0] + step[0], pos[1] + step[1], pos[2] + step[2])
             quat = heading_quat(lead.h) * quat
@@ -446,7 +446,7 @@ class Warp:
                 continue
             next_start = phases[self.phase_index].motion.f0 if self.phase_index < len(phases) else math.inf
             stop = min(cur, next_start)
-            apply_motion(self.actor, blend.mix(track_motion(self.track, self.frame, stop), self.frame, stop))
+            move_nodepath(self.actor, blend.mix(self.track.between(self.frame, stop), self.frame, stop))
             self.frame = stop
             if cur < next_start:
                 break
