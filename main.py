@@ -77,8 +77,9 @@ def open_base(headless, render_frames):
     that does not work.
     """
     # The demo reads no gamepads: without /dev/input, Panda3D's device manager would print errors.
+    from demo.looks import window_prc
     loadPrcFileData("main", "window-title motionwarp demo\naudio-library-name null\nsync-video true\n"
-                            "notify-level-device fatal\nprint-pipe-types false")
+                            "notify-level-device fatal\nprint-pipe-types false\n" + window_prc())
     displays = ("p3headlessgl", "p3tinydisplay") if headless else (None,)
     if headless:
         window = "offscreen" if render_frames else "none"
@@ -108,6 +109,12 @@ def save_screenshot(window, path):
     write_atomic(path, write, suffix=os.path.splitext(path)[1])
 
 
+def set_drawing(base, active):
+    """Turn drawing on or off in every window and offscreen buffer."""
+    for output in base.graphicsEngine.getWindows():
+        output.setActive(active)
+
+
 def run_headless(base, demo, args):
     """Step the simulation at --fps until the autopilot is done (or --max-seconds); 0 on success."""
     from demo.report import RunReport
@@ -122,15 +129,16 @@ def run_headless(base, demo, args):
     shot_frame = round(args.at * args.fps) if args.at is not None else None
     frames = 0
     if args.screenshot:
-        # Only the saved frame is drawn: an inactive window is skipped by the render loop, and the
-        # simulation does not need it (a report run has no window at all).
-        base.win.setActive(False)
+        # Only the saved frame is drawn: inactive windows and buffers (simplepbr's scene buffer, the
+        # sun's shadow map) are skipped by the render loop, and the simulation does not need them
+        # (a report run has no window at all).
+        set_drawing(base, False)
     while frames < last_frame and frames != shot_frame and not demo.done:
         base.taskMgr.step()
         frames += 1
     try:
         if args.screenshot:
-            base.win.setActive(True)
+            set_drawing(base, True)
             base.graphicsEngine.renderFrame()
             save_screenshot(base.win, args.screenshot)
         if report is not None:
@@ -157,9 +165,12 @@ def main(argv=None):
     if base is None:
         return 2
     from demo.app import Demo
+    from demo.looks import Looks
+    looks = Looks.choose(base)
+    looks.install(base)
     try:
         demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=pathlib.Path(args.assets),
-                    character=character)
+                    character=character, looks=looks)
     except MotionWarpError as exc:  # a scene model, the character or a warp asset that does not load
         print(f"main.py: {exc}", file=sys.stderr)
         return 2

@@ -27,7 +27,8 @@ def main(argv=None):
     from direct.gui.OnscreenText import OnscreenText
     from direct.showbase.ShowBase import ShowBase
     from panda3d.core import ClockObject, Filename, OrthographicLens, PNMImage
-    from demo.world import add_box, add_lights
+    from demo.looks import Looks
+    from demo.world import Lights, add_box
     from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 
     base = ShowBase()
@@ -41,7 +42,7 @@ def main(argv=None):
     base.cam.node().setLens(lens)
     base.cam.setPos(12, 1.5, 1.2)
     base.cam.lookAt(0, 1.5, 1.2)
-    add_lights(base.render)
+    Lights(base.render, Looks())
     assets = [WarpAsset.load(os.path.join(REPO, "assets", f"{name}.warp.json")) for name in ("vault", "mantle", "mantle_high")]
     with open(os.path.join(REPO, "assets", "mannequin.contacts.json"), encoding="utf-8") as stream:
         authored = json.load(stream)["clips"]["vault"]
@@ -57,8 +58,9 @@ def main(argv=None):
         add_box(level, "crate", (0, DISTANCE + DEPTH / 2, 0), (1.2, DEPTH, height))
         probe = SceneProbe.from_geometry(level)
         for x, y, z in hands:
-            add_box(level, "mark", (x, DISTANCE + y - near, height + z - top - 0.03), (0.03, 0.03, 0.03),
-                    color=(0.9, 0.1, 0.1, 1)).setLightOff()
+            mark = add_box(level, "mark", (x, DISTANCE + y - near, height + z - top - 0.03), (0.03, 0.03, 0.03))
+            mark.setLightOff()
+            mark.setColor(0.9, 0.1, 0.1, 1)   # unlit: its own colour, not its material's
         actor = load_actor(os.path.join(REPO, "assets", "mannequin.glb"))
         actor.reparentTo(base.render)
         warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)

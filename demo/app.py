@@ -19,10 +19,12 @@ from .debugview import DebugView
 from .hud import KEYS, Hud
 from .input import KeyInput
 from .tuner import KEYS as TUNER_KEYS, AssetTuner
-from .world import add_lights, remove_lights
+from .looks import Looks
+from .world import Lights
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 CHARACTERS = ASSETS.parent / "characters"
+SKY_COLOR = (0.62, 0.74, 0.86, 1)
 
 
 class Demo(DirectObject):
@@ -32,16 +34,19 @@ class Demo(DirectObject):
     file. With `autopilot`, the character walks the scene's waypoints and takes whatever it
     meets (for screenshots and unattended runs), through the same controller as the keys.
     `blend_time` is the cross-fade between locomotion clips, and into and out of warps (seconds).
+    `looks` (demo.looks.Looks, installed on the window by the caller) sets the lights, the sky and
+    the materials for the window's pipeline; the default is fixed-function lighting.
     """
 
     #: Camera offsets from the point looked at (1 m above the feet), in the character's frame.
     VIEWS = {"follow": Vec3(0, -6.5, 1.8), "side": Vec3(5.5, -2.5, 0.6)}
 
-    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS, blend_time=0.2, character=None):
+    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS, blend_time=0.2, character=None,
+                 looks=Looks()):
         super().__init__()
         self.base, self.scene = base, scene
         render = base.render
-        add_lights(render)
+        self.looks, self.lights = looks, Lights(render, looks)
         self.obstacles = scene.build(render, base.loader)
         # Built before the character is added: the probe sees the level, not the mannequin.
         self.probe = SceneProbe.from_geometry(render)
@@ -51,6 +56,8 @@ class Demo(DirectObject):
         self.actor.setPos(*scene.spawn_pos)
         self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
+        self.lights.follow(self.actor)
+        looks.adapt(render)   # the scene's and the character's materials
         # Warps cross-fade like locomotion. The capsule stops the chest 0.31 m from a face, short of
         # the clips' authored starts: the mantle's phase may warp back up to 0.1 m, and the vault's
         # approach may shrink to nothing (the hands are already at the edge).
@@ -94,7 +101,7 @@ class Demo(DirectObject):
         self.accept("p", self.time.toggle_pause)
         self.accept(".", self.time.step)
         base.disableMouse()
-        base.setBackgroundColor(0.62, 0.74, 0.86, 1)
+        base.setBackgroundColor(*looks.clear_color(SKY_COLOR))
         self.camera = None
         if base.camera is not None:  # there is none with window-type none
             self.camera = OrbitCamera(base.camera, self.actor, self.probe, base.mouseWatcherNode,
@@ -280,9 +287,9 @@ class Demo(DirectObject):
         self.warper.destroy()
         if self.contact_ik is not None:
             self.contact_ik.destroy()
+        self.lights.remove()
         self.actor.cleanup()
         self.actor.removeNode()
-        remove_lights(self.base.render)
 
 
 class _NoTraversal:

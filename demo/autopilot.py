@@ -71,6 +71,8 @@ class Autopilot:
             entry[0] += dt
         while self._walked and self._walked[0][0] > BLOCKED_S + 1e-9:
             self._walked.pop(0)
+        if not self._walked:   # one frame longer than BLOCKED_S (a hitch, a window's first frame): watch anew
+            return
         oldest = self._walked[0]
         if oldest[0] >= BLOCKED_S - 1e-9 and (here - oldest[1]).getXy().length() < BLOCKED_M:
             self._blocked()

@@ -51,6 +51,7 @@ class DebugView:
         self.render = render
         self.root = render.attachNewNode("motionwarp-debug")
         self.root.setLightOff(1)
+        self.root.setShaderOff(1)   # plain coloured lines, also under simplepbr
         self.root.setDepthTest(False)
         self.root.setDepthWrite(False)
         self.root.setBin("fixed", 10)

@@ -8,7 +8,7 @@ from panda3d.core import TextNode, TransparencyAttrib
 
 from .report import arrival_error
 
-PANEL_COLOR = (0.04, 0.05, 0.07, 0.72)
+PANEL_COLOR = (0.04, 0.05, 0.07, 0.92)
 TEXT_SCALE = 0.055
 #: The demo's own keys, in the order the F1 panel lists them (the tuner adds its own).
 KEYS = (

@@ -1,4 +1,5 @@
-"""The headless run's report (docs/design.md 8): every interaction with its phases' errors, every skip."""
+"""The headless run's report (docs/design.md 8): every interaction with its phases' errors, every refusal
+met, every fall."""
 import math
 import os
 
@@ -29,7 +30,8 @@ class RunReport(DirectObject):
     def __init__(self, demo, scene_path, fps):
         super().__init__()
         self.demo, self.scene_path, self.fps = demo, scene_path, fps
-        self.interactions, self.skipped = [], []
+        self.interactions, self.refusals = [], []
+        self._first_frame = demo.base.clock.getFrameCount()   # the run's frames count from here
         self._open = None  # (record, warp) of the interaction in progress
         demo.on_start, demo.on_skip = self._started, self._skipped
         self.accept(FINISHED, self._ended, [True])
@@ -43,8 +45,16 @@ class RunReport(DirectObject):
         self._open = (record, warp)
 
     def _skipped(self, name, reason):
-        if all(s["obstacle"] != name for s in self.skipped):
-            self.skipped.append({"obstacle": name, "reason": reason})
+        """The first refusal of each obstacle, with when and where it was met (later ones, such as
+        "not facing it" while turning away, add nothing)."""
+        if all(r["obstacle"] != name for r in self.refusals):
+            self.refusals.append({"obstacle": name, "reason": reason,
+                                  "sim_seconds": round(self._seconds(), 4),
+                                  "pos": _vec(self.demo.actor.getPos(self.demo.base.render))})
+
+    def _seconds(self):
+        """Simulated time since the run started (frames at --fps)."""
+        return (self.demo.base.clock.getFrameCount() - self._first_frame) / self.fps
 
     def _ended(self, completed, warper, clip, reason=None):
         if self._open is None:
@@ -69,7 +79,11 @@ class RunReport(DirectObject):
         return {"scene": scene if not scene.startswith("..") else os.path.abspath(self.scene_path),
                 "fps": self.fps, "frames": frames,
                 "sim_seconds": round(frames / self.fps, 4), "interactions": self.interactions,
-                "skipped": [s for s in self.skipped if s["obstacle"] not in taken],
+                "skipped": [{"obstacle": r["obstacle"], "reason": r["reason"]}
+                            for r in self.refusals if r["obstacle"] not in taken],
+                "refusals": self.refusals,
+                "falls": [{"height": round(height, 4), "landed": _vec(point)}
+                          for height, point in self.demo.controller.landings],
                 "stopped": self.demo.autopilot.stopped if self.demo.autopilot is not None else None,
                 "end": {"pos": _vec(self.demo.actor.getPos(self.demo.base.render)),
                         "h": round(self.demo.actor.getH(self.demo.base.render), 3)}}

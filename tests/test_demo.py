@@ -1,5 +1,6 @@
 """main.py as a user meets it: no display, bad options, and an offscreen screenshot of a vault."""
 import json
+import math
 import os
 import subprocess
 import sys
@@ -73,25 +74,49 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
     report = json.loads(out.read_text())
     assert report["fps"] == 30 and report["sim_seconds"] == pytest.approx(report["frames"] / 30, abs=1e-3)
     assert report["scene"].endswith("course.json")
+    scene = {o["name"]: o for o in json.loads((ROOT / "scenes" / "course.json").read_text())["obstacles"]}
     taken = [(i["obstacle"], i["asset"]) for i in report["interactions"]]
-    assert taken == [("crate", "vault"), ("log", "vault"), ("wedge crate", "vault"), ("stone wall", "vault"),
-                     ("barrel", "vault"), ("crate", "vault"), ("chamfered ledge", "mantle")]
+    # Along the path: boxes (0.6, 1.0, 1.4 m) and meshes (log, wedge crate) vaulted, both mantles.
+    assert taken == [("crate", "vault"), ("log", "vault"), ("low crate", "vault"), ("wedge crate", "vault"),
+                     ("tall crate", "vault"), ("chamfered ledge", "mantle"), ("high ledge", "mantle_high")]
     for interaction in report["interactions"]:
         assert interaction["completed"]
         assert len(interaction["phases"]) == (3 if interaction["kind"] == "vault" else 1)
         for phase in interaction["phases"]:
             assert phase["error_m"] < 1e-3 and phase["error_deg"] < 0.1
             assert 0.5 <= phase["play_rate"] <= 1.6
-    crate_north, crate_south = (i for i in report["interactions"] if i["obstacle"] == "crate")
-    assert crate_north["final_pos"][1] > 2.3 and crate_south["final_pos"][1] < 1.7  # over it both ways
-    ledge = next(i for i in report["interactions"] if i["obstacle"] == "chamfered ledge")
-    assert ledge["final_pos"][2] == pytest.approx(1.6, abs=0.01)  # standing on top
-    assert report["end"]["pos"][2] == pytest.approx(1.6, abs=0.01)  # and still there at the end
-    assert report["stopped"] is None   # the refused obstacles stand beside the path: it goes round them
-    skipped = {s["obstacle"]: s["reason"] for s in report["skipped"]}
-    assert set(skipped) == {"roofed ledge", "walled crate"}
-    assert "no head room on top (1.20 m < 1.80 m)" in skipped["roofed ledge"]
-    assert "landing blocked by wall behind" in skipped["walled crate"]
+        box = scene[interaction["obstacle"]].get("size")
+        if box is not None:   # a box: the providers measured its height from the scene file's size
+            assert interaction["obstacle_height"] == pytest.approx(box[2], abs=0.01)
+            if interaction["kind"] == "vault":   # and landed beyond it
+                assert interaction["final_pos"][1] > scene[interaction["obstacle"]]["pos"][1] + box[1] / 2
+    high = scene["high ledge"]
+    assert report["interactions"][-1]["final_pos"][2] == pytest.approx(high["size"][2], abs=0.01)   # on top
+    # Refusals stand on the path: each met in front of its near face, facing it, with the providers' reason.
+    assert report["stopped"] is None   # the path then goes round them
+    refusals = {r["obstacle"]: r for r in report["refusals"]}
+    assert list(refusals) == ["walled crate", "roofed ledge"]
+    assert "landing blocked by wall behind" in refusals["walled crate"]["reason"]
+    assert "no head room on top (1.20 m < 1.80 m)" in refusals["roofed ledge"]["reason"]
+    for name, refusal in refusals.items():
+        near_face = scene[name]["pos"][1] - scene[name]["size"][1] / 2
+        assert near_face - 1.6 < refusal["pos"][1] < near_face and abs(refusal["pos"][0]) < 0.3
+        assert 0 < refusal["sim_seconds"] < report["sim_seconds"]
+    assert report["skipped"] == [{"obstacle": r["obstacle"], "reason": r["reason"]} for r in report["refusals"]]
+    # It walks off the back of both ledges: a fall from each one's top, landing on the ground beyond it.
+    chamfered = next(i for i in report["interactions"] if i["obstacle"] == "chamfered ledge")
+    first, second = report["falls"]
+    assert first["height"] == pytest.approx(chamfered["final_pos"][2], abs=0.01) and first["landed"][2] == 0.0
+    assert first["landed"][1] > scene["chamfered ledge"]["pos"][1]
+    assert second["height"] == pytest.approx(high["size"][2], abs=0.01) and second["landed"][2] == 0.0
+    assert second["landed"][1] > high["pos"][1] + high["size"][1] / 2
+    x, y, z = report["end"]["pos"]
+    assert z == pytest.approx(0.0, abs=1e-4) and math.dist((x, y), report_end_waypoint()) < 0.6
+
+
+def report_end_waypoint():
+    """The course's last waypoint, from the scene file."""
+    return json.loads((ROOT / "scenes" / "course.json").read_text())["autopilot"][-1]
 
 
 def course_report(tmp_path, warp_asset_dir, obstacles, waypoints):

@@ -17,7 +17,7 @@ def demo(base, warp_asset_dir):
 @pytest.mark.parametrize("pos, h, expected", [
     ((0, 0.2, 0), 0, "Space: vault crate (vault, 1.00 m high, 0.60 m deep, 1.5 m away)"),
     ((0, 4.4, 0), 0, "Space: vault log (vault, 0.80 m high, 0.44 m deep, 1.2 m away)"),
-    ((5, 16.5, 0), 180, "roofed ledge: too deep to vault (2.00 m > 1.20 m); no head room on top (1.20 m < 1.80 m)"),
+    ((0, 25.5, 0), 0, "roofed ledge: too deep to vault (2.00 m > 1.20 m); no head room on top (1.20 m < 1.80 m)"),
     ((0, 0.2, 0), 90, "Space: nothing to vault or mantle in front"),
 ])
 def test_the_prompt_shows_every_frame(base, demo, pos, h, expected):
@@ -29,6 +29,6 @@ def test_the_prompt_shows_every_frame(base, demo, pos, h, expected):
 def test_a_refusal_names_the_obstacle_in_the_report_hook(base, demo):
     skipped = []
     demo.on_skip = lambda name, reason: skipped.append((name, reason))
-    demo.controller.place((5, 9.9, 0), 180)  # before the walled crate, facing it
+    demo.controller.place((0, 20.9, 0), 0)  # before the walled crate, facing it
     assert not demo.interact()
     assert skipped and skipped[0][0] == "walled crate" and skipped[0][1].startswith("landing blocked by wall behind")

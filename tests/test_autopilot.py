@@ -1,0 +1,19 @@
+"""The autopilot in a window, where the real-time clock can hitch: a frame longer than its blocked window."""
+from demo.app import Demo
+from demo.autopilot import BLOCKED_S
+from demo.scene import Scene
+
+from .conftest import ROOT, run_for, step
+
+
+def test_a_frame_longer_than_the_blocked_window_is_a_hitch_not_a_stop(base, warp_asset_dir):
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), autopilot=True, asset_dir=warp_asset_dir)
+    try:
+        run_for(base, 0.5, 1 / 60)   # walking toward the first crate
+        start_y = demo.actor.getY(base.render)
+        step(base, BLOCKED_S + 0.5)   # the first frame of a window compiling its shaders, say
+        run_for(base, 0.5, 1 / 60)
+        assert demo.autopilot.stopped is None
+        assert demo.actor.getY(base.render) > start_y + 0.5   # still walking the course
+    finally:
+        demo.destroy()
