@@ -17,8 +17,8 @@ from .phase_edit import phase_motion, snap
 from .phase_rates import planned_rates
 
 #: The editor's mouse controls, as the demo's F1 panel lists them.
-KEYS = (("drag a phase", "move it; drag its edge handle: resize it (snaps to frames)"),
-        ("click / drag the ruler", "while paused: scrub the clip (the character shows that frame)"))
+KEYS = (("drag a phase", "move it, or resize it by an edge handle"),
+        ("drag the ruler", "scrub the clip while paused"))
 
 
 def windows(asset):
@@ -110,11 +110,13 @@ class CurveEditor(DirectObject):
 
     def release(self):
         """The left button is up: a drag that changed the window becomes one edit (the mouse may have
-        moved since the last frame read it: the button and the move can arrive in one frame)."""
+        moved since the last frame read it: the button and the move can arrive in one frame). A drag
+        whose asset was deselected meanwhile (Tab) or replaced (a key edit, undo) is dropped."""
         point = self.mouse_point()
         if point is not None:
             self.drag_to(point[0])
-        if self.mode == "edit" and windows(self.preview) != windows(self.before):
+        if (self.mode == "edit" and self.tuner.asset is self.before
+                and windows(self.preview) != windows(self.before)):
             self.tuner.replace(self.preview)
             phase = self.preview.phases[self.grab.index]
             self.say(f"{phase.name} now {phase.start:.2f}-{phase.end:.2f} s (Z undoes, F5 saves)")

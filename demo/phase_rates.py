@@ -4,6 +4,8 @@ what the curve panel shows while its windows are edited.
 docs/design.md 4: on entering a phase the rate is clamp(|A(f1)| / |T - P0|, min_rate, max_rate).
 P0, where the phase starts, is foreseen as `MotionWarper.check` foresees it: the character now,
 or the previous phase's target, moved by the clip's own root motion up to the phase's start.
+A warp that blends in while the clip leads up to its first phase moves the character less than
+that (the pose it fades from has its own motion), so such a phase is foreseen a little fast.
 """
 from panda3d.core import Vec3
 
