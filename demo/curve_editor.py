@@ -52,7 +52,7 @@ class CurveEditor(DirectObject):
         self.warper, self.standin, self.paused, self.say = warper, standin, paused, say
         self.grab = None          # what the held mouse took (a panel_map.Grab), None when not held
         self.mode = None          # while held: "edit", "scrub", or "idle" (a press that can do nothing now)
-        self.press_x = None
+        self.press_x = self.drag_x = None   # panel x of the press, and of the preview's drag
         self.before = self.preview = None   # the asset a drag started from, and what it makes of it
         self.scrub_time = None
         self.accept("mouse1", self.press)
@@ -83,7 +83,7 @@ class CurveEditor(DirectObject):
         grab = grab_at(self.panel.box, asset.track.duration, windows(asset), x, z)
         if grab is None:
             return False
-        self.grab, self.press_x, self.mode = grab, x, "idle"
+        self.grab, self.press_x, self.drag_x, self.mode = grab, x, x, "idle"
         if self.warper.is_warping:
             self.say("the phases can be edited once the warp has ended")
         elif grab.part == "time":
@@ -101,7 +101,9 @@ class CurveEditor(DirectObject):
     def drag_to(self, x):
         """The held mouse is at panel x `x`: the window follows it, or the scrub does."""
         if self.mode == "edit":
-            self.preview = dragged(self.before, self.grab, self.panel.box, self.press_x, x)
+            if x != self.drag_x:  # a new asset is checked and prepared (~2 ms) only when the mouse moved
+                self.preview = dragged(self.before, self.grab, self.panel.box, self.press_x, x)
+                self.drag_x = x
         elif self.mode == "scrub":
             asset = self.tuner.asset
             track = asset.track

@@ -15,6 +15,7 @@ SELECTED_COLOR = (1.0, 1.0, 1.0, 0.9)
 BAR_W, GRIP_W, GRIP_H = 0.007, 0.022, 0.14
 LABEL_SCALE = 0.04
 INFO_SCALE = 0.042
+TITLE_H = 0.06  # the title's strip above the box, on the panel
 TICK_S = 0.1  # seconds between ruler ticks (every fifth is longer)
 #: The panel's box (left, right, bottom, top) in a2dBottomLeft units: above the prompt and status lines.
 BOX = (0.08, 1.3, 0.36, 0.9)
@@ -34,8 +35,7 @@ class CurvePanel:
         self.asset = None
         self.plot = self.windows = None
         self._plot_key = self._windows_key = None
-        left, right, bottom, top = box
-        self.info = panel_text(self.root, (left, top), scale=INFO_SCALE)
+        self.info = panel_text(self.root, (box[0], box[3]), scale=INFO_SCALE)  # placed by show()
         self.cursor = self._line([(0, 0), (0, 1)], (1, 1, 1, 0.95), "playhead", thickness=3)
         self.cursor.setBin("fixed", 3)
         self.cursor.hide()
@@ -87,12 +87,12 @@ class CurvePanel:
         if self.info.getText() != info:
             self.info.setText(info)
             left, _, _, top = self.box  # the info grows upward from just above the title
-            self.info.setPos(left, top + 0.09 + 1.2 * INFO_SCALE * info.count("\n"))
+            self.info.setPos(left, top + TITLE_H + 0.04 + 1.2 * INFO_SCALE * info.count("\n"))
         self.cursor.reparentTo(self.root)
 
     def _draw_plot(self, asset, layer):
         left, right, bottom, top = self.box
-        self._rect(left, right, bottom - RULER, top, PANEL_COLOR, layer)
+        self._rect(left, right, bottom - RULER, top + TITLE_H, PANEL_COLOR, layer)  # the title on it too
         positions = asset.track.positions
         low, high = float(positions.min()), float(positions.max())
         span = max(high - low, 1e-6)
@@ -101,7 +101,7 @@ class CurvePanel:
             points = [self._to_panel(i / last, 0.05 + 0.8 * (positions[i][axis] - low) / span) for i in range(last + 1)]
             self._line(points, color, "xyz"[axis], layer).setBin("fixed", 2)  # over the windows
         OnscreenText(text=f"{asset.clip} root motion: x red, y green, z blue ({low:+.1f} to {high:+.1f} m)",
-                     pos=(left, top + 0.025), scale=0.04, align=TextNode.ALeft, fg=(1, 1, 1, 1),
+                     pos=(left + 0.01, top + 0.018), scale=0.04, align=TextNode.ALeft, fg=(1, 1, 1, 1),
                      shadow=(0, 0, 0, 1), parent=layer)
         self._draw_ruler(asset.track.duration, layer)
 
