@@ -14,10 +14,12 @@ from .character import Character
 from .camera import OrbitCamera
 from .controller import Controller
 from .compare import TimeControl, unwarped
+from .curve_editor import KEYS as EDITOR_KEYS, CurveEditor
 from .curves import CurvePanel
 from .debugview import DebugView
 from .hud import KEYS, Hud
 from .input import KeyInput
+from .standin import StandIn
 from .tuner import KEYS as TUNER_KEYS, AssetTuner
 from .looks import Looks
 from .world import Lights
@@ -73,6 +75,8 @@ class Demo(DirectObject):
                           else _NoTraversal())
         self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight) if self.assets else None
         self.curves = CurvePanel(base.a2dBottomLeft)
+        self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
+                                  StandIn(self.actor, render), lambda: self.time.paused, self.say)
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
         self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
@@ -91,7 +95,7 @@ class Demo(DirectObject):
         self.accept("space", self.interact)
         self.accept("e", self.dodge)
         self.accept("escape", self.base.userExit)
-        self.hud = Hud(base, KEYS + (TUNER_KEYS if self.tuner is not None else ()))
+        self.hud = Hud(base, KEYS + (TUNER_KEYS + EDITOR_KEYS if self.tuner is not None else ()))
         self.status, self.prompt = self.hud.status, self.hud.prompt
         self.accept("f1", self.hud.toggle_help)
         self.accept("f2", self.debug.toggle)
@@ -106,6 +110,7 @@ class Demo(DirectObject):
         if base.camera is not None:  # there is none with window-type none
             self.camera = OrbitCamera(base.camera, self.actor, self.probe, base.mouseWatcherNode,
                                       view=self.VIEWS[view], follow=autopilot)
+            self.camera.mouse_taken = lambda: self.editor.holds_mouse
             self.accept("wheel_up", self.camera.zoom, [-0.5])
             self.accept("wheel_down", self.camera.zoom, [0.5])
             self.addTask(self._camera_task, "demo-camera", sort=47)
@@ -249,8 +254,7 @@ class Demo(DirectObject):
         return task.cont
 
     def _hud_task(self, task):
-        """The prompt, falls and landings, and the curve panel: the warp in progress with its clip time,
-        else the tuned asset."""
+        """The prompt, falls and landings, and the curve panel (the warp in progress, else the edited asset)."""
         landings = self.controller.landings
         if self.controller.airborne:
             self.say("falling")
@@ -263,15 +267,7 @@ class Demo(DirectObject):
         self.time.frame_done()
         self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp,
                            self.time.describe())
-        warp = self.warper.current
-        if warp is None and not self.assets:
-            pass  # nothing to tune: a character without warp assets
-        elif warp is None:
-            self.curves.show(self.tuner.asset)
-            self.curves.set_time(None)
-        else:
-            self.curves.show(warp.asset)
-            self.curves.set_time(warp.control.getFullFframe() / warp.track.fps)
+        self.editor.update(self.warper.current, found)
         return task.cont
 
     def destroy(self):
@@ -280,6 +276,7 @@ class Demo(DirectObject):
         self.removeAllTasks()
         if self.tuner is not None:
             self.tuner.destroy()
+        self.editor.destroy()
         self.curves.destroy()
         self.hud.destroy()
         self.debug.destroy()

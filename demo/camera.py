@@ -32,6 +32,8 @@ class OrbitCamera:
         self.pitch = math.degrees(math.asin(view.z / self.distance))
         self.yaw = math.degrees(math.atan2(view.x, -view.y)) + (0.0 if follow else target.getH())
         self._drag = None
+        #: True while something else (the curve editor) holds the mouse: the camera does not turn then.
+        self.mouse_taken = lambda: False
 
     @property
     def heading(self):
@@ -43,7 +45,7 @@ class OrbitCamera:
 
     def _read_mouse(self):
         watcher = self.watcher
-        if watcher is None or not watcher.hasMouse():
+        if watcher is None or not watcher.hasMouse() or self.mouse_taken():
             self._drag = None
             return
         mouse = watcher.getMouse()

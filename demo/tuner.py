@@ -9,6 +9,7 @@ from panda3d.core import TextNode
 from motionwarp import MotionWarpError, WarpAsset
 
 from .hud import panel_text
+from .phase_edit import EditHistory
 
 OFFSET_STEP = 0.01  # metres
 RATE_STEP = 0.05
@@ -23,7 +24,8 @@ EDITS = {
 #: The tuner's keys, as the demo's F1 panel lists them.
 KEYS = (("Tab", "select the next warp asset"), ("[ ]", "select the previous / next phase"),
         ("J L / K I / U O", "move the phase's t_offset 1 cm along x / y / z"),
-        ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"), ("F5", "save the asset (atomically)"))
+        ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"), ("Z", "undo the asset's last edit"),
+        ("F5", "save the asset (atomically)"))
 
 
 def save_path(path):
@@ -38,7 +40,8 @@ class AssetTuner(DirectObject):
     """Edits one phase of one asset at a time; each edit is validated like a loaded file.
 
     `assets` is the demo's name -> WarpAsset dict; edited assets replace their entry, so the
-    next warp uses them. Saving writes the asset's own file atomically.
+    next warp uses them (the curve editor's too, through `replace`). Each asset keeps its own
+    undo history. Saving writes the asset's own file atomically.
     """
 
     def __init__(self, assets, show=True, parent=None):
@@ -47,6 +50,7 @@ class AssetTuner(DirectObject):
         self.names = list(assets)
         self.asset_index = self.phase_index = 0
         self.unsaved = set()
+        self.history = {name: EditHistory() for name in self.names}
         self.message = ""
         self.text = panel_text(parent, (-0.06, -0.1), TextNode.ARight, scale=0.048,
                                fg=(1, 1, 0.85, 1)) if show else None
@@ -56,6 +60,7 @@ class AssetTuner(DirectObject):
         self.accept("]", self.next_phase, [1])
         self.accept("[", self.next_phase, [-1])
         self.accept("f5", self.save)
+        self.accept("z", self.undo)
         self._show()
 
     @property
@@ -72,7 +77,10 @@ class AssetTuner(DirectObject):
         self._show()
 
     def next_phase(self, step):
-        self.phase_index = (self.phase_index + step) % len(self.asset.phases)
+        self.select_phase(self.phase_index + step)
+
+    def select_phase(self, index):
+        self.phase_index = index % len(self.asset.phases)
         self._show()
 
     def edit(self, field, delta):
@@ -85,12 +93,32 @@ class AssetTuner(DirectObject):
         else:
             phase[name][axis] = round(phase[name][axis] + delta, 4)
         try:
-            self.assets[self.names[self.asset_index]] = WarpAsset.from_dict(data, self.asset.path)
+            edited = WarpAsset.from_dict(data, self.asset.path)
         except MotionWarpError as refusal:
             self.message = f"not changed: {refusal.expected}"
+            self._show()
         else:
-            self.unsaved.add(self.names[self.asset_index])
-            self.message = ""
+            self.replace(edited)
+
+    def replace(self, edited):
+        """Make `edited` (a checked WarpAsset) the selected asset, one undoable step."""
+        name = self.names[self.asset_index]
+        self.history[name].record(self.assets[name])
+        self.assets[name] = edited
+        self.unsaved.add(name)
+        self.message = ""
+        self._show()
+
+    def undo(self):
+        """Bring back the selected asset as it was before its last edit."""
+        name = self.names[self.asset_index]
+        history = self.history[name]
+        if not history.undo_stack:
+            self.message = "nothing to undo"
+        else:
+            self.assets[name] = history.undo(self.assets[name])
+            self.unsaved.add(name)
+            self.message = "undone"
         self._show()
 
     def save(self):
