@@ -1,12 +1,14 @@
-"""Regenerate the README's demo pictures: `PYTHONPATH=. python -m demo.pictures` (headless, ~10 s).
+"""Regenerate the README's demo pictures: `PYTHONPATH=. python -m demo.pictures` (headless, ~12 s).
 
 docs/demo_vault.png: four moments of the first vault, side view, tiled 2x2 at half size.
 docs/demo_hud.png: the HUD and the debug view (targets, edges, root trails) as that vault lands, side view.
 docs/demo_compare.png: the tall crate (1.4 m, the clip was authored over 1.0 m) vaulted with warping (top)
 and with warping off (bottom, the demo's compare key C), at the same moments, debug view on.
+docs/editor.png: the curve editor mid-drag, in front of the first crate with the vault on offer.
 
-Each picture is one run of the course by the autopilot in this process, drawn in the demo's
-own look (demo.looks) and only at the frames saved.
+Each picture is one run of the course in this process, by the autopilot, or for the editor by
+Panda3D's mouse and key input (demo/virtual_input.py), drawn in the demo's own look (demo.looks)
+and only at the frames saved.
 """
 import pathlib
 import tempfile
@@ -18,7 +20,9 @@ from main import open_base, save_screenshot, set_drawing
 from .app import Demo
 from .hud import panel_text
 from .looks import Looks
+from .panel_map import EDGE_REACH, Grab, x_at
 from .scene import Scene
+from .virtual_input import VirtualInput
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -28,17 +32,22 @@ VAULT_MOMENTS = (2.9, 3.3, 3.7, 4.3)  # seconds into the course: approach, hands
 #: Seconds after the tall crate's vault starts: hands on the edge, over the top.
 COMPARE_MOMENTS = (0.75, 1.25)
 COMPARE_OBSTACLE = "tall crate"
+#: The editor picture: walk up to this obstacle until the vault is offered this near (metres, the
+#: clip was authored 1.0 m from the face), then drag the landing's end handle by this many frames.
+EDITOR_OBSTACLE = "crate"
+EDITOR_STOP_M = 1.1
+EDITOR_DRAG_FRAMES = 4
 
 
 class CourseRun:
     """The default course walked by the autopilot, one frame at a time, drawing only what is saved."""
 
-    def __init__(self, base, looks, debug_view=False, warping=True):
+    def __init__(self, base, looks, debug_view=False, warping=True, autopilot=True, view="side"):
         for child in base.render.getChildren():   # the previous run's scene
             if child != base.camera:
                 child.removeNode()
         self.base = base
-        self.demo = Demo(base, Scene.load(COURSE), autopilot=True, view="side", looks=looks)
+        self.demo = Demo(base, Scene.load(COURSE), autopilot=autopilot, view=view, looks=looks)
         if debug_view:
             self.demo.debug.toggle()
         if not warping:
@@ -66,6 +75,10 @@ class CourseRun:
         while not done() and self.seconds < 60:
             self.base.taskMgr.step()
             self.frames += 1
+
+    def step(self, frames=1):
+        end = self.frames + frames
+        self.run_until(lambda: self.frames >= end)
 
     def shoot(self, path):
         set_drawing(self.base, True)
@@ -111,6 +124,55 @@ def compare_frames(base, looks, warping, folder):
     return paths
 
 
+def editor_picture(base, looks, path):
+    """The curve editor mid-drag, driven through Panda3D's mouse and keys (a VirtualMouse, as a window's).
+
+    The character walks (W) up to the first crate and stops with the vault on offer, the game is
+    paused (P), and the mouse takes the landing's end handle and drags it EDITOR_DRAG_FRAMES frames
+    later, still held when the picture is taken: the window, its rate and the info line show the drag.
+    """
+    hand = VirtualInput(base)
+    run = CourseRun(base, looks, autopilot=False, view="follow")
+    demo = run.demo
+
+    def vault_offered(within):
+        found = demo.offer()
+        return bool(found) and found.asset.clip == "vault" and demo.obstacle_name(found.node) == EDITOR_OBSTACLE \
+            and found.distance <= within
+    hand.press("w")
+    run.run_until(lambda: vault_offered(EDITOR_STOP_M))
+    hand.release("w")
+    run.run_until(lambda: demo.playing_clip() == "idle" and demo.controller.locomotion.weights["idle"] > 0.99)
+    if not vault_offered(EDITOR_STOP_M):
+        raise RuntimeError(f"the character did not stop in front of the {EDITOR_OBSTACLE} with the vault on offer")
+    hand.press("p")
+    run.step()
+    hand.release("p")
+    asset = demo.tuner.asset
+    if asset.clip != "vault" or not demo.time.paused:
+        raise RuntimeError(f"expected the vault selected and the game paused, got {asset.clip}, paused "
+                           f"{demo.time.paused}")
+    box, last, track = demo.curves.box, len(asset.phases) - 1, asset.track
+    grab_x = x_at(box, track.duration, asset.phases[last].end) - EDGE_REACH / 3   # on the handle, inside
+    middle = (box[2] + box[3]) / 2
+    hand.move_to(*hand.pixel(demo.curves.root, grab_x, middle))
+    run.step()
+    hand.press("mouse1")
+    run.step()
+    drag_x = grab_x + (box[1] - box[0]) * EDITOR_DRAG_FRAMES / track.fps / track.duration
+    hand.move_to(*hand.pixel(demo.curves.root, drag_x, middle))
+    run.step(2)
+    editor = demo.editor
+    moved = round((editor.preview.phases[last].end - asset.phases[last].end) * track.fps) \
+        if editor.mode == "edit" else None
+    if editor.grab != Grab(last, "end") or moved != EDITOR_DRAG_FRAMES:
+        raise RuntimeError(f"the editor should hold phase {last}'s end handle dragged {EDITOR_DRAG_FRAMES} frames, "
+                           f"it holds {editor.grab} ({editor.mode}) dragged {moved}")
+    run.shoot(path)
+    run.destroy()
+    hand.remove()
+
+
 def main():
     base = open_base(headless=True, render_frames=True)
     if base is None:
@@ -133,7 +195,9 @@ def main():
         run.destroy()
         tile(compare_frames(base, looks, True, temp) + compare_frames(base, looks, False, temp),
              DOCS / "demo_compare.png")
-    print(f"wrote {DOCS / 'demo_vault.png'}, {DOCS / 'demo_hud.png'} and {DOCS / 'demo_compare.png'}")
+    editor_picture(base, looks, DOCS / "editor.png")
+    print(f"wrote {DOCS / 'demo_vault.png'}, {DOCS / 'demo_hud.png'}, {DOCS / 'demo_compare.png'} and "
+          f"{DOCS / 'editor.png'}")
 
 
 if __name__ == "__main__":

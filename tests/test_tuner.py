@@ -10,15 +10,20 @@ from demo.scene import Scene
 from .conftest import MANNEQUIN, ROOT, WARP_ASSETS
 
 
-@pytest.fixture
-def demo(base, tmp_path, warp_asset_dir):
-    """A demo whose warp assets are private copies of the derived ones (the model stays in assets/)."""
+def course_demo(base, tmp_path, warp_asset_dir):
+    """A demo on the default course whose warp assets are private copies, in `tmp_path`, of the derived
+    ones (the model stays in assets/)."""
     for name in WARP_ASSETS:
         data = json.loads((warp_asset_dir / f"{name}.warp.json").read_text())
         data["model"] = str(MANNEQUIN)
         (tmp_path / f"{name}.warp.json").write_text(json.dumps(data, indent=2))
     shutil.copymode(warp_asset_dir / "vault.warp.json", tmp_path / "vault.warp.json")
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=tmp_path)
+    return Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=tmp_path)
+
+
+@pytest.fixture
+def demo(base, tmp_path, warp_asset_dir):
+    demo = course_demo(base, tmp_path, warp_asset_dir)
     yield demo
     demo.destroy()
 
