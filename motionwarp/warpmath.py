@@ -82,10 +82,6 @@ def angle_between(q0, q1):
     4 atan2(|a - b|, |a + b|) with b on a's side: exact near zero, where 2 acos(a . b) of
     float32 quaternions is off by up to 0.05 degrees.
     """
-    a = (q0.getR(), q0.getI(), q0.getJ(), q0.getK())
-    b = (q1.getR(), q1.getI(), q1.getJ(), q1.getK())
-    if sum(x * y for x, y in zip(a, b)) < 0.0:
-        b = tuple(-y for y in b)
-    apart = math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)))
-    together = math.sqrt(sum((x + y) ** 2 for x, y in zip(a, b)))
-    return math.degrees(4.0 * math.atan2(apart, together))
+    if q0.dot(q1) < 0.0:
+        q1 = -q1
+    return math.degrees(4.0 * math.atan2((q0 - q1).length(), (q0 + q1).length()))
