@@ -34,11 +34,9 @@ class _Window:
         self.end, self.turn_quat = Vec3(*motion.end_displacement), heading_quat(motion.turn)
 
 
-def _window(track, previous_end, motion):
-    """The _Window of a phase with root motion `motion` (a PhaseMotion of `track`), made once."""
-    windows = _WINDOWS.get(track)
-    if windows is None:
-        windows = _WINDOWS[track] = {}
+def _window(windows, track, previous_end, motion):
+    """The _Window of a phase with root motion `motion` (a PhaseMotion of `track`), made once
+    and kept in `windows` (the track's entry of _WINDOWS)."""
     key = (previous_end, motion.f0, motion.f1)
     window = windows.get(key)
     if window is None:
@@ -70,9 +68,12 @@ def refusal(asset, driven, targets, anchors, rate, pose, scale, settings):
         return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
     pos, quat = pose
     frame = 0.0
+    windows = _WINDOWS.get(asset.track)
+    if windows is None:
+        windows = _WINDOWS[asset.track] = {}
     for phase, anchor in zip(phases, anchors):
         motion = phase.motion
-        window = _window(asset.track, frame, motion)
+        window = _window(windows, asset.track, frame, motion)
         pos = pos + quat.xform(window.lead * scale)
         quat = window.lead_quat * quat
         goal, goal_quat = goal_pose(phase, anchor, scale)
@@ -104,7 +105,10 @@ def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):
             return (f"phase {phase.name!r} needs {need_len:.2f} m over the ground where the clip moves "
                     f"{clip_len:.2f} m (ratio {ratio:.2f}, allowed {settings.min_stretch:g} to {settings.max_stretch:g})")
     if phase.warp_rotation:
-        turn = angle_between(window.turn_quat * quat, goal_quat)
-        if turn > settings.max_turn_deg:
-            return f"phase {phase.name!r} needs a {turn:.0f} degree turn (allowed {settings.max_turn_deg:g})"
+        clip_end = window.turn_quat * quat
+        # |q0 . q1| = cos(angle / 2): cheaper than the angle, which only a refusal needs to say.
+        if abs(clip_end.dot(goal_quat)) < math.cos(math.radians(settings.max_turn_deg) / 2.0):
+            turn = angle_between(clip_end, goal_quat)
+            if turn > settings.max_turn_deg:
+                return f"phase {phase.name!r} needs a {turn:.0f} degree turn (allowed {settings.max_turn_deg:g})"
     return None

@@ -268,6 +268,8 @@ class Warp:
 
     def __init__(self, warper, asset, targets, base_rate, blend_in, blend_out, announce):
         self.warper, self.asset, self.targets = warper, asset, targets
+        self._follows = [(phase.name, target.follow) for phase, target in zip(asset.phases, targets)
+                         if target.follow is not None]
         self._announce = announce   # the owner's: it sends the events and acts on the end
         self.actor = warper.actor
         self._driver, self._settings, self._render = warper.driver, warper.settings, warper.render
@@ -311,7 +313,8 @@ class Warp:
         if problem:
             return problem
         actor, driver = self.actor, self._driver
-        anchors = [target.resolve(actor.getParent(), self._render) for target in self.targets]
+        parent, render = actor.getParent(), self._render
+        anchors = [target.resolve(parent, render) for target in self.targets]
         problem = refusal(self.asset, (driver.root_joint, driver.root_mode, driver.tracks), self.targets, anchors,
                           self.base_rate, (actor.getPos(), actor.getQuat()), self.scale, self._settings)
         if problem:
@@ -330,9 +333,9 @@ class Warp:
         scale = self.actor.getSx()
         if not (math.isfinite(scale) and scale > 1e-6):
             return f"the actor's scale is {scale:g}; a warp needs a positive scale"
-        for phase, target in zip(self.asset.phases, self.targets):
-            if target.follow is not None and target.follow.isEmpty():
-                return f"the follow node of phase {phase.name!r}'s target was removed"
+        for name, follow in self._follows:
+            if follow.isEmpty():
+                return f"the follow node of phase {name!r}'s target was removed"
         return None
 
     # -- targets --------------------------------------------------------------------------
@@ -428,7 +431,7 @@ class Warp:
             self._end(CANCELLED, reason="the clip was restarted")
             return None
         self._pose = (self.actor.getPos(), self.actor.getQuat())
-        blend = _FrameBlend(others, share, self.frame, cur)
+        blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
         phases = self.asset.phases
         while self.state is not WarpState.ENDED:
             if self.in_phase:
@@ -522,3 +525,7 @@ class _FrameBlend:
         share = self.share
         return Motion([share * c + (1.0 - share) * o for c, o in zip(clip_motion.pos, other.pos)],
                       share * clip_motion.h + (1.0 - share) * other.h)
+
+
+#: The frame blend of a frame no other clip shares (the common case: made once).
+_UNSHARED = _FrameBlend(None, 1.0, 0.0, 0.0)
