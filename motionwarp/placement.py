@@ -7,7 +7,7 @@ and its MotionWarper writes the result to the actor.
 """
 from panda3d.core import LQuaternion, Vec3
 
-from .warpmath import Slerp, axis_trust, heading_quat, play_rate, slerp, trusted_weights
+from .warpmath import AxisWeights, Slerp, axis_trust, heading_quat, play_rate, slerp
 
 
 def goal_pose(phase, anchor, scale):
@@ -29,10 +29,10 @@ def goal_pose(phase, anchor, scale):
 
 class PhasePlan:
     """What placing one phase needs that only changes with its goal: the origin, the goal, the
-    scale, the warp D that the weights carry (origin frame, metres), the weights' per-axis trust,
-    and the rotation's arc from R0 to Q."""
+    scale, the warp D that the weights carry (origin frame, metres), the weights (their per-axis
+    trust in the clip's travel fixed by D), and the rotation's arc from R0 to Q."""
 
-    __slots__ = ("origin", "scale", "goal", "goal_quat", "warp", "trust", "turn")
+    __slots__ = ("origin", "scale", "goal", "goal_quat", "warp", "weights", "turn")
 
     def __init__(self, phase, origin, goal, scale, still):
         """D = R0^-1 (T - P0) - A(f1) on the warped axes, 0 on the others."""
@@ -43,7 +43,7 @@ class PhasePlan:
         end = phase.motion.end_displacement
         self.warp = [need[axis] - end[axis] * scale if phase.warp_translation and letter in phase.axes else 0.0
                      for axis, letter in enumerate("xyz")]
-        self.trust = axis_trust(phase.motion, [w / scale for w in self.warp], still)
+        self.weights = AxisWeights(phase.motion, axis_trust(phase.motion, [w / scale for w in self.warp], still))
         self.turn = Slerp(r0, self.goal_quat)
 
 
@@ -59,7 +59,7 @@ def place(plan, phase, track, frame):
     (or R0 turned by the clip's own heading change, without warp_rotation)."""
     p0, r0 = plan.origin
     motion, scale, warp = phase.motion, plan.scale, plan.warp
-    weights = trusted_weights(motion, frame, plan.trust)
+    weights = plan.weights(frame)
     a = motion.displacement(frame)
     local = Vec3(a[0] * scale + warp[0] * weights[0], a[1] * scale + warp[1] * weights[1],
                  a[2] * scale + warp[2] * weights[2])
@@ -83,7 +83,7 @@ def place_blended(plan, phase, track, pose, start, frame, other, share):
     moved += quat.xform(Vec3(*other.pos) * scale) * (1.0 - share)
     if phase.warp_translation:
         need = r0.conjugate().xform(goal - moved) - Vec3(*(end[i] - now[i] for i in range(3))) * scale
-        w0, w1 = trusted_weights(motion, start, plan.trust), trusted_weights(motion, frame, plan.trust)
+        w0, w1 = plan.weights(start), plan.weights(frame)
         step = Vec3(*(need[i] * rest_share(w0[i], w1[i]) if letter in phase.axes else 0.0
                       for i, letter in enumerate("xyz")))
         moved += r0.xform(step)
