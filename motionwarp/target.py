@@ -38,8 +38,9 @@ class WarpTarget:
         return value if isinstance(value, cls) else cls(value)
 
     def is_finite(self):
-        values = list(self.pos) + ([self.h] if self.hpr is None else list(self.hpr))
-        return all(math.isfinite(v) for v in values)
+        # One sum: NaN and infinities carry through it, and float32 components cannot overflow it.
+        pos, turn = self.pos, (self.h if self.hpr is None else self.hpr[0] + self.hpr[1] + self.hpr[2])
+        return math.isfinite(pos[0] + pos[1] + pos[2] + turn)
 
     def local_quat(self):
         quat = LQuaternion()
@@ -49,8 +50,9 @@ class WarpTarget:
     def resolve(self, space, world):
         """Position (Point3) and rotation (LQuaternion) of the target in `space` (the actor's parent)."""
         frame = self.follow if self.follow is not None else world
-        pos = space.getRelativePoint(frame, self.pos)
-        return pos, self.local_quat() * frame.getQuat(space)
+        if frame == space:   # a world target for an actor on `world` itself: nothing to convert
+            return Point3(self.pos), self.local_quat()
+        return space.getRelativePoint(frame, self.pos), self.local_quat() * frame.getQuat(space)
 
 
 def _is_real(value):

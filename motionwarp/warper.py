@@ -1,29 +1,33 @@
-"""MotionWarper: plays a warp asset so each phase ends exactly on its target (docs/design.md 4)."""
+"""MotionWarper: plays a warp asset so each phase ends exactly on its target (docs/design.md 4).
+
+The pieces, split as Unreal's Motion Warping splits them: `placement` (where a phase puts the
+character at a clip frame) and `refusal` (whether a warp can play at all) are pure functions;
+a `Warp` is one warp's lifecycle (its WarpState) and calls them; the `MotionWarper` owns the
+warp, alone sends its events, and writes the actor's NodePath once a frame.
+"""
 import dataclasses
 import enum
 import math
-import numbers
 import weakref
 
 import numpy as np
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from direct.showbase.MessengerGlobal import messenger
-from panda3d.core import ClockObject, LQuaternion, PartBundle, Vec3
+from panda3d.core import ClockObject, LQuaternion, PartBundle
 
 from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver
 from .errors import UsageError, WarpRefused, shown
-from .motion import Motion, move_nodepath
+from .motion import Motion
+from .placement import PhasePlan, goal_pose, moved_by, place, place_blended, rate_scale
+from .refusal import refusal
 from .target import WarpTarget
-from .warpmath import Slerp, angle_between, axis_trust, heading_quat, play_rate, slerp, trusted_weights
 
 PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
 FINISHED = "motionwarp-finished"
 CANCELLED = "motionwarp-cancelled"
 BLEND_OUT = "motionwarp-blend-out"
-#: Largest base play rate `play(rate=)` accepts (times the phase's max_rate, still a finite clip time).
-MAX_BASE_RATE = 100.0
 #: Python tag on the actor's node naming the warper that drives it (a weak reference).
 _WARPER_TAG = "motionwarp-warper"
 _notify = directNotify.newCategory("motionwarp")
@@ -44,8 +48,9 @@ class MotionWarper:
 
     Every frame the task calls `actor.update()` (this frame's blended pose), moves the
     Actor by its clips' root motion and, while a warp plays, places it from clip time so
-    each phase ends exactly on its target. `taskmgr` and `render` default to `base`'s;
-    keyword arguments override the `motionwarp-*` PRC settings.
+    each phase ends exactly on its target, with one write of the Actor's transform.
+    `taskmgr` and `render` default to `base`'s; keyword arguments override the
+    `motionwarp-*` PRC settings.
     """
 
     def __init__(self, actor, root_joint="root", root_mode="bone", taskmgr=None, render=None,
@@ -80,8 +85,9 @@ class MotionWarper:
 
     @property
     def play_rate(self):
-        """The play rate the warp currently wants for its clip (1.0 when idle), for users who drive playback."""
-        return self._warp.rate if self._warp else 1.0
+        """The rate the warp's clip plays at now, read from its AnimControl: the base rate times
+        the phase's `Warp.rate_scale`. For users who drive playback; 1.0 when no warp plays."""
+        return self._warp.control.getPlayRate() if self._warp else 1.0
 
     def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None):
         """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
@@ -113,11 +119,13 @@ class MotionWarper:
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
             raise UsageError(f"MotionWarper.play: targets: expected a list of WarpTarget (one per phase), "
                              f"got {shown(targets)}")
-        blend_in = self.settings.checked("blend_in", self.settings.blend_in if blend_in is None else blend_in)
-        blend_out = self.settings.checked("blend_out", self.settings.blend_out if blend_out is None else blend_out)
+        blend_in = self.settings.blend_in if blend_in is None else self.settings.checked("blend_in", blend_in)
+        blend_out = self.settings.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
                     announce=self._announce)
-        warp._check()
+        problem = warp._refusal()
+        if problem:
+            raise WarpRefused(problem)
         return warp
 
     def cancel(self, reason="cancel() was called", blend_out=None):
@@ -170,32 +178,50 @@ class MotionWarper:
             self._last_error = problem
 
     def step(self):
-        """Move the actor for this frame: warp (if playing) plus the root motion of other clips.
+        """Move the actor for this frame, writing its transform once: the warp's placement (if one
+        plays) and the root motion of the other clips, which the driver reports without applying.
 
-        While a warp fades its clip, the frame's move is share * the warp's move + (1 - share) *
-        the other clips' move, `share` being the clip's part of the blended pose; once it fades
-        out, the driver blends its root motion like any other clip's.
+        Without a fade the other clips' motion is added after the warp's. While a warp fades its
+        clip, the frame's move is share * the warp's move + (1 - share) * the other clips' move,
+        `share` being the clip's part of the blended pose; once it fades out, the driver blends its
+        root motion like any other clip's (and writes it).
         """
         warp = self._warp
         if warp is None or warp.fading_out:
             if warp is not None:
-                warp._update()
+                warp._update()   # a fading-out warp only ends here
             self.driver.update()
-        elif warp.effect is None:
-            warp._update()
-            self.driver.update(skip=warp.asset.clip)
+            return
+        actor, clip = self.actor, warp.asset.clip
+        if warp.effect is None:
+            pose = warp._update()
+            others = self.driver.frame_motion(skip=clip)
+            if others is not None and not actor.isEmpty():
+                pose = moved_by(pose or (actor.getPos(), actor.getQuat()), others, actor.getScale())
         else:
-            others = self.driver.frame_motion(skip=warp.asset.clip)
+            others = self.driver.frame_motion(skip=clip)
             share, others_effect = self.clip_share(warp)
             if others is not None and self.driver.part_bundle.getBlendType() == PartBundle.BT_linear:
                 others = Motion([v / others_effect for v in others.pos], others.h / others_effect)
-            warp._update(others, share)
+            pose = warp._update(others, share)
+        if pose is not None and not actor.isEmpty():
+            actor.setPosQuat(*pose)
 
-    def _announce(self, warp, event, args):
-        """Send a warp's event; on its end (finished or cancelled) it stops being the current warp first."""
+    def _announce(self, warp, event, args, pose=None):
+        """Send a warp's event; on its end (finished or cancelled) it stops being the current warp first.
+
+        An event sent in the middle of a frame's move (`pose`: where the warp has the actor then, a
+        phase's start or end) finds the actor there, and what a listener does to the actor stays:
+        the returned pose is the actor's after the listeners, which the warp goes on from.
+        """
         if event in (FINISHED, CANCELLED) and self._warp is warp:
             self._warp = None
+        if pose is None or self.actor.isEmpty():
+            messenger.send(event, [self] + args)
+            return pose
+        self.actor.setPosQuat(*pose)
         messenger.send(event, [self] + args)
+        return (self.actor.getPos(), self.actor.getQuat()) if not self.actor.isEmpty() else pose
 
     def clip_share(self, warp):
         """(the warp clip's part of the pose: its effect over all effects, the other clips' total effect)."""
@@ -230,7 +256,9 @@ class PhaseResult:
 class Warp:
     """One warp, as returned by `MotionWarper.play`: its asset, targets and progress.
 
-    `state` (a WarpState) says where it is; `results` gets a PhaseResult per finished phase.
+    `state` (a WarpState) says where it is; `results` gets a PhaseResult per finished phase;
+    `rate_scale` is the factor the phase in progress scales the clip's play rate by (1 outside
+    phases). Its MotionWarper drives it (the underscored methods) and sends its events.
 
     With `blend_in` or `blend_out` above 0 on a blending Actor, the warp sets its clip's control
     effect itself (`effect`): from 0 up to 1 over `blend_in` seconds, and after its last phase
@@ -240,19 +268,24 @@ class Warp:
 
     def __init__(self, warper, asset, targets, base_rate, blend_in, blend_out, announce):
         self.warper, self.asset, self.targets = warper, asset, targets
+        self._follows = [(phase.name, target.follow) for phase, target in zip(asset.phases, targets)
+                         if target.follow is not None]
         self._announce = announce   # the owner's: it sends the events and acts on the end
         self.actor = warper.actor
+        self._driver, self._settings, self._render = warper.driver, warper.settings, warper.render
+        self._bundle = self._driver.part_bundle
         self.base_rate = base_rate
-        self.rate = 1.0
+        self.rate_scale = 1.0
         self.track = asset.track
         self.control = None
         self.phase_index = 0      # the next phase to start, or the one in progress
         self.state = WarpState.WAITING
         self.frame = 0.0          # clip frame already applied to the actor
         self.origin = None        # (P0, R0) of the phase in progress
-        self._phase_plan = None   # its _PhasePlan
+        self._phase_plan = None   # its PhasePlan
+        self._pose = None         # within a frame's move: where the warp has the actor so far
         self.results = []         # per phase: target and where the actor arrived
-        blends = warper.driver.part_bundle.getAnimBlendFlag()
+        blends = self._bundle.getAnimBlendFlag()
         self.blend_in = blend_in if blends else 0.0
         self.blend_out = blend_out if blends else 0.0
         self.effect = None        # the control effect this warp gave its clip, when it fades it
@@ -268,75 +301,30 @@ class Warp:
     def fading_out(self):
         return self.state is WarpState.FADING_OUT
 
+    @property
+    def scale(self):
+        return self.actor.getSx()
+
     # -- refusing what cannot work --------------------------------------------------------
-    def _check(self):
-        phases, settings = self.asset.phases, self.warper.settings
-        driver = self.warper.driver
+    def _refusal(self):
+        """Why this warp cannot play (section 4's refusals, docs/design.md 4), or None; a shorter
+        fade-out when the clip has less left after its last phase."""
         problem = self._broken()
         if problem:
-            raise WarpRefused(problem)
-        if (self.asset.root_joint, self.asset.root_mode) != (driver.root_joint, driver.root_mode):
-            raise WarpRefused(f"asset {self.asset.clip!r} is rooted at joint {self.asset.root_joint!r} "
-                              f"({self.asset.root_mode} mode); this warper drives {driver.root_joint!r} "
-                              f"({driver.root_mode} mode)")
-        if self.asset.clip not in self.warper.driver.tracks:
-            raise WarpRefused(f"the actor has no clip {self.asset.clip!r}; its driven clips: "
-                              f"{', '.join(sorted(self.warper.driver.tracks)) or 'none'}")
-        if len(self.targets) != len(phases):
-            raise WarpRefused(f"asset {self.asset.clip!r} has {len(phases)} phases "
-                              f"({', '.join(p.name for p in phases)}) but {len(self.targets)} targets were given")
-        for phase, target in zip(phases, self.targets):
-            if not target.is_finite():
-                raise WarpRefused(f"target of phase {phase.name!r} is not finite: {target}")
-        if not (isinstance(self.base_rate, numbers.Real) and 0 < self.base_rate <= MAX_BASE_RATE):
-            raise WarpRefused(f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, "
-                              f"got {shown(self.base_rate)}")
-        pos = tuple(self.actor.getPos())
-        quat = self.actor.getQuat()
-        scale = self.scale
-        frame = 0.0
-        for index, phase in enumerate(phases):
-            lead = self.track.between(frame, phase.motion.f0)
-            step = quat.xform(Vec3(*(v * scale for v in lead.pos)))
-            pos = (pos[0] + step[0], pos[1] + step[1], pos[2] + step[2])
-            quat = heading_quat(lead.h) * quat
-            goal, goal_quat = self.phase_goal(index)
-            goal = tuple(goal)
-            if not all(math.isfinite(v) for v in goal):
-                raise WarpRefused(f"phase {phase.name!r} would end at a non-finite point "
-                                  f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
-            self._check_reach(phase, pos, quat, goal, goal_quat, settings)
-            pos, quat, frame = goal, goal_quat, phase.motion.f1
-        self.blend_out = min(self.blend_out, self._seconds_left(phases[-1].motion.f1))
+            return problem
+        actor, driver = self.actor, self._driver
+        parent, render = actor.getParent(), self._render
+        anchors = [target.resolve(parent, render) for target in self.targets]
+        problem = refusal(self.asset, (driver.root_joint, driver.root_mode, driver.tracks), self.targets, anchors,
+                          self.base_rate, (actor.getPos(), actor.getQuat()), self.scale, self._settings)
+        if problem:
+            return problem
+        self.blend_out = min(self.blend_out, self._seconds_left(self.asset.phases[-1].motion.f1))
+        return None
 
     def _seconds_left(self, frame):
         """Seconds the clip plays from `frame` to its end at the base rate (no phase scales it there)."""
         return max(self.track.num_frames - 1 - frame, 0.0) / (self.track.fps * self.base_rate)
-
-    def _check_reach(self, phase, pos, quat, goal, goal_quat, settings):
-        """Refuse a target behind a forward clip, or a ground distance too far from the clip's.
-
-        Height is not limited here: providers pick the clip whose authored height fits.
-        """
-        scale = self.scale
-        flat_clip = quat.xform(Vec3(*(v * scale for v in phase.motion.end_displacement)))
-        flat_need = (goal[0] - pos[0], goal[1] - pos[1])
-        clip_len, need_len = math.hypot(flat_clip[0], flat_clip[1]), math.hypot(*flat_need)
-        if phase.warp_translation and clip_len > settings.still_axis_m:
-            ahead = (flat_clip[0] * flat_need[0] + flat_clip[1] * flat_need[1]) / clip_len
-            if ahead < -max(settings.still_axis_m, settings.max_behind_m):
-                raise WarpRefused(f"target of phase {phase.name!r} is behind the character "
-                                  f"({-ahead:.2f} m back; the clip moves forward)")
-            ratio = need_len / clip_len
-            if ratio > settings.max_stretch or ratio < settings.min_stretch:
-                raise WarpRefused(f"phase {phase.name!r} needs {need_len:.2f} m over the ground where the clip "
-                                  f"moves {clip_len:.2f} m (ratio {ratio:.2f}, allowed {settings.min_stretch:g} "
-                                  f"to {settings.max_stretch:g})")
-        if phase.warp_rotation:
-            turn = angle_between(heading_quat(phase.motion.turn) * quat, goal_quat)
-            if turn > settings.max_turn_deg:
-                raise WarpRefused(f"phase {phase.name!r} needs a {turn:.0f} degree turn "
-                                  f"(allowed {settings.max_turn_deg:g})")
 
     def _broken(self):
         """Why the warp cannot go on (the actor removed or scaled to nothing, a follow node removed), or None."""
@@ -345,46 +333,48 @@ class Warp:
         scale = self.actor.getSx()
         if not (math.isfinite(scale) and scale > 1e-6):
             return f"the actor's scale is {scale:g}; a warp needs a positive scale"
-        for phase, target in zip(self.asset.phases, self.targets):
-            if target.follow is not None and target.follow.isEmpty():
-                return f"the follow node of phase {phase.name!r}'s target was removed"
+        for name, follow in self._follows:
+            if follow.isEmpty():
+                return f"the follow node of phase {name!r}'s target was removed"
         return None
 
     # -- targets --------------------------------------------------------------------------
-    @property
-    def scale(self):
-        return self.actor.getSx()
-
     def phase_goal(self, index):
         """(Point3, LQuaternion): where the root must be (in the actor's parent's space) and how it
         must be rotated at the end of phase `index`, read now (a following target moves)."""
-        phase, target = self.asset.phases[index], self.targets[index]
-        pos, quat = target.resolve(self.actor.getParent(), self.warper.render)
-        offset_quat = LQuaternion()
-        offset_quat.setHpr(Vec3(*phase.r_offset))
-        goal_quat = offset_quat * quat
-        goal_pos = pos + quat.xform(Vec3(*phase.t_offset))
-        if phase.align_offset is not None:
-            goal_pos -= goal_quat.xform(Vec3(*phase.align_offset) * self.scale)
-        return goal_pos, goal_quat
+        anchor = self.targets[index].resolve(self.actor.getParent(), self._render)
+        return goal_pose(self.asset.phases[index], anchor, self.scale)
+
+    def _plan(self, phase):
+        """The phase's PhasePlan: made at its first frame, remade every frame only for a target
+        that follows a node (or when the actor's scale changed)."""
+        plan, scale = self._phase_plan, self.scale
+        if plan is None or plan.scale != scale or self.targets[self.phase_index].follow is not None:
+            plan = self._phase_plan = PhasePlan(phase, self.origin, self.phase_goal(self.phase_index), scale,
+                                                self._settings.still_axis_m)
+        return plan
 
     # -- lifecycle ------------------------------------------------------------------------
+    def _set_rate(self, scale):
+        self.rate_scale = scale
+        self.control.setPlayRate(self.base_rate * scale)
+
     def _start(self):
-        driver = self.warper.driver
+        driver = self._driver
         self.control = driver.control(self.asset.clip)
-        self.actor.setPlayRate(self.base_rate, self.asset.clip)
-        self.warper.driver.play(self.asset.clip)
+        self.control.setPlayRate(self.base_rate)
+        driver.play(self.asset.clip)
         self.frame = self.control.getFullFframe()
         if self.blend_in > 0.0 or self.blend_out > 0.0:
             self.effect = 0.0 if self.blend_in > 0.0 else 1.0
-            self.actor.setControlEffect(self.asset.clip, self.effect)
+            self._bundle.setControlEffect(self.control, self.effect)
             self.other_controls = [driver.control(clip) for clip in driver.tracks if clip != self.asset.clip]
 
     def _fade(self, dt):
         """Move the clip's effect one frame along its fade; an effect lowered by someone else cancels."""
         if self.effect is None:
             return
-        if self.warper.driver.part_bundle.getControlEffect(self.control) < self.effect - 1e-6:
+        if self._bundle.getControlEffect(self.control) < self.effect - 1e-6:
             self._end(CANCELLED, reason="another clip took over")
             return
         if self.fading_out:
@@ -393,49 +383,57 @@ class Warp:
         elif self.effect < 1.0:
             self.effect = self.effect + dt / self.blend_in
             self.effect = 1.0 if self.effect > 1.0 - 1e-9 else self.effect
-        self.actor.setControlEffect(self.asset.clip, self.effect)
+        self._bundle.setControlEffect(self.control, self.effect)
 
     def _fade_out(self, seconds, event=FINISHED, reason=None):
         """Stop warping and fade the clip out over `seconds` as plain root motion; `event` follows at 0."""
         self.blend_out, self._ending = seconds, (event, reason)
         if self.fading_out:
             return
-        self.state, self.rate = WarpState.FADING_OUT, 1.0
-        self.actor.setPlayRate(self.base_rate, self.asset.clip)
-        self._announce(self, BLEND_OUT, [self.asset.clip, seconds])
+        self.state = WarpState.FADING_OUT
+        self._set_rate(1.0)
+        self._send(BLEND_OUT, [self.asset.clip, seconds])
 
     def _end(self, event, stop_clip=False, reason=None):
         """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
-        self.actor.setPlayRate(self.base_rate, self.asset.clip)
+        self._set_rate(1.0)
         if stop_clip:
-            self.actor.stop(self.asset.clip)
-        self.rate = 1.0
+            self.control.stop()
         self.state = WarpState.ENDED
-        self._announce(self, event, [self.asset.clip] + ([reason] if event == CANCELLED else []))
+        self._send(event, [self.asset.clip] + ([reason] if event == CANCELLED else []))
+
+    def _send(self, event, args):
+        """Have the owner send `event`, with the actor where this frame's move has it so far."""
+        pose = self._announce(self, event, args, self._pose)
+        if self._pose is not None:
+            self._pose = pose
 
     def _update(self, others=None, share=1.0):
-        """Apply the clip's motion from the last applied frame to now, phase by phase.
+        """Move on from the actor's pose by the clip's motion since the last frame, phase by phase:
+        the pose to write, or None when the warp does not move the actor this frame (it ended, or
+        fades out as plain root motion). A listener that ends the warp mid-frame stops the move there.
 
         `others` is the other clips' root motion this frame and `share` the clip's part of the
         pose (section 4 of docs/design.md: a blended frame)."""
         problem = self._broken()
         if problem:
             self._end(CANCELLED, reason=problem)
-            return
-        cur = self.control.getFullFframe()
+            return None
         if self.fading_out:
             if self.effect <= 0.0:
                 self._end(self._ending[0], stop_clip=True, reason=self._ending[1])
-            return
-        if self.effect is None and self.warper.driver.part_bundle.getControlEffect(self.control) <= 0.0:
+            return None
+        if self.effect is None and self._bundle.getControlEffect(self.control) <= 0.0:
             self._end(CANCELLED, reason="another clip took over")
-            return
+            return None
+        cur = self.control.getFullFframe()
         if cur < self.frame - 1e-6:
             self._end(CANCELLED, reason="the clip was restarted")
-            return
-        blend = _FrameBlend(others, share, self.frame, cur)
+            return None
+        self._pose = (self.actor.getPos(), self.actor.getQuat())
+        blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
         phases = self.asset.phases
-        while True:
+        while self.state is not WarpState.ENDED:
             if self.in_phase:
                 phase = phases[self.phase_index]
                 if cur < phase.motion.f1:
@@ -446,136 +444,52 @@ class Warp:
                 continue
             next_start = phases[self.phase_index].motion.f0 if self.phase_index < len(phases) else math.inf
             stop = min(cur, next_start)
-            move_nodepath(self.actor, blend.mix(self.track.between(self.frame, stop), self.frame, stop))
+            motion = blend.mix(self.track.between(self.frame, stop), self.frame, stop)
+            self._pose = moved_by(self._pose, motion, self.actor.getScale())
             self.frame = stop
             if cur < next_start:
                 break
             self._start_phase(phases[self.phase_index], blend)
         self.frame = cur
-        if self.phase_index < len(phases):
-            return
-        if self.blend_out > 0.0 and self.effect is not None:
-            if self._seconds_left(cur) <= self.blend_out + 1e-9:
-                self._fade_out(self.blend_out)
-        elif not self.control.isPlaying():
-            self._end(FINISHED)
+        if self.phase_index >= len(phases) and self.state is not WarpState.ENDED:
+            if self.blend_out > 0.0 and self.effect is not None:
+                if self._seconds_left(cur) <= self.blend_out + 1e-9:
+                    self._fade_out(self.blend_out)
+            elif not self.control.isPlaying():
+                self._end(FINISHED)
+        pose, self._pose = self._pose, None
+        return pose
 
     def _start_phase(self, phase, blend):
         self.state = WarpState.IN_PHASE
         self._blended_phase = blend.shared
-        p0, r0 = self.actor.getPos(), self.actor.getQuat()
-        self.origin = (p0, r0)
+        self.origin = self._pose
         self._phase_plan = None
-        goal = self._plan(phase).goal
-        anim = Vec3(*phase.motion.end_displacement).length() * self.scale
-        self.rate = play_rate(anim, (goal - p0).length(), phase.min_rate, phase.max_rate,
-                              self.warper.settings.still_axis_m)
-        self.actor.setPlayRate(self.base_rate * self.rate, self.asset.clip)
-        self._announce(self, PHASE_START, [phase.name, self.phase_index])
+        self._set_rate(rate_scale(phase, self._plan(phase), self._settings.still_axis_m))
+        self._send(PHASE_START, [phase.name, self.phase_index])
 
     def _finish_phase(self, phase):
         self.frame = phase.motion.f1
         plan = self._plan(phase)
-        goal, goal_quat = plan.goal, plan.goal_quat
-        self.results.append(PhaseResult(phase.name, np.array(self.origin[0]), np.array(goal), goal_quat,
-                                        np.array(self.actor.getPos()), self.actor.getQuat(), self.rate))
+        pos, quat = self._pose
+        self.results.append(PhaseResult(phase.name, np.array(self.origin[0]), np.array(plan.goal), plan.goal_quat,
+                                        np.array(pos), LQuaternion(quat), self.rate_scale))
         self.state = WarpState.BETWEEN
         self.phase_index += 1
-        self.rate = 1.0
-        self.actor.setPlayRate(self.base_rate, self.asset.clip)
-        self._announce(self, PHASE_END, [phase.name, self.phase_index - 1])
+        self._set_rate(1.0)
+        self._send(PHASE_END, [phase.name, self.phase_index - 1])
 
     def _advance(self, phase, frame, blend):
         """Move through the phase to `frame`: the contract's placement, or a blended step when the
         phase shares frames with other clips."""
         self._blended_phase = self._blended_phase or blend.shared
+        plan = self._plan(phase)
         if self._blended_phase:
-            self._blend_place(phase, frame, blend)
+            self._pose = place_blended(plan, phase, self.track, self._pose, self.frame, frame,
+                                       blend.take(self.frame, frame), blend.share)
         else:
-            self._place(phase, frame)
+            self._pose = place(plan, phase, self.track, frame)
         self.frame = frame
-
-    def _blend_place(self, phase, frame, blend):
-        """One blended step from self.frame to `frame`: the blended clip and other motion, then
-        the error still left to the target (from where the actor really is, assuming the clip's
-        own motion from here on) spread over the phase's remaining weight, so the phase still
-        ends exactly on its target."""
-        p0, r0 = self.origin
-        plan = self._plan(phase)
-        goal, goal_quat = plan.goal, plan.goal_quat
-        motion, scale, start = phase.motion, plan.scale, self.frame
-        pos, quat = self.actor.getPos(), self.actor.getQuat()
-        before, now, end = motion.displacement(start), motion.displacement(frame), motion.end_displacement
-        other = blend.take(start, frame)
-        moved = pos + r0.xform(Vec3(*(now[i] - before[i] for i in range(3))) * scale) * blend.share
-        moved += quat.xform(Vec3(*other.pos) * scale) * (1.0 - blend.share)
-        if phase.warp_translation:
-            need = r0.conjugate().xform(goal - moved) - Vec3(*(end[i] - now[i] for i in range(3))) * scale
-            w0, w1 = trusted_weights(motion, start, plan.trust), trusted_weights(motion, frame, plan.trust)
-            step = Vec3(*(need[i] * _rest_share(w0[i], w1[i]) if letter in phase.axes else 0.0
-                          for i, letter in enumerate("xyz")))
-            moved += r0.xform(step)
-        self.actor.setPos(moved)
-        if phase.warp_rotation:
-            turned = heading_quat((1.0 - blend.share) * other.h) * quat
-            span = motion.f1 - motion.f0
-            self.actor.setQuat(slerp(turned, goal_quat, _rest_share((start - motion.f0) / span,
-                                                                   (frame - motion.f0) / span)))
-        else:
-            turn = self.track.heading(frame) - self.track.heading(start)
-            self.actor.setQuat(heading_quat(blend.share * turn + (1.0 - blend.share) * other.h) * quat)
-
-    def _place(self, phase, frame):
-        """Put the actor where the phase puts it at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)."""
-        p0, r0 = self.origin
-        plan = self._plan(phase)
-        motion, scale, warp = phase.motion, plan.scale, plan.warp
-        weights = trusted_weights(motion, frame, plan.trust)
-        a = motion.displacement(frame)
-        local = Vec3(a[0] * scale + warp[0] * weights[0], a[1] * scale + warp[1] * weights[1],
-                     a[2] * scale + warp[2] * weights[2])
-        if phase.warp_rotation:
-            quat = plan.turn((frame - motion.f0) / (motion.f1 - motion.f0))
-        else:
-            quat = heading_quat(self.track.heading(frame) - self.track.heading(motion.f0)) * r0
-        self.actor.setPosQuat(p0 + r0.xform(local), quat)
-
-    def _plan(self, phase):
-        """The phase's _PhasePlan: made at its first frame, remade every frame only for a target
-        that follows a node (or when the actor's scale changed)."""
-        plan, scale = self._phase_plan, self.scale
-        if plan is not None and plan.scale == scale and self.targets[self.phase_index].follow is None:
-            return plan
-        p0, r0 = self.origin
-        goal, goal_quat = self.phase_goal(self.phase_index)
-        need = r0.conjugate().xform(goal - p0)
-        end = phase.motion.end_displacement
-        warp = [0.0, 0.0, 0.0]
-        if phase.warp_translation:
-            for axis, letter in enumerate("xyz"):
-                if letter in phase.axes:
-                    warp[axis] = need[axis] - end[axis] * scale
-        trust = axis_trust(phase.motion, [w / scale for w in warp], self.warper.settings.still_axis_m)
-        self._phase_plan = _PhasePlan(scale, goal, goal_quat, warp, trust, Slerp(r0, goal_quat))
-        return self._phase_plan
-
-
-class _PhasePlan:
-    """What placing one phase needs that only changes with its goal: the goal, the warp D that
-    the weights carry, the weights' per-axis trust, and the rotation's arc from R0."""
-
-    __slots__ = ("scale", "goal", "goal_quat", "warp", "trust", "turn")
-
-    def __init__(self, scale, goal, goal_quat, warp, trust, turn):
-        self.scale, self.goal, self.goal_quat = scale, goal, goal_quat
-        self.warp, self.trust, self.turn = warp, trust, turn
-
-
-def _rest_share(before, now):
-    """How much of what is left moves from weight `before` to `now` (1 once nothing is left)."""
-    if before >= 1.0 - 1e-9:
-        return 1.0
-    return min(max((now - before) / (1.0 - before), 0.0), 1.0)
 
 
 class _FrameBlend:
@@ -611,3 +525,7 @@ class _FrameBlend:
         share = self.share
         return Motion([share * c + (1.0 - share) * o for c, o in zip(clip_motion.pos, other.pos)],
                       share * clip_motion.h + (1.0 - share) * other.h)
+
+
+#: The frame blend of a frame no other clip shares (the common case: made once).
+_UNSHARED = _FrameBlend(None, 1.0, 0.0, 0.0)

@@ -12,7 +12,7 @@ def smoothstep(u):
 def axis_weights(motion, frame, warp, still):
     """w(t) per axis: travel fraction S_a(t)/S_a(t1), blended toward a smooth time weight
     where the clip barely moves on that axis compared to the warp `warp` it must carry."""
-    return trusted_weights(motion, frame, axis_trust(motion, warp, still))
+    return AxisWeights(motion, axis_trust(motion, warp, still))(frame)
 
 
 def axis_trust(motion, warp, still):
@@ -21,15 +21,23 @@ def axis_trust(motion, warp, still):
     return tuple(min(max((total[axis] - still) / max(0.5 * abs(warp[axis]), still), 0.0), 1.0) for axis in range(3))
 
 
-def trusted_weights(motion, frame, trust):
-    """w(t) per axis for the trust `axis_trust` gave."""
-    time_w = smoothstep((frame - motion.f0) / (motion.f1 - motion.f0))
-    travel, total = motion.travel(frame), motion.total
-    weights = []
-    for axis in range(3):
-        motion_w = travel[axis] / total[axis] if total[axis] > 1e-9 else 0.0
-        weights.append(trust[axis] * motion_w + (1.0 - trust[axis]) * time_w)
-    return weights
+class AxisWeights:
+    """w(t) per axis for a phase's motion and the trust `axis_trust` gave:
+    trust * S_a(t) / S_a(t1) + (1 - trust) * smoothstep(u), its factors fixed for the phase."""
+
+    __slots__ = ("motion", "travel_k", "time_k")
+
+    def __init__(self, motion, trust):
+        total = motion.total
+        self.motion = motion
+        self.travel_k = tuple(trust[axis] / total[axis] if total[axis] > 1e-9 else 0.0 for axis in range(3))
+        self.time_k = tuple(1.0 - trust[axis] for axis in range(3))
+
+    def __call__(self, frame):
+        motion, k, c = self.motion, self.travel_k, self.time_k
+        time_w = smoothstep((frame - motion.f0) / (motion.f1 - motion.f0))
+        travel = motion.travel(frame)
+        return (k[0] * travel[0] + c[0] * time_w, k[1] * travel[1] + c[1] * time_w, k[2] * travel[2] + c[2] * time_w)
 
 
 def play_rate(anim_distance, actual_distance, min_rate, max_rate, still):
@@ -82,10 +90,6 @@ def angle_between(q0, q1):
     4 atan2(|a - b|, |a + b|) with b on a's side: exact near zero, where 2 acos(a . b) of
     float32 quaternions is off by up to 0.05 degrees.
     """
-    a = (q0.getR(), q0.getI(), q0.getJ(), q0.getK())
-    b = (q1.getR(), q1.getI(), q1.getJ(), q1.getK())
-    if sum(x * y for x, y in zip(a, b)) < 0.0:
-        b = tuple(-y for y in b)
-    apart = math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)))
-    together = math.sqrt(sum((x + y) ** 2 for x, y in zip(a, b)))
-    return math.degrees(4.0 * math.atan2(apart, together))
+    if q0.dot(q1) < 0.0:
+        q1 = -q1
+    return math.degrees(4.0 * math.atan2((q0 - q1).length(), (q0 + q1).length()))

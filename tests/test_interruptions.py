@@ -146,7 +146,8 @@ def test_interruption_leaves_a_consistent_state(base, scene, how, point):
     _, frame, (phase_index, in_phase) = point
     warp, control = play_until(base, scene, frame)
     assert (warp.phase_index, warp.in_phase) == (phase_index, in_phase), "the interruption point is not where meant"
-    assert warper.play_rate == pytest.approx(control.getPlayRate() / BASE_RATE), "play_rate is not the clip's"
+    assert warper.play_rate == control.getPlayRate(), "play_rate is not the rate the clip plays at"
+    assert warp.rate_scale == pytest.approx(control.getPlayRate() / BASE_RATE), "rate_scale is not the phase's factor"
     ending, tasks_left, reason = INTERRUPTIONS[how](scene)
     for _ in range(180):  # let every task see the new state (and a replacement warp finish)
         step(base, 1 / 60)
@@ -160,7 +161,7 @@ def test_interruption_leaves_a_consistent_state(base, scene, how, point):
         assert recorder.seen == expected
     assert scene.recorder.reasons == [reason]
     assert not warper.is_warping
-    assert warper.play_rate == 1.0 and warp.rate == 1.0
+    assert warper.play_rate == 1.0 and warp.rate_scale == 1.0
     assert control.getPlayRate() == pytest.approx(BASE_RATE), "the clip's play rate was not restored"
     names = motionwarp_tasks(base)
     assert len(names) == len(tasks_left) and all(n.startswith(t) for n, t in zip(names, tasks_left)), names

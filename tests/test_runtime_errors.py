@@ -175,12 +175,12 @@ def test_actor_removed_mid_warp_cancels_with_a_reason(base, cancellations, clean
 
 def test_an_unexpected_error_in_the_task_cancels_instead_of_raising(base, rig, cancellations, monkeypatch, vault):
     actor, warper = rig
-    warp = warper.play(vault, vault_targets(1.0, 0.6, 1.0))
+    warper.play(vault, vault_targets(1.0, 0.6, 1.0))
     frames(base, 5)
 
     def broken(*args):
         raise ArithmeticError("simulated fault")
-    monkeypatch.setattr(warp, "_place", broken)
+    monkeypatch.setattr("motionwarp.warper.place", broken)
     frames(base, 30)
     assert_cancelled_cleanly(warper, actor, cancellations, "motionwarp failed (ArithmeticError: simulated fault)")
 
@@ -244,11 +244,11 @@ def test_a_repeated_failure_is_logged_once_and_a_new_one_again(base, rig, cancel
     logged = []
     monkeypatch.setattr("motionwarp.warper._notify", type("Log", (), {"warning": staticmethod(logged.append)}))
     for fault in (ArithmeticError("simulated fault"), ArithmeticError("simulated fault"), KeyError("other")):
-        warp = warper.play(vault, vault_targets(1.0, 0.6, 1.0))
+        warper.play(vault, vault_targets(1.0, 0.6, 1.0))
 
         def broken(*args, fault=fault):
             raise fault
-        monkeypatch.setattr(warp, "_place", broken)
+        monkeypatch.setattr("motionwarp.warper.place", broken)
         frames(base, 3)
         assert not warper.is_warping
     assert logged == [f"{actor.getName()}: ArithmeticError: simulated fault", f"{actor.getName()}: KeyError: 'other'"]

@@ -264,7 +264,7 @@ def test_a_cancel_fades_out_and_is_sent_when_the_fade_ends(make_rig, warp_assets
     assert 0.0 < at_cancel < 1.0
     rig.warper.cancel("the player let go")
     assert rig.names() == ["motionwarp-blend-out"]
-    assert rig.actor.getAnimControl(asset.clip).getPlayRate() == 1.0 and warp.rate == 1.0
+    assert rig.actor.getAnimControl(asset.clip).getPlayRate() == 1.0 and warp.rate_scale == 1.0
     frames = math.ceil(at_cancel * BLEND * 60 - 1e-9)
     for k in range(frames):
         step(rig.base, 1 / 60)

@@ -3,6 +3,7 @@ the owner sends the events, at the moves they name, and a cancel carries its rea
 import itertools
 
 import pytest
+from direct.showbase.DirectObject import DirectObject
 from direct.showbase.MessengerGlobal import messenger
 
 from motionwarp import CANCELLED, FINISHED, PHASE_END, PHASE_START, WarpState
@@ -66,3 +67,46 @@ def test_a_cancel_ends_the_warp_with_its_reason(base, vaulting):
     warper.cancel("the test said so")
     assert warp.state is WarpState.ENDED and warper.current is None
     assert events.seen[-1][0] == CANCELLED and events.seen[-1][3] == (asset.clip, "the test said so")
+
+
+def test_a_listener_that_cancels_at_a_phase_end_stops_the_warp_there(base, vaulting):
+    """The frame's move stops with the warp: no later phase starts, nothing finishes after the cancel."""
+    warper, asset, events, warp = vaulting
+    game = DirectObject()
+    game.accept(PHASE_END, lambda *args: warper.cancel("the game changed its mind"))
+    try:
+        for _ in range(300):
+            step(base, 1 / 60)
+    finally:
+        game.ignoreAll()
+    names = [p.name for p in asset.phases]
+    assert [(e, a) for e, _, _, a in events.seen] == [(PHASE_START, (names[0], 0)), (PHASE_END, (names[0], 0)),
+                                                      (CANCELLED, (asset.clip, "the game changed its mind"))]
+    assert warp.state is WarpState.ENDED and warp.phase_index == 1 and not warper.is_warping
+
+
+TRANSFORM_SETTERS = ("setPos", "setPosQuat", "setQuat", "setHpr", "setPosHpr", "setH", "setP", "setR", "setX",
+                     "setY", "setZ", "setMat", "setTransform", "setPosQuatScale", "setPosHprScale")
+
+
+def test_the_actor_is_written_once_a_frame_and_before_each_event(base, rig, warp_assets, monkeypatch):
+    """One transform write per frame; an event sent mid-frame (a phase's start or end, the finish)
+    first puts the actor where it happened, one write more each."""
+    actor, warper = rig
+    writes = []
+    for name in TRANSFORM_SETTERS:
+        setter = getattr(actor, name)
+        monkeypatch.setattr(actor, name, lambda *args, setter=setter, name=name: (writes.append(name), setter(*args)))
+    events = Events(warper)
+    try:
+        warper.play(warp_assets["vault"], vault_targets(1.0, 0.6, 1.0))
+        per_frame = []
+        while warper.is_warping:
+            writes.clear()
+            heard = len(events.seen)
+            step(base, 1 / 60)
+            per_frame.append((len(writes), len(events.seen) - heard))
+    finally:
+        events.close()
+    assert len(per_frame) > 60 and set(writes) <= {"setPosQuat"}
+    assert all(count == 1 + sent for count, sent in per_frame), per_frame

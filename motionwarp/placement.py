@@ -1,0 +1,111 @@
+"""Where a phase puts the character at a clip frame (docs/design.md 4), as pure functions.
+
+Everything here is a function of the phase's origin (P0, R0), its goal (T, Q), the phase's
+root motion and the clip frame: no NodePath, no warper. Poses are (Point3, LQuaternion) in
+the actor's parent's space; `scale` is the actor's (uniform) scale. The Warp calls these
+and its MotionWarper writes the result to the actor.
+"""
+from panda3d.core import LQuaternion, Vec3
+
+from .warpmath import AxisWeights, Slerp, axis_trust, heading_quat, play_rate, slerp
+
+
+def goal_pose(phase, anchor, scale):
+    """(T, Q): where the root must end phase `phase` for a target resolved to `anchor` = (T0, RT).
+
+    T = T0 + RT t_offset, Q = RT R(r_offset); with an aligned joint T moves back by
+    Q align_offset * scale, so the joint, not the root, lands on T0 + RT t_offset."""
+    pos, quat = anchor
+    goal_quat = quat
+    if any(phase.r_offset):
+        offset_quat = LQuaternion()
+        offset_quat.setHpr(Vec3(*phase.r_offset))
+        goal_quat = offset_quat * quat
+    goal = pos + quat.xform(Vec3(*phase.t_offset))
+    if phase.align_offset is not None:
+        goal -= goal_quat.xform(Vec3(*phase.align_offset) * scale)
+    return goal, goal_quat
+
+
+class PhasePlan:
+    """What placing one phase needs that only changes with its goal: the origin, the goal, the
+    scale, the warp D that the weights carry (origin frame, metres), the weights (their per-axis
+    trust in the clip's travel fixed by D), and the rotation's arc from R0 to Q."""
+
+    __slots__ = ("origin", "scale", "goal", "goal_quat", "warp", "weights", "turn")
+
+    def __init__(self, phase, origin, goal, scale, still):
+        """D = R0^-1 (T - P0) - A(f1) on the warped axes, 0 on the others."""
+        p0, r0 = origin
+        self.origin, self.scale = origin, scale
+        self.goal, self.goal_quat = goal
+        need = r0.conjugate().xform(self.goal - p0)
+        end = phase.motion.end_displacement
+        self.warp = [need[axis] - end[axis] * scale if phase.warp_translation and letter in phase.axes else 0.0
+                     for axis, letter in enumerate("xyz")]
+        self.weights = AxisWeights(phase.motion, axis_trust(phase.motion, [w / scale for w in self.warp], still))
+        self.turn = Slerp(r0, self.goal_quat)
+
+
+def rate_scale(phase, plan, still):
+    """The factor the phase scales the clip's play rate by: clip distance over real distance,
+    clamped to the phase's rates (1 when the clip barely moves)."""
+    anim = Vec3(*phase.motion.end_displacement).length() * plan.scale
+    return play_rate(anim, (plan.goal - plan.origin[0]).length(), phase.min_rate, phase.max_rate, still)
+
+
+def place(plan, phase, track, frame):
+    """The pose the phase puts the root in at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)
+    (or R0 turned by the clip's own heading change, without warp_rotation)."""
+    p0, r0 = plan.origin
+    motion, scale, warp = phase.motion, plan.scale, plan.warp
+    weights = plan.weights(frame)
+    a = motion.displacement(frame)
+    local = Vec3(a[0] * scale + warp[0] * weights[0], a[1] * scale + warp[1] * weights[1],
+                 a[2] * scale + warp[2] * weights[2])
+    if phase.warp_rotation:
+        quat = plan.turn((frame - motion.f0) / (motion.f1 - motion.f0))
+    else:
+        quat = heading_quat(track.heading(frame) - track.heading(motion.f0)) * r0
+    return p0 + r0.xform(local), quat
+
+
+def place_blended(plan, phase, track, pose, start, frame, other, share):
+    """One blended step from `pose` at `start` to `frame`: `share` of the clip's motion plus the
+    rest of `other` (the other clips' Motion over these frames), then the error still left to
+    the goal (from `pose`, assuming the clip's own motion from here on) spread over the phase's
+    remaining weight, so the phase still ends exactly on its goal."""
+    p0, r0 = plan.origin
+    goal, goal_quat, motion, scale = plan.goal, plan.goal_quat, phase.motion, plan.scale
+    pos, quat = pose
+    before, now, end = motion.displacement(start), motion.displacement(frame), motion.end_displacement
+    moved = pos + r0.xform(Vec3(*(now[i] - before[i] for i in range(3))) * scale) * share
+    moved += quat.xform(Vec3(*other.pos) * scale) * (1.0 - share)
+    if phase.warp_translation:
+        need = r0.conjugate().xform(goal - moved) - Vec3(*(end[i] - now[i] for i in range(3))) * scale
+        w0, w1 = plan.weights(start), plan.weights(frame)
+        step = Vec3(*(need[i] * rest_share(w0[i], w1[i]) if letter in phase.axes else 0.0
+                      for i, letter in enumerate("xyz")))
+        moved += r0.xform(step)
+    if phase.warp_rotation:
+        turned = heading_quat((1.0 - share) * other.h) * quat
+        span = motion.f1 - motion.f0
+        return moved, slerp(turned, goal_quat, rest_share((start - motion.f0) / span, (frame - motion.f0) / span))
+    turn = track.heading(frame) - track.heading(start)
+    return moved, heading_quat(share * turn + (1.0 - share) * other.h) * quat
+
+
+def rest_share(before, now):
+    """How much of what is left moves from weight `before` to `now` (1 once nothing is left)."""
+    if before >= 1.0 - 1e-9:
+        return 1.0
+    return min(max((now - before) / (1.0 - before), 0.0), 1.0)
+
+
+def moved_by(pose, motion, scale):
+    """`pose` moved by a Motion in its own frame, the translation scaled per axis by `scale`
+    (the NodePath's scale: what its transform does to a local move); shear is not applied."""
+    pos, quat = pose
+    step = motion.pos
+    pos = pos + quat.xform(Vec3(step[0] * scale[0], step[1] * scale[1], step[2] * scale[2]))
+    return pos, (heading_quat(motion.h) * quat if motion.h else quat)
