@@ -12,9 +12,10 @@ import math
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3
 
+from motionwarp import WarpRefused
+
 from .panel_map import dragged, grab_at, time_at
 from .phase_edit import phase_motion, snap
-from .phase_rates import planned_rates
 
 #: The editor's mouse controls, as the demo's F1 panel lists them.
 KEYS = (("drag a phase", "move it, or resize it by an edge handle"),
@@ -32,8 +33,12 @@ def phase_info(asset, index, rates, offer):
     phase, fps = asset.phases[index], asset.track.fps
     motion = phase_motion(asset, index)
     frames = round((phase.end - phase.start) * fps)
-    rate = (f"play rate {rates[index]:.2f} for the {offer.kind} on offer" if rates is not None
-            else "play rate: face an obstacle this clip fits")
+    if rates is not None:
+        rate = f"play rate {rates[index]:.2f} for the {offer.kind} on offer"
+    elif offer is not None:
+        rate = f"play rate: the warper refuses the {offer.kind} on offer from here"
+    else:
+        rate = "play rate: face an obstacle this clip fits"
     return (f"{phase.name} {phase.start:.2f}-{phase.end:.2f} s ({frames} frames)   root motion "
             f"{' '.join(f'{v:+.2f}' for v in motion)} m ({math.hypot(*motion):.2f} m)\n{rate}")
 
@@ -141,7 +146,7 @@ class CurveEditor(DirectObject):
             return
         asset = self.preview if self.mode == "edit" else self.tuner.asset
         fits = bool(offer) and offer.asset.clip == asset.clip
-        rates = planned_rates(self.warper, asset, offer.targets) if fits else None
+        rates = self._foreseen_rates(asset, offer) if fits else None
         hot = self.grab if self.mode == "edit" else (
             grab_at(self.panel.box, asset.track.duration, windows(asset), *point) if point is not None else None)
         index = self.tuner.phase_index
@@ -150,6 +155,14 @@ class CurveEditor(DirectObject):
             info += f"\nscrubbed to {self.scrub_time:.2f} s (frame {round(self.scrub_time * asset.track.fps)}): P resumes"
         self.panel.show(asset, selected=index, hot=hot, held=self.mode == "edit", rates=rates, info=info)
         self.panel.set_time(self.scrub_time)
+
+    def _foreseen_rates(self, asset, offer):
+        """The rate each phase of `asset` would get for `offer` from here (MotionWarper.check), or
+        None when the warper would refuse it."""
+        try:
+            return self.warper.check(asset, offer.targets)
+        except WarpRefused:
+            return None
 
     def destroy(self):
         self.ignoreAll()

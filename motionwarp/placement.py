@@ -48,10 +48,15 @@ class PhasePlan:
 
 
 def rate_scale(phase, plan, still):
-    """The factor the phase scales the clip's play rate by: clip distance over real distance,
-    clamped to the phase's rates (1 when the clip barely moves)."""
-    anim = Vec3(*phase.motion.end_displacement).length() * plan.scale
-    return play_rate(anim, (plan.goal - plan.origin[0]).length(), phase.min_rate, phase.max_rate, still)
+    """The factor the phase scales the clip's play rate by, for its plan."""
+    return phase_rate(phase, plan.origin[0], plan.goal, plan.scale, still)
+
+
+def phase_rate(phase, start, goal, scale, still):
+    """The phase's rate factor from `start` to `goal`: clip distance over real distance, clamped
+    to the phase's rates (1 when the clip barely moves)."""
+    anim = Vec3(*phase.motion.end_displacement).length() * scale
+    return play_rate(anim, (goal - start).length(), phase.min_rate, phase.max_rate, still)
 
 
 def place(plan, phase, track, frame):

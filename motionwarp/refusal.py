@@ -66,25 +66,45 @@ def refusal(asset, driven, targets, anchors, rate, pose, scale, settings):
             return f"target of phase {phase.name!r} is not finite: {target}"
     if not (isinstance(rate, numbers.Real) and 0 < rate <= MAX_BASE_RATE):
         return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
-    pos, quat = pose
-    frame = 0.0
-    windows = _WINDOWS.get(asset.track)
-    if windows is None:
-        windows = _WINDOWS[asset.track] = {}
-    for phase, anchor in zip(phases, anchors):
-        motion = phase.motion
-        window = _window(windows, asset.track, frame, motion)
-        pos = pos + quat.xform(window.lead * scale)
-        quat = window.lead_quat * quat
-        goal, goal_quat = goal_pose(phase, anchor, scale)
+    for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale):
         if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
             return (f"phase {phase.name!r} would end at a non-finite point "
                     f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
         problem = _reach(phase, window, pos, quat, goal, goal_quat, scale, settings)
         if problem:
             return problem
-        pos, quat, frame = goal, goal_quat, motion.f1
     return None
+
+
+def phase_walk(asset, anchors, pose, scale):
+    """Per phase, where the character starts and must end it if the warp played now from `pose`:
+    (phase, its _Window, start pos, start quat, goal, goal quat). A phase starts where the previous
+    one ended (or at `pose`) moved by the clip's own motion up to its first frame; it ends on its
+    goal on the axes it warps and where the clip takes it on the others."""
+    pos, quat = pose
+    frame = 0.0
+    windows = _WINDOWS.get(asset.track)
+    if windows is None:
+        windows = _WINDOWS[asset.track] = {}
+    for phase, anchor in zip(asset.phases, anchors):
+        window = _window(windows, asset.track, frame, phase.motion)
+        pos = pos + quat.xform(window.lead * scale)
+        quat = window.lead_quat * quat
+        goal, goal_quat = goal_pose(phase, anchor, scale)
+        yield phase, window, pos, quat, goal, goal_quat
+        end_quat = goal_quat if phase.warp_rotation else window.turn_quat * quat
+        pos, quat, frame = _phase_end(phase, window, pos, quat, goal, scale), end_quat, phase.motion.f1
+
+
+def _phase_end(phase, window, pos, quat, goal, scale):
+    """Where a phase started at (pos, quat) ends: on `goal` along the axes it warps (in its start
+    frame), moved by the clip's own A(f1) along the others."""
+    if phase.warp_translation and len(phase.axes) == 3:
+        return goal
+    need = quat.conjugate().xform(goal - pos)
+    end = Vec3(*(need[axis] if phase.warp_translation and letter in phase.axes else window.end[axis] * scale
+                 for axis, letter in enumerate("xyz")))
+    return pos + quat.xform(end)
 
 
 def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):

@@ -19,8 +19,8 @@ from .config import MotionWarpSettings, from_base
 from .driver import RootMotionDriver
 from .errors import UsageError, WarpRefused, shown
 from .motion import Motion
-from .placement import PhasePlan, goal_pose, moved_by, place, place_blended, rate_scale
-from .refusal import refusal
+from .placement import PhasePlan, goal_pose, moved_by, phase_rate, place, place_blended, rate_scale
+from .refusal import phase_walk, refusal
 from .target import WarpTarget
 
 PHASE_START = "motionwarp-phase-start"
@@ -106,12 +106,15 @@ class MotionWarper:
         return warp
 
     def check(self, asset, targets, rate=1.0):
-        """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting nothing.
+        """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting
+        nothing; else return the rate scale each phase would get if it played now.
 
         For a prompt that must only offer what `play` accepts: a provider's Interaction says the
         obstacle fits the asset, this says the character can reach the targets from where it is.
+        The rates are foreseen from the clip's own motion up to each phase; a blend-in during the
+        lead-up mixes in the pose it fades from, so the played rate can differ slightly.
         """
-        self._checked_warp(asset, targets, rate, None, None)
+        return self._checked_warp(asset, targets, rate, None, None).planned_rates()
 
     def _checked_warp(self, asset, targets, rate, blend_in, blend_out):
         if self.destroyed:
@@ -313,14 +316,23 @@ class Warp:
         if problem:
             return problem
         actor, driver = self.actor, self._driver
-        parent, render = actor.getParent(), self._render
-        anchors = [target.resolve(parent, render) for target in self.targets]
-        problem = refusal(self.asset, (driver.root_joint, driver.root_mode, driver.tracks), self.targets, anchors,
+        problem = refusal(self.asset, (driver.root_joint, driver.root_mode, driver.tracks), self.targets, self._anchors(),
                           self.base_rate, (actor.getPos(), actor.getQuat()), self.scale, self._settings)
         if problem:
             return problem
         self.blend_out = min(self.blend_out, self._seconds_left(self.asset.phases[-1].motion.f1))
         return None
+
+    def planned_rates(self):
+        """The rate scale each phase would get if the warp started now (see MotionWarper.check)."""
+        actor, still = self.actor, self._settings.still_axis_m
+        walk = phase_walk(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale)
+        return [phase_rate(phase, pos, goal, self.scale, still) for phase, _, pos, _, goal, _ in walk]
+
+    def _anchors(self):
+        """Each target resolved to (position, rotation) in the actor's parent's space."""
+        parent, render = self.actor.getParent(), self._render
+        return [target.resolve(parent, render) for target in self.targets]
 
     def _seconds_left(self, frame):
         """Seconds the clip plays from `frame` to its end at the base rate (no phase scales it there)."""

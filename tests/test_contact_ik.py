@@ -368,7 +368,6 @@ def test_feet_on_ground_leave_an_airborne_character_alone(base):
 def test_the_turn_limit_is_the_clips_own_peak(base):
     """peak_turn_speed (from the clip's tables) equals the fastest turn of a limb joint relative
     to its parent measured on the posed skeleton, pose by pose at the clip's frame rate."""
-    from motionwarp.contact_ik import peak_turn_speed
     actor = load_actor(MANNEQUIN)
     try:
         joints = [joint for limb in LIMBS.items() for joint in (limb[0],) + limb[1]]

@@ -11,7 +11,6 @@ import pytest
 from panda3d.core import Point3
 
 from demo.panel_map import Grab, dragged, grab_at
-from demo.phase_rates import planned_rates
 from motionwarp import FINISHED, WarpAsset
 
 from .conftest import run_for
@@ -211,7 +210,7 @@ def test_the_panel_shows_the_phase_motion_and_the_rates_foreseen_for_the_offer(b
     offer = demo.offer()
     assert offer and offer.asset.clip == "vault"
     asset = demo.assets["vault"]
-    rates = planned_rates(demo.warper, asset, offer.targets)
+    rates = demo.warper.check(asset, offer.targets)
     demo.editor.update(None, offer)
     track = asset.track
     for index, phase in enumerate(asset.phases):
@@ -230,7 +229,7 @@ def test_the_panel_shows_the_phase_motion_and_the_rates_foreseen_for_the_offer(b
     demo.editor.update(None, offer)
     preview = demo.curves.asset
     assert preview.phases[2].end < asset.phases[2].end
-    assert f"play rate {planned_rates(demo.warper, preview, offer.targets)[2]:.2f}" in demo.curves.info.getText()
+    assert f"play rate {demo.warper.check(preview, offer.targets)[2]:.2f}" in demo.curves.info.getText()
     demo.editor.release()
     # The close edge starting 6 frames in, the character walks the clip's own motion up to it first.
     start_x = panel_x(asset, 0.0, demo.curves.box) + 0.005
@@ -239,7 +238,7 @@ def test_the_panel_shows_the_phase_motion_and_the_rates_foreseen_for_the_offer(b
     # The warper's own rates, when it plays the offer, are the ones foreseen. (A blend-in during the
     # lead-up would mix the idle's motion into it, which the forecast leaves out, as check() does.)
     demo.warper.settings.blend_in = 0.0
-    rates = planned_rates(demo.warper, demo.assets["vault"], offer.targets)
+    rates = demo.warper.check(demo.assets["vault"], offer.targets)
     assert demo.interact()
     warp = demo.warper.current
     ended = []

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from panda3d.core import Point3, Vec3, loadPrcFileData, unloadPrcFile
 
-from motionwarp import MotionWarper, MotionWarpSettings, UsageError, WarpAsset, WarpRefused, WarpTarget, load_actor
+from motionwarp import MotionWarper, MotionWarpSettings, UsageError, WarpRefused, WarpTarget, load_actor
 
-from .conftest import ASSETS, MANNEQUIN, step
+from .conftest import MANNEQUIN, step
 from .warp_helpers import WarpRun, vault_targets
 
 

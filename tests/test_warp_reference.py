@@ -128,6 +128,7 @@ class Comparison:
         control = actor.getAnimControl(asset.clip)
         start_pos, start_rot = np.array(actor.getPos(base.render)), _rotation(actor, base.render)
         reference = ReferenceWarp(clip, phases, ref_targets, start_pos, start_rot, base_rate=rate, scale=scale)
+        self.foreseen = warper.check(asset, targets, rate=rate)
         warper.play(asset, targets, rate=rate)
         self.frames, seen_dt = 0, 0.0
         for dt in dts:
@@ -152,6 +153,7 @@ class Comparison:
         assert self.rot_err < ROT_TOL_DEG, f"rotation {self.rot_err:.4f} degrees off the reference"
         assert self.rate_err < RATE_TOL, f"play rate {self.rate_err:.2e} (relative) off the reference"
         assert self.frame_err < 1e-4, f"clip frame {self.frame_err:.2e} off the reference"
+        assert self.foreseen == pytest.approx(self.phase_rates, rel=RATE_TOL), "check() foresaw other phase rates"
 
 
 def _rotation(nodepath, other):
