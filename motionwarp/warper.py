@@ -183,7 +183,9 @@ class MotionWarper:
             self.driver.update()
         elif warp.effect is None:
             warp._update()
-            self.driver.update(skip=warp.asset.clip)
+            others = self.driver.frame_motion(skip=warp.asset.clip)
+            if others is not None:
+                move_nodepath(self.actor, others)
         else:
             others = self.driver.frame_motion(skip=warp.asset.clip)
             share, others_effect = self.clip_share(warp)
