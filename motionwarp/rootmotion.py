@@ -17,7 +17,7 @@ if LVector3 is LVector3f:
 else:  # a Panda3D built with STDFLOAT_DOUBLE
     from panda3d.core import CPTA_double as _CPTA, PTA_double as _PTA
 
-ROOT_MODES = ("bone", "projected")
+from .assetdata import ROOT_MODES  # the root modes an asset file may name
 
 
 class RootMotionTrack:
