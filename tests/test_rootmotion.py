@@ -165,3 +165,41 @@ def test_projected_mode_moves_by_the_hips_ground_projection(base, tmp_path):
         driver.destroy()
         actor.cleanup()
         actor.removeNode()
+
+
+def test_frame_motion_turns_and_moves_by_the_authored_keys_between_clip_times(base, tmp_path):
+    """The clip's keys: the root goes 2 m along model +Y and turns 90 degrees about Z over 1 s,
+    both linear in time; a frame's motion is that seen from the previous frame's root."""
+    quarter = [math.cos(math.radians(45)), 0, 0, math.sin(math.radians(45))]
+    path = two_bone_quad(tmp_path / "turn.glb", {"turn": [
+        ("root", "translation", [0.0, 1.0], [[0, 0, 0], [0, 2.0, 0]]),
+        ("root", "rotation", [0.0, 1.0], [[1, 0, 0, 0], quarter])]})
+    actor = load_actor(path)
+    driver = RootMotionDriver(actor, task=False)
+    control = clip_control(actor, "turn")
+    driver.play("turn")
+    driver.frame_motion()
+    try:
+        for frames in (1, 7, 3):
+            before = control.getFullFframe() / control.getFrameRate()
+            for _ in range(frames):
+                step(base, 1 / 60)
+            after = control.getFullFframe() / control.getFrameRate()
+            motion = driver.frame_motion()
+            turned = math.radians(90.0 * before)
+            forward = 2.0 * (after - before)   # along model +Y, seen from a root turned by `turned`
+            assert motion.h == pytest.approx(90.0 * (after - before), abs=1e-4)
+            assert motion.pos == pytest.approx((forward * math.sin(turned), forward * math.cos(turned), 0.0), abs=1e-5)
+    finally:
+        driver.destroy()
+        actor.cleanup()
+
+
+def test_destroying_a_driver_twice_removes_its_task_once(base, make_walker):
+    actor, driver = make_walker()
+    named = [task.name for task in base.taskMgr.getTasks() if task.name.startswith("motionwarp-rootmotion")]
+    driver.destroy()
+    driver.destroy()
+    left = [task.name for task in base.taskMgr.getTasks() if task.name.startswith("motionwarp-rootmotion")]
+    assert len(left) == len(named) - 1
+    assert driver.tracks["walk"].clip == "walk"
