@@ -15,12 +15,12 @@ GROUNDED_TOLERANCE = 1e-3
 class _DrivenClip:
     """One driven clip as the per-frame pass reads it: plain attributes, no dict lookups."""
 
-    __slots__ = ("name", "control", "track", "fps", "grounded", "first", "end", "prev", "seen")
+    __slots__ = ("name", "control", "track", "fps", "grounded", "cycle", "prev", "seen")
 
     def __init__(self, name, control, track, grounded):
         self.name, self.control, self.track, self.grounded = name, control, track, grounded
         self.fps = control.getFrameRate()   # the anim's own rate: play rates do not change it
-        self.first, self.end = 0, track.num_frames   # the frames it loops over: [first, end)
+        self.cycle = track.num_frames       # it loops over frames [0, cycle)
         self.prev = None                    # its clip time at the last update (None: not seen yet)
         self.seen = (None, None)            # (clip time, track row there) last sampled: reused next frame
 
@@ -99,17 +99,18 @@ class RootMotionDriver:
         """`actor.loop(clip)` without the duplicated frame of a closed loop."""
         first, last = self.loop_range(clip)
         self.actor.loop(clip, restart=restart, fromFrame=first, toFrame=last)
-        self._started(clip, (first, last))
+        self._started(clip, last)
 
     def play(self, clip):
         """`actor.play(clip)`, tracked from its first frame."""
         last = self.track(clip).num_frames - 1
         self.actor.play(clip)
-        self._started(clip, (0, last))
+        self._started(clip, last)
 
-    def _started(self, clip, frame_range):
+    def _started(self, clip, last):
+        """Follow `clip` from its clip time now, playing frames 0 to `last`."""
         driven = self._clip_named[clip]
-        driven.first, driven.end = frame_range[0], frame_range[1] + 1
+        driven.cycle = last + 1
         driven.prev = driven.control.getFullFframe()
 
     # -- per-frame update -----------------------------------------------------------------
@@ -159,7 +160,7 @@ class RootMotionDriver:
             seen, driven.seen = driven.seen, (cur, now)
             if driven.grounded:
                 lift_weight += effect
-                cycle = driven.end - driven.first
+                cycle = driven.cycle
                 lift += effect * (now if 0.0 <= cur < cycle else track.sample(cur % cycle))[2]
             step = None if prev is None else self._clip_step(driven, prev, cur, now, seen, dt)
             if step is None:
@@ -185,9 +186,8 @@ class RootMotionDriver:
         """(x, y, z, heading) of one clip from its previous to its current clip time (loops unwrapped),
         or None when it restarted; `now` is its track's row at `cur`, `seen` its last (clip time, row)."""
         control = driven.control
-        first, end = driven.first, driven.end
         rate = control.getPlayRate()
-        wraps = round((prev + dt * driven.fps * rate - cur) / (end - first))
+        wraps = round((prev + dt * driven.fps * rate - cur) / driven.cycle)
         # Only a seam crossing or a jump back tells a loop from a replay; Panda3D tells the play
         # mode only through output(), so it is formatted then, not every frame.
         if (wraps != 0 or (cur < prev and rate > 0)) and ": loop," not in str(control):
@@ -196,5 +196,5 @@ class RootMotionDriver:
             wraps = 0
         if wraps == 0:
             return rootmotion.row_step(seen[1] if seen[0] == prev else driven.track.sample(prev), now)
-        motion = driven.track.between(prev, cur, wraps, first, end)
+        motion = driven.track.between(prev, cur, wraps, 0, driven.cycle)
         return (*motion.pos, motion.h)

@@ -203,3 +203,42 @@ def test_destroying_a_driver_twice_removes_its_task_once(base, make_walker):
     left = [task.name for task in base.taskMgr.getTasks() if task.name.startswith("motionwarp-rootmotion")]
     assert len(left) == len(named) - 1
     assert driver.tracks["walk"].clip == "walk"
+
+
+@pytest.mark.parametrize("rate", [0.5, 1.0, 2.0])
+def test_long_frames_across_loop_seams_cover_the_clip_time_they_played(base, make_walker, rate):
+    actor, driver = make_walker()
+    driver.loop("walk")
+    actor.setPlayRate(rate, "walk")
+    # ShowBase ticks the clock at the end of a step: a task sees the time the step before left.
+    # The driver's updates therefore see 1/60 s, then the long frames, in the steps after each.
+    frames = [1 / 60, 1 / 60, 0.25, 0.9, 1.3, 1 / 60, 0.55, 2.2]   # the long ones cross one to four seams
+    for frame in frames + [1 / 60]:
+        step(base, frame)
+    expected = expected_walk(driver, sum(frames) * rate)
+    assert (actor.getPos() - Point3(*expected)).length() < 1e-3
+
+
+def test_a_clip_replayed_from_the_top_behind_the_drivers_back_travels_nothing_back(base, make_walker):
+    actor, driver = make_walker()
+    driver.play("vault")
+    step(base, 1 / 60)
+    run_for(base, 0.5, 1 / 60)
+    before = actor.getPos()
+    assert before.y > 0.1
+    actor.play("vault")   # clip time jumps back to 0
+    step(base, 1 / 60)
+    assert (actor.getX(), actor.getY()) == (before.x, before.y)
+
+
+def test_only_a_closed_loop_leaves_out_its_last_frame_and_loop_restarts(base, make_walker):
+    actor, driver = make_walker()
+    # The mannequin's walk repeats its first pose as its last frame; its vault ends elsewhere.
+    assert driver.loop_range("walk") == (0, clip_control(actor, "walk").getNumFrames() - 2)
+    assert driver.loop_range("vault") == (0, clip_control(actor, "vault").getNumFrames() - 1)
+    driver.loop("walk")
+    step(base, 1 / 60)
+    run_for(base, 0.3, 1 / 60)
+    assert clip_control(actor, "walk").getFrame() > 5
+    driver.loop("walk")
+    assert clip_control(actor, "walk").getFrame() == 0
