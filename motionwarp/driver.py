@@ -196,5 +196,5 @@ class RootMotionDriver:
             wraps = 0
         if wraps == 0:
             return rootmotion.row_step(seen[1] if seen[0] == prev else driven.track.sample(prev), now)
-        motion = driven.track.between(prev, cur, wraps, 0, driven.cycle)
+        motion = driven.track.between(prev, cur, wraps, driven.cycle)
         return (*motion.pos, motion.h)

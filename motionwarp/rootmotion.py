@@ -86,15 +86,14 @@ class RootMotionTrack:
         step of a clip that crossed no loop seam (`between` with `wraps` 0)."""
         return row_step(self.sample(start), self.sample(end))
 
-    def between(self, start, end, wraps=0, loop_start=0, loop_end=None):
-        """Motion from frame `start` to frame `end`, crossing the loop seam `wraps` times."""
+    def between(self, start, end, wraps=0, cycle=None):
+        """Motion from frame `start` to frame `end` of a clip looping over frames [0, cycle) that crossed
+        its seam `wraps` times (negative: playing backwards). Frame 0 is the identity, so each crossing
+        adds the whole cycle's motion."""
         if wraps == 0:
             x, y, z, h = self.relative(start, end)
             return Motion((x, y, z), h)
-        at = self.motion
-        seam_in, seam_out = (at(loop_end), at(loop_start)) if wraps > 0 else (at(loop_start), at(loop_end))
-        cycle = at(loop_start).inverse() * at(loop_end)
-        return (at(start).inverse() * seam_in) * (cycle ** (wraps - 1 if wraps > 0 else wraps + 1)) * (seam_out.inverse() * at(end))
+        return self.motion(start).inverse() * self.motion(cycle) ** wraps * self.motion(end)
 
 
 def row_step(before, after):

@@ -242,3 +242,48 @@ def test_only_a_closed_loop_leaves_out_its_last_frame_and_loop_restarts(base, ma
     assert clip_control(actor, "walk").getFrame() > 5
     driver.loop("walk")
     assert clip_control(actor, "walk").getFrame() == 0
+
+
+def test_a_walk_played_backwards_across_seams_walks_back_the_clip_time_it_played(base, make_walker):
+    actor, driver = make_walker()
+    driver.loop("walk")
+    actor.setPlayRate(-1.0, "walk")
+    frames = [1 / 60, 1 / 60, 0.4, 1 / 60, 1.7, 0.2]   # as in the seam test above: the driver sees them one step late
+    for frame in frames + [1 / 60]:
+        step(base, frame)
+    track = driver.tracks["walk"]
+    cycle = driver.loop_range("walk")[1] + 1
+    cycles, rest = divmod(sum(frames) * track.fps, cycle)
+    # Backwards from frame 0: `cycles` whole cycles back, then from the seam (frame `cycle`) down to `cycle - rest`.
+    expected = -cycles * track.position(cycle) + track.position(cycle - rest) - track.position(cycle)
+    assert (actor.getPos() - Point3(*expected)).length() < 1e-3
+    assert expected[1] < -2.0
+
+
+def test_grounded_clips_lift_the_actor_by_their_normalised_blend_of_heights(base, tmp_path):
+    """Two clips in place that rise and come back down (grounded): their keys give the heights."""
+    keys = [0.0, 0.5, 1.0]
+    path = two_bone_quad(tmp_path / "bobs.glb", {
+        "bob": [("root", "translation", keys, [[0, 0, 0], [0, 0, 0.2], [0, 0, 0]])],
+        "hop": [("root", "translation", keys, [[0, 0, 0], [0, 0, 0.5], [0, 0, 0]])]})
+    actor = load_actor(path)
+    actor.enableBlend()
+    driver = RootMotionDriver(actor, task=False)
+    try:
+        driver.loop("bob")
+        driver.loop("hop")
+        actor.setControlEffect("bob", 0.3)
+        actor.setControlEffect("hop", 0.1)
+        control = clip_control(actor, "bob")
+        for _ in range(40):
+            step(base, 1 / 60)
+            driver.update()
+            t = control.getFullFframe() / control.getFrameRate()
+            rise = min(t, 1.0 - t) / 0.5   # 0 at the ends, 1 at the middle key
+            # docs/design.md 3: the heights above frame 0 weighted by effect and, as Panda3D
+            # normalises the pose, divided by the effects' sum.
+            assert actor.getZ() == pytest.approx((0.3 * 0.2 * rise + 0.1 * 0.5 * rise) / 0.4, abs=1e-5)
+        assert t > 0.6
+    finally:
+        driver.destroy()
+        actor.cleanup()
