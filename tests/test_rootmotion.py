@@ -287,3 +287,50 @@ def test_grounded_clips_lift_the_actor_by_their_normalised_blend_of_heights(base
     finally:
         driver.destroy()
         actor.cleanup()
+
+
+def test_two_climbing_clips_blended_move_by_the_blend_of_their_tracks_on_every_axis(base):
+    """Mantles rise (not grounded): with constant effects, the blended frames add up to the
+    effect-weighted, normalised blend of the two clips' motion from frame 0 (no heading here)."""
+    actor = load_actor(MANNEQUIN)
+    actor.enableBlend()
+    driver = RootMotionDriver(actor, task=False)
+    try:
+        for clip, effect in (("mantle", 0.25), ("mantle_high", 0.5)):
+            driver.play(clip)
+            actor.setControlEffect(clip, effect)
+        control = clip_control(actor, "mantle")
+        while control.getFullFframe() < 45:
+            step(base, 1 / 60)
+            driver.update()
+        frame = control.getFullFframe()
+        low, high = driver.tracks["mantle"], driver.tracks["mantle_high"]
+        expected = (0.25 * low.position(frame) + 0.5 * high.position(frame)) / 0.75
+        assert (actor.getPos() - Point3(*expected)).length() < 1e-4
+        assert min(expected[1:]) > 0.3   # it went forward and up
+    finally:
+        driver.destroy()
+        actor.cleanup()
+
+
+def test_a_blended_clip_restarting_does_not_stop_the_others_moving(base):
+    actor = load_actor(MANNEQUIN)
+    actor.enableBlend()
+    driver = RootMotionDriver(actor, task=False, clips=["land", "walk"])   # the land is read first
+    try:
+        driver.loop("walk")
+        driver.play("land")
+        for clip in ("walk", "land"):
+            actor.setControlEffect(clip, 0.5)
+        for _ in range(10):
+            step(base, 1 / 60)
+            driver.update()
+        before = actor.getY()
+        actor.play("land")      # from the top: the land moves nothing this frame, the walk does
+        step(base, 1 / 60)
+        driver.update()
+        walk = driver.tracks["walk"]
+        assert actor.getY() - before > 0.5 * (walk.position(1)[1] - walk.position(0)[1]) / 2
+    finally:
+        driver.destroy()
+        actor.cleanup()
