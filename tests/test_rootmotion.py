@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from panda3d.core import Point3
 
-from motionwarp import RootMotionDriver, load_actor
+from motionwarp import LoadError, RootMotionDriver, load_actor
+from motionwarp.config import MotionWarpSettings
 from motionwarp.actor_clips import clip_control
 from motionwarp.rootmotion import find_channel
 
@@ -331,6 +332,62 @@ def test_a_blended_clip_restarting_does_not_stop_the_others_moving(base):
         driver.update()
         walk = driver.tracks["walk"]
         assert actor.getY() - before > 0.5 * (walk.position(1)[1] - walk.position(0)[1]) / 2
+    finally:
+        driver.destroy()
+        actor.cleanup()
+
+
+def test_a_clip_speed_walks_straight_ahead_at_that_speed(base, tmp_path):
+    actor = load_actor(MANNEQUIN)
+    actor.setH(90)    # facing world -X
+    driver = RootMotionDriver(actor, task=False, clip_speeds={"idle": 2.0})
+    try:
+        control = clip_control(actor, "idle")
+        driver.loop("idle")   # an idle stands still: the speed alone moves it
+        for _ in range(150):
+            step(base, 1 / 60)
+            driver.update()
+        seconds = 150 / 60
+        assert (actor.getPos() - Point3(-2.0 * seconds, 0, 0)).length() < 1e-4
+        assert control.getFrameRate() * seconds > driver.loop_range("idle")[1]   # a seam was crossed
+        assert driver.tracks["idle"].clip == "idle" and driver.tracks["idle"].num_frames == control.getNumFrames()
+    finally:
+        driver.destroy()
+        actor.cleanup()
+    with pytest.raises(LoadError, match="clip 'glide' is not driven by this .* driver; it drives: .*walk"):
+        RootMotionDriver(load_actor(MANNEQUIN), task=False, clip_speeds={"glide": 1.0})
+
+
+def test_a_driver_without_a_task_manager_runs_in_showbases_at_the_settings_sort(base):
+    actor = load_actor(MANNEQUIN)
+    before = {task.id for task in base.taskMgr.getTasks()}
+    first, second = RootMotionDriver(actor), RootMotionDriver(load_actor(MANNEQUIN))
+    try:
+        added = [task for task in base.taskMgr.getTasks() if task.id not in before]
+        assert len(added) == 2 and len({task.name for task in added}) == 2   # one task each, told apart
+        assert {task.sort for task in added} == {MotionWarpSettings().task_sort}
+        second.destroy()
+        assert [task.id for task in base.taskMgr.getTasks() if task.id not in before] == [added[0].id]
+    finally:
+        first.destroy()
+        second.destroy()
+
+
+def test_a_clip_started_on_the_actor_is_followed_from_the_first_update(base):
+    actor = load_actor(MANNEQUIN)
+    driver = RootMotionDriver(actor, task=False)
+    try:
+        actor.loop("walk")   # not through the driver
+        step(base, 1 / 60)
+        driver.update()      # the first update: where the clip is now is where following starts
+        start = clip_control(actor, "walk").getFullFframe()
+        for _ in range(20):
+            step(base, 1 / 60)
+            driver.update()
+        walk = driver.tracks["walk"]
+        end = clip_control(actor, "walk").getFullFframe()
+        assert actor.getY() == pytest.approx(walk.position(end)[1] - walk.position(start)[1], abs=1e-5)
+        assert actor.getY() > 0.4   # 20 frames at 60 fps of a 1.4 m/s walk
     finally:
         driver.destroy()
         actor.cleanup()
