@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from panda3d.core import Point3
+from panda3d.core import PartBundle, Point3
 
 from motionwarp import LoadError, RootMotionDriver, load_actor
 from motionwarp.config import MotionWarpSettings
@@ -354,8 +354,11 @@ def test_a_clip_speed_walks_straight_ahead_at_that_speed(base, tmp_path):
     finally:
         driver.destroy()
         actor.cleanup()
-    with pytest.raises(LoadError, match="clip 'glide' is not driven by this .* driver; it drives: .*walk"):
-        RootMotionDriver(load_actor(MANNEQUIN), task=False, clip_speeds={"glide": 1.0})
+    other = load_actor(MANNEQUIN)
+    with pytest.raises(LoadError) as caught:
+        RootMotionDriver(other, task=False, clip_speeds={"glide": 1.0})
+    assert str(caught.value) == (f"clip 'glide' is not driven by this 'mannequin' driver; "
+                                 f"it drives: {', '.join(sorted(other.getAnimNames()))}")
 
 
 def test_a_driver_without_a_task_manager_runs_in_showbases_at_the_settings_sort(base):
@@ -391,3 +394,57 @@ def test_a_clip_started_on_the_actor_is_followed_from_the_first_update(base):
     finally:
         driver.destroy()
         actor.cleanup()
+
+
+@pytest.mark.parametrize("blend_type", [PartBundle.BT_normalized_linear, PartBundle.BT_linear])
+def test_two_turning_clips_blend_their_frame_motions_like_panda3d_blends_poses(base, tmp_path, blend_type):
+    """Keys, linear over 1 s: "turn" goes 2 m along +Y turning 90 degrees left, "veer" 1 m along +X
+    turning 30 degrees right. A frame's motion is each clip's, seen from its own root at the frame's
+    start, weighted by effect and, for normalised blending only, divided by the effects' sum."""
+    def half_turn(degrees):
+        return [math.cos(math.radians(degrees / 2)), 0, 0, math.sin(math.radians(degrees / 2))]
+    path = two_bone_quad(tmp_path / "turns.glb", {
+        "turn": [("root", "translation", [0.0, 1.0], [[0, 0, 0], [0, 2.0, 0]]),
+                 ("root", "rotation", [0.0, 1.0], [[1, 0, 0, 0], half_turn(90)])],
+        "veer": [("root", "translation", [0.0, 1.0], [[0, 0, 0], [1.0, 0, 0]]),
+                 ("root", "rotation", [0.0, 1.0], [[1, 0, 0, 0], half_turn(-30)])]})
+    keys = {"turn": ((0.0, 2.0), 90.0), "veer": ((1.0, 0.0), -30.0)}   # per second: (x, y), heading
+    effects = {"turn": 0.25, "veer": 0.5}
+    actor = load_actor(path)
+    actor.setBlend(animBlend=True, blendType=blend_type)
+    driver = RootMotionDriver(actor, task=False)
+    try:
+        for clip, effect in effects.items():
+            driver.play(clip)
+            actor.setControlEffect(clip, effect)
+        control = clip_control(actor, "turn")
+        driver.frame_motion()
+        for _ in range(20):
+            t0 = control.getFullFframe() / control.getFrameRate()
+            step(base, 1 / 60)
+            t1 = control.getFullFframe() / control.getFrameRate()
+            motion = driver.frame_motion()
+            x = y = h = 0.0
+            for clip, effect in effects.items():
+                (vx, vy), turn = keys[clip]
+                dx, dy, c, s = vx * (t1 - t0), vy * (t1 - t0), math.cos(math.radians(turn * t0)), math.sin(math.radians(turn * t0))
+                x, y, h = x + effect * (c * dx + s * dy), y + effect * (c * dy - s * dx), h + effect * turn * (t1 - t0)
+            total = sum(effects.values()) if blend_type == PartBundle.BT_normalized_linear else 1.0
+            assert motion.pos == pytest.approx((x / total, y / total, 0.0), abs=1e-5)
+            assert motion.h == pytest.approx(h / total, abs=1e-4)
+        assert t1 > 0.3
+    finally:
+        driver.destroy()
+        actor.cleanup()
+
+
+def test_a_played_clip_over_a_frame_longer_than_its_rest_stops_where_it_ends(base, make_walker):
+    actor, driver = make_walker()
+    driver.play("vault")
+    for _ in range(21):      # to frame 10 (the driver sees each step one step late)
+        step(base, 1 / 60)
+    step(base, 4.0)          # a hitch of 120 clip frames: far past the last one (69)
+    step(base, 1 / 60)
+    track = driver.tracks["vault"]
+    assert clip_control(actor, "vault").getFullFframe() >= track.num_frames - 1   # Panda3D holds it there
+    assert (actor.getPos() - Point3(*track.position(track.num_frames - 1))).length() < 1e-4
