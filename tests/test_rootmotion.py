@@ -9,7 +9,7 @@ from panda3d.core import PartBundle, Point3
 from motionwarp import LoadError, RootMotionDriver, load_actor
 from motionwarp.config import MotionWarpSettings
 from motionwarp.actor_clips import clip_control
-from motionwarp.rootmotion import find_channel
+from motionwarp.rootmotion import character_base, extract, find_channel, is_closed_loop
 
 from .conftest import ASSETS, MANNEQUIN, run_for, step
 from .gltf_samples import two_bone_quad
@@ -448,3 +448,27 @@ def test_a_played_clip_over_a_frame_longer_than_its_rest_stops_where_it_ends(bas
     track = driver.tracks["vault"]
     assert clip_control(actor, "vault").getFullFframe() >= track.num_frames - 1   # Panda3D holds it there
     assert (actor.getPos() - Point3(*track.position(track.num_frames - 1))).length() < 1e-4
+
+
+def test_a_cycle_that_travels_is_closed_an_ending_elsewhere_is_not(base, tmp_path):
+    """Keys: "stride" travels 2 m and turns 90 degrees while its bone bends and comes back (the body's
+    pose repeats); "reach" travels the same but ends with the bone bent. On untouched clips, the
+    track's motion is taken off the last frame; once stripped, the poses compare as they are."""
+    bend = [math.cos(math.radians(60)), math.sin(math.radians(60)), 0, 0]   # 120 degrees about X
+    travel = [("root", "translation", [0.0, 1.0], [[0, 0, 0], [0, 2.0, 0]]),
+              ("root", "rotation", [0.0, 1.0], [[1, 0, 0, 0], [math.cos(math.radians(45)), 0, 0, math.sin(math.radians(45))]])]
+    path = two_bone_quad(tmp_path / "cycles.glb", {
+        "stride": travel + [("bone", "rotation", [0.0, 0.5, 1.0], [[1, 0, 0, 0], bend, [1, 0, 0, 0]])],
+        "reach": travel + [("bone", "rotation", [0.0, 0.5, 1.0], [[1, 0, 0, 0], bend, bend])]})
+    actor = load_actor(path)
+    base_xform = character_base(actor)
+    for clip, closed in (("stride", True), ("reach", False)):
+        bundle = clip_control(actor, clip).getAnim()
+        track = extract(bundle, "root", "bone", clip=clip, base=base_xform)
+        assert is_closed_loop(bundle, "root", track=track, base=base_xform) is closed
+        assert is_closed_loop(bundle, "root", base=base_xform) is False   # untouched, the root's travel counts
+    driver = RootMotionDriver(actor, task=False)
+    assert driver.loop_range("stride") == (0, driver.tracks["stride"].num_frames - 2)
+    assert driver.loop_range("reach") == (0, driver.tracks["reach"].num_frames - 1)
+    driver.destroy()
+    actor.cleanup()
