@@ -1,11 +1,10 @@
 """The curve editor's edits as plain functions: move or resize a phase window, snapped to frames.
 
-Each edit builds a new WarpAsset through `WarpAsset.from_dict`, so it is validated exactly like
-a loaded file; a window stops at its neighbours and the clip's ends. `EditHistory` undoes.
+Each edit builds a new WarpAsset through `WarpAsset.rebind`, so it is validated exactly like
+a loaded file and bound to the clip already loaded; a window stops at its neighbours and the
+clip's ends. `EditHistory` undoes.
 """
 import dataclasses
-
-from motionwarp import WarpAsset
 
 
 def snap(seconds, fps):
@@ -24,7 +23,7 @@ def _bounds(asset, index):
 def _with_phase(asset, index, start, end):
     data = asset.to_dict()
     data["phases"][index]["start"], data["phases"][index]["end"] = round(start, 6), round(end, 6)
-    return WarpAsset.from_dict(data, asset.path)
+    return asset.rebind(data)
 
 
 def move_phase(asset, index, seconds):

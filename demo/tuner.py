@@ -6,7 +6,7 @@ import stat
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode
 
-from motionwarp import MotionWarpError, WarpAsset
+from motionwarp import MotionWarpError
 
 from .hud import panel_text
 from .phase_edit import EditHistory
@@ -37,7 +37,8 @@ def save_path(path):
 
 
 class AssetTuner(DirectObject):
-    """Edits one phase of one asset at a time; each edit is validated like a loaded file.
+    """Edits one phase of one asset at a time; each edit is validated like a loaded file and
+    re-bound to the clip already loaded (`WarpAsset.rebind`), not loaded again.
 
     `assets` is the demo's name -> WarpAsset dict; edited assets replace their entry, so the
     next warp uses them (the curve editor's too, through `replace`). Each asset keeps its own
@@ -93,7 +94,7 @@ class AssetTuner(DirectObject):
         else:
             phase[name][axis] = round(phase[name][axis] + delta, 4)
         try:
-            edited = WarpAsset.from_dict(data, self.asset.path)
+            edited = self.asset.rebind(data)
         except MotionWarpError as refusal:
             self.message = f"not changed: {refusal.expected}"
             self._show()

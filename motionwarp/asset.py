@@ -1,106 +1,67 @@
-"""Warp assets: a clip plus its warping phases, loaded from and saved to `*.warp.json` (docs/design.md 5)."""
+"""Warp assets: a clip plus its warping phases, loaded from and saved to `*.warp.json` (docs/design.md 5).
+
+Loading is two steps: `assetdata.parse_asset` validates the file on its own (no model), and
+`WarpAsset.bind` checks it against the model and computes what the runtime needs from the clip.
+A `ModelClips` keeps what binding read from a model, so an edited asset re-binds (`rebind`)
+without loading anything again.
+"""
 import dataclasses
 import os
 
 from panda3d.core import CharacterJoint, NodePath
 
+from . import rootmotion
+from .alignment import joint_offsets
+from .assetdata import FORMAT, TRAVERSAL_PHASES, AssetData, Traversal, WarpPhase, parse_asset
 from .atomicfile import write_text_atomic
-from .contacts import read_contacts
+from .contacts import check_contacts
 from .errors import LoadError, shown
 from .jsonfields import FieldChecker, dumps, read_json
 from .loader import load_model_node
 from .motion import Motion
 from .phasemotion import PhaseMotion
-from . import rootmotion
 
-FORMAT = "motionwarp.asset/1"
-_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts"}
-_PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
-               "warp_translation", "warp_rotation", "axes", "align_joint"}
-#: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1).
-TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",)}
+__all__ = ["FORMAT", "TRAVERSAL_PHASES", "ModelClips", "Traversal", "WarpAsset", "WarpPhase", "joint_parents"]
 
 
-@dataclasses.dataclass
-class WarpPhase:
-    """One window of clip time in which the character is warped toward one target point."""
+class ModelClips:
+    """What binding reads from one model file: its clips (name -> AnimBundle), joints (name -> parent
+    joint name or None, parents first) and Character transform; the root motion tracks and joint
+    offsets it computes are kept, so re-binding an edited asset recomputes only its phases."""
 
-    name: str
-    start: float
-    end: float
-    t_offset: tuple = (0.0, 0.0, 0.0)
-    r_offset: tuple = (0.0, 0.0, 0.0)
-    min_rate: float = 1.0
-    max_rate: float = 1.0
-    warp_translation: bool = True
-    warp_rotation: bool = True
-    axes: str = "xyz"
-    align_joint: str = None
-    #: Computed on load from the clip (never typed in): root motion over the phase.
-    motion: PhaseMotion = dataclasses.field(default=None, repr=False, compare=False)
-    #: Computed on load when align_joint is set: that joint relative to the root at `end`.
-    align_offset: tuple = dataclasses.field(default=None, compare=False)
+    def __init__(self, path):
+        self.path = path
+        model = NodePath(load_model_node(path))
+        self.bundles = {np.node().getBundle().getName(): np.node().getBundle()
+                        for np in model.findAllMatches("**/+AnimBundleNode")}
+        character = model.find("**/+Character")
+        self.joints = {} if character.isEmpty() else joint_parents(character.node().getBundle(0))
+        self.base = rootmotion.character_base(model)
+        self._tracks, self._offsets = {}, {}
 
-    @property
-    def total_root_motion(self):
-        """Per-axis sum of |delta| of the root over the phase (x, y, z), from the clip."""
-        return tuple(float(v) for v in self.motion.total)
+    def track(self, clip, root_joint, root_mode):
+        key = (clip, root_joint, root_mode)
+        if key not in self._tracks:
+            self._tracks[key] = rootmotion.track_for(self.bundles[clip], root_joint, root_mode, clip=clip, base=self.base)
+        return self._tracks[key]
 
-    def to_dict(self):
-        data = {"name": self.name, "start": self.start, "end": self.end,
-                "t_offset": list(self.t_offset), "r_offset": list(self.r_offset),
-                "min_rate": self.min_rate, "max_rate": self.max_rate}
-        defaults = WarpPhase("", 0.0, 0.0)
-        for key in ("warp_translation", "warp_rotation", "axes", "align_joint"):
-            if getattr(self, key) != getattr(defaults, key):
-                data[key] = getattr(self, key)
-        return data
+    def joint_offsets(self, asset, requests):
+        """`alignment.joint_offsets` of (joint, clip seconds) requests, each posed once per model."""
+        key = (asset.clip, asset.root_joint, asset.root_mode)
+        missing = [request for request in dict.fromkeys(requests) if key + request not in self._offsets]
+        if missing:
+            self._offsets.update((key + request, offset)
+                                 for request, offset in zip(missing, joint_offsets(asset, missing)))
+        return [self._offsets[key + request] for request in requests]
 
 
 @dataclasses.dataclass
-class Traversal:
-    """The obstacles an asset fits (docs/design.md 5): providers choose among assets by these ranges."""
+class WarpAsset(AssetData):
+    """A clip with its warping phases, bound to its model: `load()` validates it and computes each phase's motion."""
 
-    kind: str
-    height: tuple
-    depth: tuple
-
-    @property
-    def centre(self):
-        """The (height, depth) the ranges are centred on: the size the clip was authored for."""
-        return (sum(self.height) / 2, sum(self.depth) / 2)
-
-    def fits(self, height, depth):
-        return self.height[0] <= height <= self.height[1] and self.depth[0] <= depth <= self.depth[1]
-
-    def to_dict(self):
-        return {"kind": self.kind, "height": list(self.height), "depth": list(self.depth)}
-
-
-@dataclasses.dataclass
-class WarpAsset:
-    """A clip with its warping phases; `load()` validates it and computes each phase's motion."""
-
-    model: str
-    clip: str
-    root_joint: str
-    phases: list
-    root_mode: str = "bone"
-    traversal: Traversal = None
-    #: Which joints touch what, when (motionwarp.contacts.Contact); the contact IK keeps them there.
-    contacts: list = dataclasses.field(default_factory=list)
-    path: str = None
     track: rootmotion.RootMotionTrack = dataclasses.field(default=None, repr=False, compare=False)
-
-    @property
-    def model_path(self):
-        """The model file, resolved against the asset file's folder."""
-        return os.path.normpath(os.path.join(self._folder, self.model))
-
-    @property
-    def _folder(self):
-        """The folder relative paths in the asset start from: its file's, or the working directory."""
-        return os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
+    #: The ModelClips it was bound to (`rebind` reuses it).
+    clips: ModelClips = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def duration(self):
@@ -113,48 +74,38 @@ class WarpAsset:
         return cls.from_dict(read_json(path), path)
 
     @classmethod
-    def from_dict(cls, data, path="<asset>"):
-        """Validate a decoded asset and compute its phases' root motion from the clip."""
-        check = FieldChecker(path)
-        check.object(data, "", _TOP_KEYS, required=("format", "model", "clip", "root_joint", "phases"))
-        if data["format"] != FORMAT:
-            check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
-        asset = cls(model=check.string(data, "model"), clip=check.string(data, "clip"),
-                    root_joint=check.string(data, "root_joint"), phases=[],
-                    root_mode=data.get("root_mode", "bone"), path=path)
-        if asset.root_mode not in rootmotion.ROOT_MODES:
-            check.fail("root_mode", f"expected one of {', '.join(map(repr, rootmotion.ROOT_MODES))}, got {shown(asset.root_mode)}")
-        bundles, joints, base = _clip_source(asset, check)
-        if asset.clip not in bundles:
-            check.fail("clip", f"expected a clip of {asset.model}: {', '.join(sorted(bundles))}; got {shown(asset.clip)}")
-        if asset.root_joint not in joints:
-            check.fail("root_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {shown(asset.root_joint)}")
-        asset.track = rootmotion.track_for(bundles[asset.clip], asset.root_joint, asset.root_mode, clip=asset.clip,
-                                          base=base)
-        names = set()
-        for phase_data, field in check.items(data, "phases"):
-            phase = _read_phase(check, phase_data, field, asset, joints)
-            if phase.name in names:
-                check.fail(f"{field}.name", f"expected a unique phase name, {shown(phase.name)} is used twice")
-            names.add(phase.name)
-            asset.phases.append(phase)
-        if "traversal" in data:
-            asset.traversal = _read_traversal(check, data["traversal"], len(asset.phases))
-        if "contacts" in data:
-            asset.contacts = read_contacts(check, data, asset, joints)
+    def from_dict(cls, data, path="<asset>", clips=None):
+        """Validate a decoded asset and bind it to its model (`clips`, when it is that model's)."""
+        return cls.bind(parse_asset(data, path), clips)
+
+    def rebind(self, data):
+        """The asset `data` (e.g. this one's `to_dict()`, edited) describes, validated and bound to
+        this asset's already loaded model when it names the same one."""
+        return self.from_dict(data, self.path, self.clips)
+
+    @classmethod
+    def bind(cls, parsed, clips=None):
+        """Check parsed asset data against its model and compute each phase's root motion from the clip."""
+        check = FieldChecker(parsed.path)
+        if clips is None or clips.path != parsed.model_path:
+            try:
+                clips = ModelClips(parsed.model_path)
+            except LoadError as exc:
+                check.fail("model", f"expected a loadable glTF character: {exc}")
+        if parsed.clip not in clips.bundles:
+            check.fail("clip", f"expected a clip of {parsed.model}: {', '.join(sorted(clips.bundles))}; got {shown(parsed.clip)}")
+        if parsed.root_joint not in clips.joints:
+            check.fail("root_joint", f"expected a joint of {parsed.model}: {', '.join(clips.joints)}; "
+                                     f"got {shown(parsed.root_joint)}")
+        fields = {field.name: getattr(parsed, field.name) for field in dataclasses.fields(AssetData)}
+        asset = cls(**fields, clips=clips, track=clips.track(parsed.clip, parsed.root_joint, parsed.root_mode))
+        asset.phases = [dataclasses.replace(phase) for phase in parsed.phases]
+        asset.contacts = [dataclasses.replace(contact) for contact in parsed.contacts]
+        for index, phase in enumerate(asset.phases):
+            _check_in_clip(check, phase, f"phases[{index}]", asset, clips.joints)
+        check_contacts(check, asset.contacts, asset.model, clips.joints, asset.duration)
         _prepare(asset)
         return asset
-
-    def to_dict(self):
-        data = {"format": FORMAT, "model": self.model, "clip": self.clip, "root_joint": self.root_joint}
-        if self.root_mode != "bone":
-            data["root_mode"] = self.root_mode
-        if self.traversal is not None:
-            data["traversal"] = self.traversal.to_dict()
-        data["phases"] = [phase.to_dict() for phase in self.phases]
-        if self.contacts:
-            data["contacts"] = [contact.to_dict() for contact in self.contacts]
-        return data
 
     def save(self, path=None):
         """Write the asset atomically: the old file stays intact if anything fails.
@@ -179,21 +130,6 @@ class WarpAsset:
             return self.model_path
 
 
-
-def _clip_source(asset, check):
-    """The model's clips (name -> AnimBundle), joints (name -> parent joint name or None, in order)
-    and its Character's transform (`rootmotion.character_base`)."""
-    try:
-        node = load_model_node(asset.model_path)
-    except LoadError as exc:
-        check.fail("model", f"expected a loadable glTF character: {exc}")
-    model = NodePath(node)
-    bundles = {np.node().getBundle().getName(): np.node().getBundle() for np in model.findAllMatches("**/+AnimBundleNode")}
-    character = model.find("**/+Character")
-    joints = {} if character.isEmpty() else joint_parents(character.node().getBundle(0))
-    return bundles, joints, rootmotion.character_base(model)
-
-
 def joint_parents(bundle):
     """Each joint of a character's PartBundle (name -> its parent joint's name, or None), parents first."""
     joints = {}
@@ -207,55 +143,14 @@ def joint_parents(bundle):
     return joints
 
 
-def _read_traversal(check, data, phase_count):
-    check.object(data, "traversal", ("kind", "height", "depth"), required=("kind", "height", "depth"))
-    kind = data["kind"]
-    if not isinstance(kind, str) or kind not in TRAVERSAL_PHASES:
-        check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_PHASES))}, got {shown(kind)}")
-    needed = TRAVERSAL_PHASES[kind]
-    if phase_count != len(needed):
-        check.fail("traversal.kind", f"a {kind} needs {len(needed)} phase(s) ({', '.join(needed)}), "
-                                     f"the asset has {phase_count}")
-    ranges = {}
-    for key in ("height", "depth"):
-        low, high = check.numbers(data[key], f"traversal.{key}", 2)
-        if not 0.0 <= low <= high:
-            check.fail(f"traversal.{key}", f"expected [low, high] metres with 0 <= low <= high, got {shown(data[key])}")
-        ranges[key] = (low, high)
-    return Traversal(kind, ranges["height"], ranges["depth"])
-
-
-def _read_phase(check, data, field, asset, joints):
-    check.object(data, field, _PHASE_KEYS, required=("name", "start", "end"))
-    phase = WarpPhase(name=check.string(data, "name", field),
-                      start=check.number(data, "start", field), end=check.number(data, "end", field),
-                      t_offset=check.vector(data, "t_offset", field), r_offset=check.vector(data, "r_offset", field),
-                      min_rate=check.number(data, "min_rate", field, 1.0), max_rate=check.number(data, "max_rate", field, 1.0),
-                      warp_translation=check.flag(data, "warp_translation", field),
-                      warp_rotation=check.flag(data, "warp_rotation", field),
-                      axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"))
-    duration = asset.track.duration
-    if not 0.0 <= phase.start <= duration:
-        check.fail(f"{field}.start", f"expected a time inside the clip (0 to {duration:.3f} s), got {phase.start}")
-    if not 0.0 <= phase.end <= duration:
-        check.fail(f"{field}.end", f"expected a time inside the clip (0 to {duration:.3f} s), got {phase.end}")
-    if phase.end <= phase.start:
-        check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")
-    if asset.phases:
-        previous = asset.phases[-1]
-        if phase.start < previous.end:
-            check.fail(f"{field}.start", f"expected phases in order, not overlapping: at or after "
-                                         f"{shown(previous.name)} ends ({previous.end}), got {phase.start}")
-    if not 0.0 < phase.min_rate <= 1.0:
-        check.fail(f"{field}.min_rate", f"expected 0 < min_rate <= 1, got {phase.min_rate}")
-    if phase.max_rate < 1.0:
-        check.fail(f"{field}.max_rate", f"expected max_rate >= 1, got {phase.max_rate}")
-    axes = phase.axes
-    if not isinstance(axes, str) or not axes or set(axes) - set("xyz") or len(set(axes)) != len(axes):
-        check.fail(f"{field}.axes", f"expected some of the letters x, y, z (each once), got {shown(axes)}")
+def _check_in_clip(check, phase, field, asset, joints):
+    """The model-dependent checks of a parsed phase: its times inside the clip, its align joint in the skeleton."""
+    duration = asset.duration
+    for key in ("start", "end"):
+        if not 0.0 <= getattr(phase, key) <= duration:
+            check.fail(f"{field}.{key}", f"expected a time inside the clip (0 to {duration:.3f} s), got {getattr(phase, key)}")
     if phase.align_joint is not None and phase.align_joint not in joints:
         check.fail(f"{field}.align_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {shown(phase.align_joint)}")
-    return phase
 
 
 def _prepare(asset):
@@ -267,9 +162,8 @@ def _prepare(asset):
     aligned = [phase for phase in asset.phases if phase.align_joint]
     if not aligned and not asset.contacts:
         return
-    from .alignment import joint_offsets
-    offsets = joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned]
-                            + [(contact.joint, contact.start) for contact in asset.contacts])
+    offsets = asset.clips.joint_offsets(asset, [(phase.align_joint, phase.end) for phase in aligned]
+                                        + [(contact.joint, contact.start) for contact in asset.contacts])
     for phase, offset in zip(aligned, offsets):
         phase.align_offset = offset
     ends = {phase.name: phase.end * fps for phase in asset.phases}

@@ -53,25 +53,15 @@ class Contact:
         return data
 
 
-def read_contacts(check, data, asset, parents):
-    """The validated `contacts` list of an asset's JSON; `parents` maps each joint to its parent (or None)."""
+def read_contacts(check, data, phases):
+    """The `contacts` list of an asset's JSON, checked on its own; `phases`: the asset's phase names.
+    The joints and times are checked against the model by `check_contacts` when the asset is bound."""
     contacts = []
-    phases = [phase.name for phase in asset.phases]
     for item, field in check.items(data, "contacts"):
         check.object(item, field, _KEYS, required=("joint", "start", "end", "touches"))
-        joint = check.string(item, "joint", field)
-        if joint not in parents:
-            check.fail(f"{field}.joint", f"expected a joint of {asset.model}: {', '.join(parents)}; got {shown(joint)}")
-        if parents[joint] is None or parents[parents[joint]] is None:
-            check.fail(f"{field}.joint", f"expected an end joint with a parent and a grandparent (the two bones "
-                                         f"the IK bends), {shown(joint)} has not")
-        contact = Contact(joint=joint, start=check.number(item, "start", field), end=check.number(item, "end", field),
-                          touches=item["touches"], phase=item.get("phase"), offset=check.vector(item, "offset", field))
-        duration = asset.track.duration
-        for key in ("start", "end"):
-            if not 0.0 <= getattr(contact, key) <= duration:
-                check.fail(f"{field}.{key}", f"expected a time inside the clip (0 to {duration:.3f} s), "
-                                             f"got {getattr(contact, key)}")
+        contact = Contact(joint=check.string(item, "joint", field), start=check.number(item, "start", field),
+                          end=check.number(item, "end", field), touches=item["touches"], phase=item.get("phase"),
+                          offset=check.vector(item, "offset", field))
         if contact.end <= contact.start:
             check.fail(f"{field}.end", f"expected a time after start ({contact.start}), got {contact.end}")
         if contact.touches not in TOUCHES:
@@ -83,3 +73,19 @@ def read_contacts(check, data, asset, parents):
             check.fail(f"{field}.phase", "expected no phase: a surface contact touches what is under the joint")
         contacts.append(contact)
     return contacts
+
+
+def check_contacts(check, contacts, model, parents, duration):
+    """Check parsed contacts against the model: `parents` maps each of its joints to its parent (or None),
+    `duration` is the clip's length in seconds."""
+    for index, contact in enumerate(contacts):
+        field = f"contacts[{index}]"
+        if contact.joint not in parents:
+            check.fail(f"{field}.joint", f"expected a joint of {model}: {', '.join(parents)}; got {shown(contact.joint)}")
+        if parents[contact.joint] is None or parents[parents[contact.joint]] is None:
+            check.fail(f"{field}.joint", f"expected an end joint with a parent and a grandparent (the two bones "
+                                         f"the IK bends), {shown(contact.joint)} has not")
+        for key in ("start", "end"):
+            if not 0.0 <= getattr(contact, key) <= duration:
+                check.fail(f"{field}.{key}", f"expected a time inside the clip (0 to {duration:.3f} s), "
+                                             f"got {getattr(contact, key)}")

@@ -5,11 +5,24 @@ from . import rootmotion
 from .config import MotionWarpSettings, from_base
 from .errors import LoadError
 from .actor_clips import clip_control, require_joint
-from .motion import Motion, move_nodepath
+from .motion import Motion, move_by
 
 
 #: A clip whose root ends within this height (model units) of where it started is grounded.
 GROUNDED_TOLERANCE = 1e-3
+
+
+class _DrivenClip:
+    """One driven clip as the per-frame pass reads it: plain attributes, no dict lookups."""
+
+    __slots__ = ("name", "control", "track", "fps", "grounded", "cycle", "prev", "seen")
+
+    def __init__(self, name, control, track, grounded):
+        self.name, self.control, self.track, self.grounded = name, control, track, grounded
+        self.fps = control.getFrameRate()   # the anim's own rate: play rates do not change it
+        self.cycle = track.num_frames       # it loops over frames [0, cycle)
+        self.prev = None                    # its clip time at the last update (None: not seen yet)
+        self.seen = (None, None)            # (clip time, track row there) last sampled: reused next frame
 
 
 class RootMotionDriver:
@@ -43,14 +56,12 @@ class RootMotionDriver:
             track = self.track(clip)
             self.tracks[clip] = rootmotion.straight_track(clip, track.fps, track.num_frames, speed)
         # Clips that end at the height they start at: their vertical root motion is an offset, not travel.
-        self._grounded = {clip for clip, track in self.tracks.items()
-                          if abs(track.positions[-1][2]) < GROUNDED_TOLERANCE}
+        self._clips = [_DrivenClip(clip, clip_control(actor, clip), track,
+                                   abs(track.positions[-1][2]) < GROUNDED_TOLERANCE)
+                       for clip, track in self.tracks.items()]
+        self._clip_named = {clip.name: clip for clip in self._clips}
         self._lift = 0.0
         self.part_bundle = actor.getPartBundle("modelRoot")
-        self._controls = [(clip, clip_control(actor, clip)) for clip in self.tracks]
-        self._control_of = dict(self._controls)
-        self._ranges = {}
-        self._prev_frames = {}
         self._prev_time = None
         self._clock = ClockObject.getGlobalClock()
         self._taskmgr = None
@@ -76,9 +87,8 @@ class RootMotionDriver:
 
     def control(self, clip):
         """The AnimControl of a driven clip (a LoadError naming the driven clips otherwise)."""
-        if clip not in self._control_of:
-            self.track(clip)
-        return self._control_of[clip]
+        self.track(clip)
+        return self._clip_named[clip].control
 
     def loop_range(self, clip):
         """(first, last) frame that loops seamlessly: a closed loop leaves out its repeated last frame."""
@@ -89,17 +99,19 @@ class RootMotionDriver:
         """`actor.loop(clip)` without the duplicated frame of a closed loop."""
         first, last = self.loop_range(clip)
         self.actor.loop(clip, restart=restart, fromFrame=first, toFrame=last)
-        self._started(clip, (first, last))
+        self._started(clip, last)
 
     def play(self, clip):
         """`actor.play(clip)`, tracked from its first frame."""
         last = self.track(clip).num_frames - 1
         self.actor.play(clip)
-        self._started(clip, (0, last))
+        self._started(clip, last)
 
-    def _started(self, clip, frame_range):
-        self._ranges[clip] = frame_range
-        self._prev_frames[clip] = self.control(clip).getFullFframe()
+    def _started(self, clip, last):
+        """Follow `clip` from its clip time now, playing frames 0 to `last`."""
+        driven = self._clip_named[clip]
+        driven.cycle = last + 1
+        driven.prev = driven.control.getFullFframe()
 
     # -- per-frame update -----------------------------------------------------------------
     def _task(self, task):
@@ -108,74 +120,81 @@ class RootMotionDriver:
         self.update()
         return task.cont
 
-    def update(self, skip=None):
-        """Apply this frame's root motion; `skip` names a clip whose motion someone else applies."""
-        motion = self.frame_motion(skip)
+    def update(self):
+        """Apply this frame's root motion to the actor, with one NodePath write."""
+        motion = self._blended(self._frame_dt(), None)
         if motion is not None:
-            move_nodepath(self.actor, motion)
+            move_by(self.actor, *motion)
 
     def frame_motion(self, skip=None):
-        """This frame's blended root motion (None: nothing moved), without applying it: a warp blends it."""
+        """This frame's blended root motion as a Motion (None: nothing moved), without applying it:
+        a warp blends it. `skip` names a clip whose motion the caller applies itself."""
+        motion = self._blended(self._frame_dt(), skip)
+        return None if motion is None else Motion(motion[:3], motion[3])
+
+    def _frame_dt(self):
+        """Seconds since the last update (0 on the first)."""
         now = self._clock.getFrameTime()
         dt = 0.0 if self._prev_time is None else now - self._prev_time
         self._prev_time = now
-        return self.blended_motion(dt, skip)
+        return dt
 
-    def blended_motion(self, dt, skip=None):
-        """The effect-weighted root motion of all clips since the last update, or None.
+    def _blended(self, dt, skip):
+        """The effect-weighted root motion (x, y, z, heading) of all clips since the last update, or None.
 
         A grounded clip's height is not integrated: the NodePath's lift is the effect-weighted
         height of the grounded clips playing now above their own frame 0 (docs/design.md 3), so it
         comes back to 0 whenever they are at frame 0 or stop, however often clips switch.
         """
-        total_weight, pos, heading = 0.0, [0.0, 0.0, 0.0], 0.0
-        lift_weight, lift = 0.0, 0.0
-        for clip, control in self._controls:
-            effect = self.part_bundle.getControlEffect(control)
-            if effect <= 0.0 or clip == skip:
-                self._prev_frames[clip] = control.getFullFframe()
+        effect_of = self.part_bundle.getControlEffect
+        total_weight = x = y = z = heading = lift_weight = lift = 0.0
+        for driven in self._clips:
+            control = driven.control
+            prev, cur = driven.prev, control.getFullFframe()
+            driven.prev = cur
+            effect = effect_of(control)
+            if effect <= 0.0 or driven.name == skip:
                 continue
-            step = self.clip_motion(clip, control, dt)
-            if clip in self._grounded:
+            track = driven.track
+            now = track.sample(cur)
+            seen, driven.seen = driven.seen, (cur, now)
+            if driven.grounded:
                 lift_weight += effect
-                lift += effect * self.tracks[clip].sample(control.getFullFframe() % self._cycle(clip))[2]
+                cycle = driven.cycle
+                lift += effect * (now if 0.0 <= cur < cycle else track.sample(cur % cycle))[2]
+            step = None if prev is None else self._clip_step(driven, prev, cur, now, seen, dt)
             if step is None:
                 continue
             total_weight += effect
-            for axis in range(2 if clip in self._grounded else 3):
-                pos[axis] += effect * step.pos[axis]
-            heading += effect * step.h
-        normalised = self.part_bundle.getBlendType() != PartBundle.BT_linear
+            x += effect * step[0]
+            y += effect * step[1]
+            if not driven.grounded:
+                z += effect * step[2]
+            heading += effect * step[3]
+        normalised = (total_weight > 0.0 or lift_weight > 0.0) and self.part_bundle.getBlendType() != PartBundle.BT_linear
         if normalised and lift_weight > 0.0:
             lift /= lift_weight
         rise, self._lift = lift - self._lift, lift
         if total_weight <= 0.0 and rise == 0.0:
             return None
-        if normalised and total_weight > 0.0:
-            pos, heading = [v / total_weight for v in pos], heading / total_weight  # Panda3D normalises the pose too
-        return Motion((pos[0], pos[1], pos[2] + rise), heading)
+        if normalised and total_weight > 0.0:  # Panda3D normalises the pose too
+            x, y, z, heading = x / total_weight, y / total_weight, z / total_weight, heading / total_weight
+        return (x, y, z + rise, heading)
 
-    def _cycle(self, clip):
-        first, last = self._ranges.get(clip, (0, self.tracks[clip].num_frames - 1))
-        return last + 1 - first
-
-
-    def clip_motion(self, clip, control, dt):
-        """Root motion of one clip from its previous to its current clip time (loops unwrapped)."""
-        cur = control.getFullFframe()
-        prev = self._prev_frames.get(clip)
-        self._prev_frames[clip] = cur
-        if prev is None:
-            return None
-        track = self.tracks[clip]
-        first, last = self._ranges.get(clip, (0, track.num_frames - 1))
+    @staticmethod
+    def _clip_step(driven, prev, cur, now, seen, dt):
+        """(x, y, z, heading) of one clip from its previous to its current clip time (loops unwrapped),
+        or None when it restarted; `now` is its track's row at `cur`, `seen` its last (clip time, row)."""
+        control = driven.control
         rate = control.getPlayRate()
-        wraps = round((prev + dt * control.getFrameRate() * rate - cur) / (last + 1 - first))
+        wraps = round((prev + dt * driven.fps * rate - cur) / driven.cycle)
         # Only a seam crossing or a jump back tells a loop from a replay; Panda3D tells the play
         # mode only through output(), so it is formatted then, not every frame.
         if (wraps != 0 or (cur < prev and rate > 0)) and ": loop," not in str(control):
             if cur < prev and rate > 0:
                 return None  # restarted from the top: nothing travelled
             wraps = 0
-        return track.between(prev, cur, wraps, first, last + 1)
-
+        if wraps == 0:
+            return rootmotion.row_step(seen[1] if seen[0] == prev else driven.track.sample(prev), now)
+        motion = driven.track.between(prev, cur, wraps, driven.cycle)
+        return (*motion.pos, motion.h)

@@ -2,7 +2,7 @@
 import math
 
 import numpy as np
-from panda3d.core import LQuaternion, Point3, Vec3
+from panda3d.core import LQuaternion
 
 
 class Motion:
@@ -50,10 +50,15 @@ def turn_points(points, degrees):
 
 def move_nodepath(nodepath, motion):
     """Move a NodePath by a Motion expressed in its own (local) frame, with one absolute write."""
-    pos = nodepath.getMat().xformPoint(Point3(*motion.pos))
-    if motion.h:
-        turn = LQuaternion()
-        turn.setHpr(Vec3(motion.h, 0.0, 0.0))
-        nodepath.setPosQuat(pos, turn * nodepath.getQuat())
+    move_by(nodepath, motion.pos[0], motion.pos[1], motion.pos[2], motion.h)
+
+
+def move_by(nodepath, x, y, z, h):
+    """Move a NodePath by (x, y, z) and `h` degrees about its own Z, both in its own frame
+    (scale included), with one absolute write: the plain-float form of `move_nodepath`."""
+    pos = nodepath.getMat().xformPoint((x, y, z))
+    if h:
+        half = math.radians(h) * 0.5
+        nodepath.setPosQuat(pos, LQuaternion(math.cos(half), 0.0, 0.0, math.sin(half)) * nodepath.getQuat())
     else:
         nodepath.setPos(pos)

@@ -17,7 +17,7 @@ if LVector3 is LVector3f:
 else:  # a Panda3D built with STDFLOAT_DOUBLE
     from panda3d.core import CPTA_double as _CPTA, PTA_double as _PTA
 
-ROOT_MODES = ("bone", "projected")
+from .assetdata import ROOT_MODES  # the root modes an asset file may name
 
 
 class RootMotionTrack:
@@ -58,16 +58,15 @@ class RootMotionTrack:
     def sample(self, fframe):
         """(x, y, z, heading) at a fractional frame, clamped to the clip, as plain floats."""
         rows = self._rows
-        last = self.num_frames - 1
-        if fframe <= 0.0 or last == 0:
+        if fframe <= 0.0:
             return rows[0]
-        if fframe >= last:
-            return rows[last]
         i = int(fframe)
+        if i >= self.num_frames - 1:
+            return rows[-1]
         a = fframe - i
-        r0, r1 = rows[i], rows[i + 1]
-        return (r0[0] + (r1[0] - r0[0]) * a, r0[1] + (r1[1] - r0[1]) * a,
-                r0[2] + (r1[2] - r0[2]) * a, r0[3] + (r1[3] - r0[3]) * a)
+        x0, y0, z0, h0 = rows[i]
+        x1, y1, z1, h1 = rows[i + 1]
+        return (x0 + (x1 - x0) * a, y0 + (y1 - y0) * a, z0 + (z1 - z0) * a, h0 + (h1 - h0) * a)
 
     def position(self, fframe):
         """Root position at a (fractional) frame, as a numpy 3-vector."""
@@ -82,14 +81,28 @@ class RootMotionTrack:
         x, y, z, h = self.sample(fframe)
         return Motion((x, y, z), h)
 
-    def between(self, start, end, wraps=0, loop_start=0, loop_end=None):
-        """Motion from frame `start` to frame `end`, crossing the loop seam `wraps` times."""
-        at = self.motion
+    def relative(self, start, end):
+        """(x, y, z, heading) of frame `end` seen from frame `start`, as plain floats: the per-frame
+        step of a clip that crossed no loop seam (`between` with `wraps` 0)."""
+        return row_step(self.sample(start), self.sample(end))
+
+    def between(self, start, end, wraps=0, cycle=None):
+        """Motion from frame `start` to frame `end` of a clip looping over frames [0, cycle) that crossed
+        its seam `wraps` times (negative: playing backwards). Frame 0 is the identity, so each crossing
+        adds the whole cycle's motion."""
         if wraps == 0:
-            return at(start).inverse() * at(end)
-        seam_in, seam_out = (at(loop_end), at(loop_start)) if wraps > 0 else (at(loop_start), at(loop_end))
-        cycle = at(loop_start).inverse() * at(loop_end)
-        return (at(start).inverse() * seam_in) * (cycle ** (wraps - 1 if wraps > 0 else wraps + 1)) * (seam_out.inverse() * at(end))
+            x, y, z, h = self.relative(start, end)
+            return Motion((x, y, z), h)
+        return self.motion(start).inverse() * self.motion(cycle) ** wraps * self.motion(end)
+
+
+def row_step(before, after):
+    """(x, y, z, heading) of the track row `after` seen from the row `before`: before^-1 * after."""
+    dx, dy, h0 = after[0] - before[0], after[1] - before[1], before[3]
+    if h0:
+        c, s = math.cos(math.radians(h0)), math.sin(math.radians(h0))
+        dx, dy = c * dx + s * dy, c * dy - s * dx
+    return (dx, dy, after[2] - before[2], after[3] - h0)
 
 
 def straight_track(clip, fps, num_frames, speed):

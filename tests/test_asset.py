@@ -6,7 +6,9 @@ import os
 import pytest
 
 from motionwarp import AssetError, WarpAsset
+from motionwarp.assetdata import parse_asset
 
+from .conftest import ASSETS
 from .gltf_samples import two_bone_quad
 
 
@@ -122,3 +124,52 @@ def test_unreadable_files(base, model, text, message):
 def test_missing_file(base, model):
     with pytest.raises(AssetError, match="ghost.warp.json: file not found"):
         WarpAsset.load(model / "ghost.warp.json")
+
+
+def test_parsing_checks_the_file_without_its_model(model):
+    data = edit(lambda d: d.update(model="not_there.glb"))
+    parsed = parse_asset(data, "hop.warp.json")
+    assert (parsed.model, parsed.clip, parsed.root_joint) == ("not_there.glb", "hop", "root")
+    assert [(p.name, p.start, p.end, p.min_rate) for p in parsed.phases] == [("rise", 0.0, 0.5, 0.5), ("land", 0.5, 1.0, 1.0)]
+    assert parsed.phases[0].motion is None  # nothing read from a clip
+    with pytest.raises(AssetError, match=r"hop.warp.json: phases\[1\].start: expected phases in order"):
+        parse_asset(edit(lambda d: d["phases"][1].update(start=0.4)), "hop.warp.json")
+
+
+def test_rebinding_an_edit_uses_the_loaded_clip_and_its_motion(base, model, monkeypatch):
+    asset = WarpAsset.load(write(model, good()))
+    (model / "hop.glb").unlink()   # loading it again would fail
+    monkeypatch.setattr("motionwarp.asset.load_model_node", lambda *a: pytest.fail("the model was loaded again"))
+    data = asset.to_dict()
+    data["phases"][0]["end"] = data["phases"][1]["start"] = 0.25
+    edited = asset.rebind(data)
+    assert edited.clips is asset.clips and edited.track is asset.track
+    # The hop's keys: y 0 -> 1 -> 2 m and z 0 -> 0.5 -> 0 m at 0, 0.5, 1 s, linear between keys.
+    assert edited.phases[0].total_root_motion == pytest.approx((0.0, 0.5, 0.25), abs=1e-5)
+    assert edited.phases[1].total_root_motion == pytest.approx((0.0, 1.5, 0.75), abs=1e-5)
+    assert asset.phases[0].end == 0.5  # the original is left as it was
+
+
+def test_a_rebound_edit_is_checked_against_the_clip_and_names_file_and_field(base, model):
+    path = write(model, good())
+    asset = WarpAsset.load(path)
+    data = asset.to_dict()
+    data["phases"][1]["end"] = 1.2
+    with pytest.raises(AssetError, match=r"phases\[1\].end: expected a time inside the clip \(0 to 1.000 s\)") as caught:
+        asset.rebind(data)
+    assert str(caught.value).startswith(str(path))
+    data = asset.to_dict()
+    data["model"] = "other.glb"   # another model is loaded, not the bound one reused
+    with pytest.raises(AssetError, match="model: expected a loadable glTF character"):
+        asset.rebind(data)
+
+
+def test_a_rebound_edit_places_contacts_like_a_fresh_load(base):
+    asset = WarpAsset.load(ASSETS / "vault.warp.json")
+    data = asset.to_dict()
+    data["phases"][0]["end"] = data["phases"][1]["start"] = 0.6   # the hands' target phase ends earlier
+    edited, fresh = asset.rebind(data), WarpAsset.from_dict(data, asset.path)
+    assert fresh.clips is not asset.clips
+    for rebound, loaded in zip(edited.contacts, fresh.contacts):
+        assert rebound.touchdown == pytest.approx(loaded.touchdown, abs=1e-9)
+    assert edited.contacts[4].touchdown != pytest.approx(asset.contacts[4].touchdown, abs=1e-3)

@@ -50,10 +50,12 @@ def print_report(machine, load_before, load_after, overhead_ns, size, repeats, p
         print(f"| {count} | {warp.median:.3f} | {warp.p90:.3f} | {_spread(warp, digits=3)} | {panda.median:.3f} "
               f"| {warp.median / panda.median:.2f} |")
     largest = max(scaled)
-    warp_ms = scaled[largest][0].median
+    warp_ms, panda_ms = scaled[largest][0].median, scaled[largest][1].median
     print()
     print(f"{largest} warping characters within {FRAME_BUDGET_MS:g} ms of CPU per frame: "
-          f"{'yes' if warp_ms <= FRAME_BUDGET_MS else 'no'} ({warp_ms:.2f} ms)")
+          f"{'yes' if warp_ms <= FRAME_BUDGET_MS else 'no'} ({warp_ms:.2f} ms: Panda3D's update of those "
+          f"actors {panda_ms:.2f} ms, motionwarp's share {warp_ms - panda_ms:.2f} ms"
+          f"{'; out of reach while the update alone is over budget' if panda_ms > FRAME_BUDGET_MS else ''})")
     print()
     print("| setup | median | p90 | spread | unit |")
     print("|---|---|---|---|---|")
