@@ -6,7 +6,7 @@ at that phase's end, so every phase plays at rate 1 and nothing bends.
 """
 from panda3d.core import ClockObject, Point3
 
-from motionwarp import WarpAsset, WarpTarget
+from motionwarp import WarpTarget
 
 #: Slow-motion factors the speed key cycles through.
 SPEEDS = (1.0, 0.25, 0.1)
@@ -18,7 +18,7 @@ def unwarped(asset, actor, space):
     for phase in data["phases"]:
         phase["t_offset"], phase["r_offset"] = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
         phase.pop("align_offset", None)
-    plain = WarpAsset.from_dict(data, asset.path)
+    plain = asset.rebind(data)
     targets = []
     for phase in plain.phases:
         motion = plain.track.motion(phase.end * plain.track.fps)
