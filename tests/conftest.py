@@ -82,7 +82,11 @@ def base(showbase):
 
 
 def step(base, dt):
-    """Advance the clock by `dt` seconds and run one frame of tasks (which see the new time)."""
+    """Run one frame of tasks, then advance the clock by `dt` seconds.
+
+    ShowBase ticks the clock at the end of the frame (igLoop, docs/design.md 9): this frame's
+    tasks still see the time the previous step left, and `dt` shows from the next step on.
+    """
     ClockObject.getGlobalClock().setFrameRate(1.0 / dt)
     base.taskMgr.step()
 
