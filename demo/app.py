@@ -99,6 +99,7 @@ class Demo(DirectObject):
         self.status, self.prompt = self.hud.status, self.hud.prompt
         self.accept("f1", self.hud.toggle_help)
         self.accept("f2", self.debug.toggle)
+        self.accept("f3", self.toggle_panels)
         self.accept("c", self.compare)
         self.time = TimeControl()
         self.accept("t", self.time.next_speed)
@@ -155,6 +156,16 @@ class Demo(DirectObject):
         if self.on_start is not None:
             self.on_start(name, found, warp)
         return True
+
+    def toggle_panels(self):
+        """F3: hide or show the curve panel and the tuner's panel, for more room to watch."""
+        visible = not self.curves.visible
+        self.curves.set_visible(visible)
+        if self.tuner is not None and self.tuner.text is not None:
+            if visible:
+                self.tuner.text.show()
+            else:
+                self.tuner.text.hide()
 
     def dodge(self):
         """Play the character's dodge with its own root motion (a warp aimed where the clip goes anyway)."""

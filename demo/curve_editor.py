@@ -82,7 +82,7 @@ class CurveEditor(DirectObject):
 
     def press_at(self, x, z):
         """A left press at panel point (x, z): True when the panel takes it (and holds the mouse)."""
-        if self.tuner is None:
+        if self.tuner is None or not self.panel.visible:
             return False
         asset = self.tuner.asset
         grab = grab_at(self.panel.box, asset.track.duration, windows(asset), x, z)

@@ -155,6 +155,17 @@ class CurvePanel:
                            0, bottom - RULER)
         self.cursor.setSz(top - bottom + RULER)
 
+    @property
+    def visible(self):
+        return not self.root.isHidden()
+
+    def set_visible(self, visible):
+        """Show or hide the panel (the editor takes no press while it is hidden)."""
+        if visible:
+            self.root.show()
+        else:
+            self.root.hide()
+
     def destroy(self):
         self.info.destroy()
         self.root.removeNode()

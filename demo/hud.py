@@ -23,6 +23,7 @@ KEYS = (
     ("drag / wheel", "turn the camera / zoom"),
     ("F1", "show or hide this help"),
     ("F2", "debug view: targets, edges, normal, root trails"),
+    ("F3", "show or hide the curve panel and the tuner"),
     ("Esc", "quit"),
 )
 

@@ -8,6 +8,7 @@ import json
 import math
 
 import pytest
+from direct.showbase.MessengerGlobal import messenger
 from panda3d.core import Point3
 
 from demo.panel_map import Grab, dragged, grab_at
@@ -192,6 +193,18 @@ def test_the_orbit_camera_does_not_turn_while_the_editor_holds_the_mouse(demo):
     for _ in range(3):
         camera.update()
     assert camera.yaw != yaw  # the same drag turns it once the editor lets go
+
+
+def test_f3_hides_the_panels_and_a_hidden_panel_takes_no_press(demo):
+    box = demo.curves.box
+    inside = (panel_x(demo.assets["vault"], 0.3, box), (box[2] + box[3]) / 2)
+    messenger.send("f3")
+    assert demo.curves.root.isHidden() and demo.tuner.text.isHidden()
+    assert not demo.editor.press_at(*inside) and not demo.editor.holds_mouse
+    messenger.send("f3")
+    assert not demo.curves.root.isHidden() and not demo.tuner.text.isHidden()
+    assert demo.editor.press_at(*inside)
+    demo.editor.release()
 
 
 def test_a_press_outside_the_panel_or_a_click_that_moves_nothing_edits_nothing(demo):
