@@ -45,7 +45,7 @@ def main(argv=None):
     vaulters = herd.add(size["characters"])
     per_frame = vaulting(clock, herd, vaulters, timer, size["frames"], repeats)
     # play() times of the per-frame run only: the scaling run's come from up to 500 characters
-    first_plays, later_plays = list(herd.first_play_us), list(herd.later_play_us)
+    first_plays, later_plays, again_plays = list(herd.first_play_us), list(herd.later_play_us), herd.again_play_us
     per_frame["root_motion"] = root_motion(clock, walkers(base, size["walkers"]), timer, size["frames"], repeats)
     per_frame["find"] = traversal_find(size["obstacles"], size["queries"], repeats, timer)
     per_frame["ik"] = contact_ik(base, clock, herd, vaulters[:size["ik_characters"]], timer, size["frames"], repeats)
@@ -55,6 +55,7 @@ def main(argv=None):
         "warper_later": Summary.chunked(herd.construct_us[1:], repeats),
         "play_first": Summary.chunked(first_plays, repeats),
         "play_later": Summary.chunked(later_plays, repeats),
+        "play_again": Summary.chunked(again_plays, repeats),
         "load_cold": Summary([[run["load_actor_ms"] * 1e3] for run in cold]),
         "load_warm": Summary.chunked(herd.load_us[1:], repeats),
     }

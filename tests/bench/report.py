@@ -14,6 +14,7 @@ ONCE_ROWS = [
     ("warper_later", "`MotionWarper()`, later, shared model", 1e3, "ms"),
     ("play_first", "`MotionWarper.play()`, a warper's first", 1, "us"),
     ("play_later", "`MotionWarper.play()`, later ones", 1, "us"),
+    ("play_again", "`MotionWarper.play()`, the same again at once (warm caches)", 1, "us"),
     ("load_cold", "`load_actor()` cold (fresh process)", 1e3, "ms"),
     ("load_warm", "`load_actor()` warm (same process)", 1e3, "ms"),
 ]
