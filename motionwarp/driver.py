@@ -15,14 +15,20 @@ GROUNDED_TOLERANCE = 1e-3
 class _DrivenClip:
     """One driven clip as the per-frame pass reads it: plain attributes, no dict lookups."""
 
-    __slots__ = ("name", "control", "track", "fps", "grounded", "cycle", "prev", "seen")
+    __slots__ = ("name", "control", "controls", "track", "fps", "grounded", "cycle", "prev", "seen")
 
-    def __init__(self, name, control, track, grounded):
+    def __init__(self, name, control, controls, track, grounded):
         self.name, self.control, self.track, self.grounded = name, control, track, grounded
+        self.controls = controls            # the clip's AnimControls on every part and LOD: what actor.play() starts
         self.fps = control.getFrameRate()   # the anim's own rate: play rates do not change it
         self.cycle = track.num_frames       # it loops over frames [0, cycle)
         self.prev = None                    # its clip time at the last update (None: not seen yet)
         self.seen = (None, None)            # (clip time, track row there) last sampled: reused next frame
+
+    def started(self, last):
+        """Follow the clip from its clip time now, playing frames 0 to `last`."""
+        self.cycle = last + 1
+        self.prev = self.control.getFullFframe()
 
 
 class RootMotionDriver:
@@ -56,7 +62,7 @@ class RootMotionDriver:
             track = self.track(clip)
             self.tracks[clip] = rootmotion.straight_track(clip, track.fps, track.num_frames, speed)
         # Clips that end at the height they start at: their vertical root motion is an offset, not travel.
-        self._clips = [_DrivenClip(clip, clip_control(actor, clip), track,
+        self._clips = [_DrivenClip(clip, clip_control(actor, clip), tuple(actor.getAnimControls(clip)), track,
                                    abs(track.positions[-1][2]) < GROUNDED_TOLERANCE)
                        for clip, track in self.tracks.items()]
         self._clip_named = {clip.name: clip for clip in self._clips}
@@ -98,20 +104,18 @@ class RootMotionDriver:
     def loop(self, clip, restart=True):
         """`actor.loop(clip)` without the duplicated frame of a closed loop."""
         first, last = self.loop_range(clip)
-        self.actor.loop(clip, restart=restart, fromFrame=first, toFrame=last)
-        self._started(clip, last)
+        driven = self._clip_named[clip]
+        for control in driven.controls:   # what actor.loop(clip, ...) does, without looking the controls up
+            control.loop(restart, first, last)
+        driven.started(last)
 
     def play(self, clip):
         """`actor.play(clip)`, tracked from its first frame."""
         last = self.track(clip).num_frames - 1
-        self.actor.play(clip)
-        self._started(clip, last)
-
-    def _started(self, clip, last):
-        """Follow `clip` from its clip time now, playing frames 0 to `last`."""
         driven = self._clip_named[clip]
-        driven.cycle = last + 1
-        driven.prev = driven.control.getFullFframe()
+        for control in driven.controls:   # what actor.play(clip) does, without looking the controls up
+            control.play()
+        driven.started(last)
 
     # -- per-frame update -----------------------------------------------------------------
     def _task(self, task):

@@ -16,10 +16,10 @@ def goal_pose(phase, anchor, scale):
     T = T0 + RT t_offset, Q = RT R(r_offset); with an aligned joint T moves back by
     Q align_offset * scale, so the joint, not the root, lands on T0 + RT t_offset."""
     pos, quat = anchor
-    goal_quat = quat
-    if any(phase.r_offset):
+    goal_quat, turn = quat, phase.r_offset
+    if turn[0] or turn[1] or turn[2]:
         offset_quat = LQuaternion()
-        offset_quat.setHpr(Vec3(*phase.r_offset))
+        offset_quat.setHpr(Vec3(*turn))
         goal_quat = offset_quat * quat
     goal = pos + quat.xform(Vec3(*phase.t_offset))
     if phase.align_offset is not None:

@@ -64,7 +64,7 @@ def refusal(asset, driven, targets, anchors, rate, pose, scale, settings):
     for phase, target in zip(phases, targets):
         if not target.is_finite():
             return f"target of phase {phase.name!r} is not finite: {target}"
-    if not (isinstance(rate, numbers.Real) and 0 < rate <= MAX_BASE_RATE):
+    if not ((type(rate) is float or isinstance(rate, numbers.Real)) and 0 < rate <= MAX_BASE_RATE):
         return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
     for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale):
         if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
@@ -88,7 +88,7 @@ def phase_walk(asset, anchors, pose, scale):
         windows = _WINDOWS[asset.track] = {}
     for phase, anchor in zip(asset.phases, anchors):
         window = _window(windows, asset.track, frame, phase.motion)
-        pos = pos + quat.xform(window.lead * scale)
+        pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
         quat = window.lead_quat * quat
         goal, goal_quat = goal_pose(phase, anchor, scale)
         yield phase, window, pos, quat, goal, goal_quat
@@ -113,11 +113,12 @@ def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):
 
     Height is not limited here: providers pick the clip whose authored height fits.
     """
-    flat_clip = quat.xform(window.end * scale)
+    flat_clip = quat.xform(window.end)
+    clip_x, clip_y = flat_clip[0] * scale, flat_clip[1] * scale
     need_x, need_y = goal[0] - pos[0], goal[1] - pos[1]
-    clip_len, need_len = math.hypot(flat_clip[0], flat_clip[1]), math.hypot(need_x, need_y)
+    clip_len, need_len = math.hypot(clip_x, clip_y), math.hypot(need_x, need_y)
     if phase.warp_translation and clip_len > settings.still_axis_m:
-        ahead = (flat_clip[0] * need_x + flat_clip[1] * need_y) / clip_len
+        ahead = (clip_x * need_x + clip_y * need_y) / clip_len
         if ahead < -max(settings.still_axis_m, settings.max_behind_m):
             return f"target of phase {phase.name!r} is behind the character ({-ahead:.2f} m back; the clip moves forward)"
         ratio = need_len / clip_len

@@ -100,7 +100,8 @@ def row_step(before, after):
     """(x, y, z, heading) of the track row `after` seen from the row `before`: before^-1 * after."""
     dx, dy, h0 = after[0] - before[0], after[1] - before[1], before[3]
     if h0:
-        c, s = math.cos(math.radians(h0)), math.sin(math.radians(h0))
+        turn = math.radians(h0)
+        c, s = math.cos(turn), math.sin(turn)
         dx, dy = c * dx + s * dy, c * dy - s * dx
     return (dx, dy, after[2] - before[2], after[3] - h0)
 

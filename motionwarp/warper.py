@@ -11,6 +11,7 @@ import math
 import weakref
 
 import numpy as np
+from direct.actor.Actor import Actor
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from direct.showbase.MessengerGlobal import messenger
 from panda3d.core import ClockObject, LQuaternion, PartBundle
@@ -43,6 +44,10 @@ class WarpState(enum.Enum):
     ENDED = "ended"            # finished or cancelled: its event was sent
 
 
+# The states the per-frame pass compares with, as plain names: an Enum member lookup costs 70 ns.
+_IN_PHASE, _FADING_OUT, _ENDED = WarpState.IN_PHASE, WarpState.FADING_OUT, WarpState.ENDED
+
+
 class MotionWarper:
     """Root motion plus warping for one Actor, in a task late in the frame.
 
@@ -72,6 +77,7 @@ class MotionWarper:
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.task_sort)
         self._last_error = None
         self._clock = ClockObject.getGlobalClock()
+        self._update_pose = pose_updater(actor)
         actor.setPythonTag(_WARPER_TAG, weakref.ref(self))
 
     @property
@@ -165,7 +171,7 @@ class MotionWarper:
         try:
             if self._warp is not None:
                 self._warp._fade(self._clock.getDt())   # before the pose is computed
-            self.actor.update()
+            self._update_pose()
             self.step()
         except Exception as exc:  # a game's task loop must never see motionwarp fail
             self._fail(exc)
@@ -190,7 +196,7 @@ class MotionWarper:
         root motion like any other clip's (and writes it).
         """
         warp = self._warp
-        if warp is None or warp.fading_out:
+        if warp is None or warp.state is _FADING_OUT:
             if warp is not None:
                 warp._update()   # a fading-out warp only ends here
             self.driver.update()
@@ -232,6 +238,23 @@ class MotionWarper:
         others = sum(max(bundle.getControlEffect(control), 0.0) for control in warp.other_controls)
         total = warp.effect + others
         return (1.0 if total <= 0.0 else warp.effect / total), others
+
+
+def pose_updater(actor):
+    """A function that does `actor.update()`: this frame's blended pose of every part of the Actor's
+    first LOD. For a plain Actor it updates the PartBundles itself, read anew each call (parts and
+    LODs may change), without `Actor.update`'s per-part lookups (about 1 us a frame); an Actor whose
+    class overrides `update` keeps its own."""
+    if type(actor).update is not Actor.update:
+        return actor.update
+
+    def update():
+        lods = actor.getLODNames()
+        if not lods:
+            return actor.update()   # it warns that there is no LOD
+        for part in actor.getPartBundleDict()[lods[0]].values():
+            part.partBundleHandle.getBundle().update()
+    return update
 
 
 @dataclasses.dataclass
@@ -298,11 +321,11 @@ class Warp:
 
     @property
     def in_phase(self):
-        return self.state is WarpState.IN_PHASE
+        return self.state is _IN_PHASE
 
     @property
     def fading_out(self):
-        return self.state is WarpState.FADING_OUT
+        return self.state is _FADING_OUT
 
     @property
     def scale(self):
@@ -431,7 +454,7 @@ class Warp:
         if problem:
             self._end(CANCELLED, reason=problem)
             return None
-        if self.fading_out:
+        if self.state is _FADING_OUT:
             if self.effect <= 0.0:
                 self._end(self._ending[0], stop_clip=True, reason=self._ending[1])
             return None
@@ -445,8 +468,8 @@ class Warp:
         self._pose = (self.actor.getPos(), self.actor.getQuat())
         blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
         phases = self.asset.phases
-        while self.state is not WarpState.ENDED:
-            if self.in_phase:
+        while self.state is not _ENDED:
+            if self.state is _IN_PHASE:
                 phase = phases[self.phase_index]
                 if cur < phase.motion.f1:
                     self._advance(phase, cur, blend)
@@ -463,7 +486,7 @@ class Warp:
                 break
             self._start_phase(phases[self.phase_index], blend)
         self.frame = cur
-        if self.phase_index >= len(phases) and self.state is not WarpState.ENDED:
+        if self.phase_index >= len(phases) and self.state is not _ENDED:
             if self.blend_out > 0.0 and self.effect is not None:
                 if self._seconds_left(cur) <= self.blend_out + 1e-9:
                     self._fade_out(self.blend_out)

@@ -17,7 +17,9 @@ NUMBER = re.compile(r"^\d+(\.\d+)?$")
 PER_FRAME = ["Panda3D `actor.update()`", "root motion only", "whole warper task", "warper task minus Panda3D's update",
              "`TraversalProvider.find`", "contact IK task"]
 SCALING_QUICK = ["1", "10"]
-SETUP = ["`MotionWarper()`, first for the model", "`MotionWarper()`, later, shared model", "`MotionWarper.play()`",
+SETUP = ["`MotionWarper()`, first for the model", "`MotionWarper()`, later, shared model",
+         "`MotionWarper.play()`, a warper's first", "`MotionWarper.play()`, later ones",
+         "`MotionWarper.play()`, the same again at once",
          "`load_actor()` cold", "`load_actor()` warm"]
 
 

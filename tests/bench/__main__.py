@@ -1,11 +1,12 @@
 """The motionwarp benchmark: what a character costs per frame, at scale, and to set up.
 
-    python -m tests.bench [--quick] [--repeats 3] [--profile]
+    python -m tests.bench [--quick] [--repeats 3] [--profile] [--prc "transform-cache 0"]
 
 Prints Markdown tables (the README's "Performance" section holds one run's). Every time is CPU
 time of the thread (tests/bench/timing.py), gathered in several repeats: median and p90 of all
 samples, and the spread of the repeats' medians. Ratios are to Panda3D's `actor.update()` of
-the same run. No rendering. `--profile` adds where the warper task's time goes (cProfile).
+the same run. No rendering. `--profile` adds where the warper task's time goes (cProfile);
+`--prc` loads PRC lines first (game-wide Panda3D options, e.g. `transform-cache 0`).
 """
 import argparse
 
@@ -21,7 +22,7 @@ from .timing import CpuTimer, Summary
 
 FULL = dict(characters=20, frames=300, walkers=20, ik_characters=20, obstacles=500, queries=1000,
             counts=(1, 10, 100, 300, 500), scale_frames=40, cold_runs=3)
-QUICK = dict(characters=3, frames=20, walkers=3, ik_characters=3, obstacles=50, queries=50,
+QUICK = dict(characters=3, frames=120, walkers=3, ik_characters=3, obstacles=50, queries=50,
              counts=(1, 10), scale_frames=5, cold_runs=1)
 
 
@@ -30,17 +31,21 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="a few seconds: few characters and frames")
     parser.add_argument("--repeats", type=int, default=None, help="repeats of each measurement (3; 2 with --quick)")
     parser.add_argument("--profile", action="store_true", help="profile the warper tasks of the per-frame pass")
+    parser.add_argument("--prc", action="append", default=[], metavar="LINE",
+                        help="a PRC line loaded before anything else, e.g. 'transform-cache 0' (repeatable)")
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
     repeats = args.repeats or (2 if args.quick else 3)
 
     load_before = load_line()
-    cold = first_use_ms(size["cold_runs"])
-    base, clock = windowless_base()
+    cold = first_use_ms(size["cold_runs"], args.prc)
+    base, clock = windowless_base(prc=args.prc)
     timer = CpuTimer()
     herd = Vaulters(base, timer)
     vaulters = herd.add(size["characters"])
     per_frame = vaulting(clock, herd, vaulters, timer, size["frames"], repeats)
+    # play() times of the per-frame run only: the scaling run's come from up to 500 characters
+    first_plays, later_plays, again_plays = list(herd.first_play_us), list(herd.later_play_us), herd.again_play_us
     per_frame["root_motion"] = root_motion(clock, walkers(base, size["walkers"]), timer, size["frames"], repeats)
     per_frame["find"] = traversal_find(size["obstacles"], size["queries"], repeats, timer)
     per_frame["ik"] = contact_ik(base, clock, herd, vaulters[:size["ik_characters"]], timer, size["frames"], repeats)
@@ -48,11 +53,13 @@ def main(argv=None):
     once = {  # microseconds; the first load and MotionWarper() of this process are not "later" ones
         "warper_first": Summary([[run["warper_ms"] * 1e3] for run in cold]),
         "warper_later": Summary.chunked(herd.construct_us[1:], repeats),
-        "play": Summary.chunked(herd.play_us, repeats),
+        "play_first": Summary.chunked(first_plays, repeats),
+        "play_later": Summary.chunked(later_plays, repeats),
+        "play_again": Summary.chunked(again_plays, repeats),
         "load_cold": Summary([[run["load_actor_ms"] * 1e3] for run in cold]),
         "load_warm": Summary.chunked(herd.load_us[1:], repeats),
     }
-    print_report(describe(), load_before, load_line(), timer.overhead_ns, size, repeats, per_frame, scaled, once)
+    print_report(describe(), args.prc, load_before, load_line(), timer.overhead_ns, size, repeats, per_frame, scaled, once)
     if args.profile:
         print("\nWhere the whole warper task's time goes (cProfile after the timed runs; it inflates small calls):")
         profiled(clock, herd, vaulters, size["frames"]).sort_stats("tottime").print_stats(30)

@@ -13,9 +13,10 @@ def options(doc):
     return parser.parse_args()
 
 
-def windowless_base(fps=60):
-    """(ShowBase without a window, the global clock in non-real-time mode at `fps`)."""
-    loadPrcFileData("bench", "window-type none\naudio-library-name null\nnotify-level-device fatal")
+def windowless_base(fps=60, prc=()):
+    """(ShowBase without a window, the global clock in non-real-time mode at `fps`); `prc`: more PRC lines."""
+    loadPrcFileData("bench", "\n".join(["window-type none", "audio-library-name null", "notify-level-device fatal",
+                                         *prc]))
     from direct.showbase.ShowBase import ShowBase
     base = ShowBase(windowType="none")
     clock = ClockObject.getGlobalClock()

@@ -12,7 +12,9 @@ PER_FRAME_ROWS = [
 ONCE_ROWS = [
     ("warper_first", "`MotionWarper()`, first for the model (fresh process)", 1e3, "ms"),
     ("warper_later", "`MotionWarper()`, later, shared model", 1e3, "ms"),
-    ("play", "`MotionWarper.play()`", 1, "us"),
+    ("play_first", "`MotionWarper.play()`, a warper's first", 1, "us"),
+    ("play_later", "`MotionWarper.play()`, later ones", 1, "us"),
+    ("play_again", "`MotionWarper.play()`, the same again at once (warm caches)", 1, "us"),
     ("load_cold", "`load_actor()` cold (fresh process)", 1e3, "ms"),
     ("load_warm", "`load_actor()` warm (same process)", 1e3, "ms"),
 ]
@@ -23,8 +25,10 @@ def _spread(summary, scale=1.0, digits=1):
     return f"{low / scale:.{digits}f}-{high / scale:.{digits}f}"
 
 
-def print_report(machine, load_before, load_after, overhead_ns, size, repeats, per_frame, scaled, once):
+def print_report(machine, prc, load_before, load_after, overhead_ns, size, repeats, per_frame, scaled, once):
     print(f"machine: {machine}")
+    if prc:
+        print(f"PRC: {'; '.join(prc)}")
     print(f"{load_before} (start); {load_after} (end)")
     print(f"CPU time of the thread, less {overhead_ns / 1e3:.2f} us of clock reading per sample; "
           f"{repeats} repeats; spread = lowest-highest median of a repeat")
@@ -56,6 +60,9 @@ def print_report(machine, load_before, load_after, overhead_ns, size, repeats, p
           f"{'yes' if warp_ms <= FRAME_BUDGET_MS else 'no'} ({warp_ms:.2f} ms: Panda3D's update of those "
           f"actors {panda_ms:.2f} ms, motionwarp's share {warp_ms - panda_ms:.2f} ms"
           f"{'; out of reach while the update alone is over budget' if panda_ms > FRAME_BUDGET_MS else ''})")
+    print("motionwarp's share per warping character: "
+          + ", ".join(f"{(warp.median - panda.median) / count * 1e3:.1f} us at {count}"
+                      for count, (warp, panda) in scaled.items()))
     print()
     print("| setup | median | p90 | spread | unit |")
     print("|---|---|---|---|---|")
