@@ -1,0 +1,146 @@
+"""Behaviour the mutation run of the rebuilt core (placement, refusal, assetdata, asset, warpmath,
+target) showed untested. Each oracle is the contract (docs/design.md 4 and 5) or the raw data a
+test writes itself: a saved file holds what the user wrote, a range [low, high] includes its ends,
+a blended step absorbs all the error left on an axis whose weight is already 1.
+"""
+import copy
+
+import numpy as np
+import pytest
+from panda3d.core import LQuaternion, Point3
+
+from motionwarp import AssetError, MotionWarpSettings, WarpTarget
+from motionwarp.assetdata import Traversal, parse_asset
+from motionwarp.motion import Motion
+from motionwarp.placement import PhasePlan, goal_pose, place_blended
+from motionwarp.refusal import refusal
+
+from .gltf_samples import two_bone_quad
+from .reference_warp import RawClip, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle
+from .test_placement import STILL
+from .test_refusal import DRIVEN, START_H, START_POS, anchor
+from .test_warp_reference import TURN_KEYS, TURN_PHASES, natural_goals, ref_phases, write_asset
+
+#: Every optional key with a value other than its default (docs/design.md 5.1).
+FULL = {"format": "motionwarp.asset/1", "model": "hop.glb", "clip": "hop", "root_joint": "root",
+        "root_mode": "projected",
+        "traversal": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]},
+        "phases": [{"name": "close", "start": 0.0, "end": 0.3, "t_offset": [0.0, -0.1, 0.2],
+                    "r_offset": [10.0, 0.0, 0.0], "min_rate": 0.5, "max_rate": 1.5,
+                    "warp_translation": False, "warp_rotation": False, "axes": "xz", "align_joint": "bone"},
+                   {"name": "far", "start": 0.3, "end": 0.6, "t_offset": [0.0, 0.0, 0.0],
+                    "r_offset": [0.0, 0.0, 0.0], "min_rate": 1.0, "max_rate": 1.0},
+                   {"name": "landing", "start": 0.6, "end": 1.0, "t_offset": [0.0, 0.0, 0.0],
+                    "r_offset": [0.0, 0.0, 0.0], "min_rate": 1.0, "max_rate": 1.0}]}
+
+
+def test_an_asset_written_back_holds_exactly_what_its_file_said():
+    """Non-default optional keys come back as written; defaults the file left out stay out."""
+    assert parse_asset(copy.deepcopy(FULL), "full.warp.json").to_dict() == FULL
+
+
+def test_an_asset_with_every_default_writes_no_optional_key():
+    data = copy.deepcopy(FULL)
+    del data["root_mode"], data["traversal"]
+    data["phases"][0] = dict(data["phases"][1], name="close", start=0.0, end=0.3)
+    written = parse_asset(copy.deepcopy(data), "plain.warp.json").to_dict()
+    assert written == data
+    assert "root_mode" not in written and all("axes" not in phase for phase in written["phases"])
+
+
+@pytest.mark.parametrize("height, depth, fits", [
+    (0.5, 0.0, True), (1.5, 1.2, True), (0.5, 1.2, True), (1.5, 0.0, True),   # the ends are inside
+    (0.4999, 0.6, False), (1.5001, 0.6, False), (1.0, -0.0001, False), (1.0, 1.2001, False)])
+def test_a_traversal_range_includes_both_ends(height, depth, fits):
+    assert Traversal("vault", (0.5, 1.5), (0.0, 1.2)).fits(height, depth) is fits
+
+
+@pytest.mark.parametrize("traversal, phases, message", [
+    ({"kind": "hop", "height": [0, 1], "depth": [0, 1]}, 3,
+     "traversal.kind: expected one of 'vault', 'mantle', got 'hop'"),
+    ({"kind": "vault", "height": [0, 1], "depth": [0, 1]}, 1,
+     "traversal.kind: a vault needs 3 phase(s) (close edge, far edge, landing), the asset has 1"),
+])
+def test_a_bad_traversal_kind_says_what_it_got_and_what_it_needs(traversal, phases, message):
+    data = copy.deepcopy(FULL)
+    data["traversal"], data["phases"] = traversal, data["phases"][:phases]
+    with pytest.raises(AssetError) as caught:
+        parse_asset(data, "bad.warp.json")
+    assert str(caught.value) == f"bad.warp.json: {message}"
+
+
+@pytest.fixture(scope="module")
+def stops_sideways(tmp_path_factory):
+    """An asset over a 1 s clip going 0.5 m sideways (x) in its first half only, 2 m forward (y) throughout."""
+    folder = tmp_path_factory.mktemp("stops_sideways")
+    keys = [("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0.5, 1, 0], [0.5, 2, 0]])]
+    glb = two_bone_quad(folder / "side.glb", {"side": keys})
+    return write_asset(folder, glb, "side", [{"name": "all", "start": 0.0, "end": 1.0, "warp_rotation": False}])
+
+
+def test_a_blended_step_takes_all_the_error_left_on_an_axis_whose_weight_is_already_one(base, stops_sideways):
+    """docs/design.md 4, blends: once w_x is 1 (the clip is done moving sideways) no weight is left to
+    spread the sideways error over, so a blended step puts x where the goal says at once: the clip has no
+    x motion left, so x lands on T_x; the other clip's sideways push does not stay in the path."""
+    asset = stops_sideways
+    phase, fps = asset.phases[0], asset.track.fps
+    goal_x = 0.62   # 12 cm more sideways than the clip's own 0.5 m
+    origin, target = (Point3(0, 0, 0), LQuaternion()), (Point3(goal_x, 2.1, 0.0), LQuaternion())
+    plan = PhasePlan(phase, origin, goal_pose(phase, target, 1.0), 1.0, STILL)
+    pose = (Point3(0.58, 1.3, 0.0), LQuaternion())   # off the path, as an earlier blend left it
+    pos, _ = place_blended(plan, phase, asset.track, pose, 0.6 * fps, 0.7 * fps, Motion((0.05, 0.02, 0.0), 0.0), 0.5)
+    assert pos[0] == pytest.approx(goal_x, abs=1e-5)
+
+
+@pytest.fixture(scope="module")
+def turn_unwarped_first(tmp_path_factory):
+    """(raw clip, its phases for the reference) and the reference tests' turning clip as an asset without
+    offsets whose first phase keeps the clip's own translation (warp_translation false)."""
+    folder = tmp_path_factory.mktemp("unwarped_first")
+    glb = two_bone_quad(folder / "turn.glb", {"turn": TURN_KEYS})
+    phases = [dict(p, t_offset=[0.0, 0.0, 0.0], r_offset=[0.0, 0.0, 0.0]) for p in TURN_PHASES]
+    phases[0]["warp_translation"] = False
+    return RawClip(glb, "turn"), ref_phases(phases), write_asset(folder, glb, "turn", phases)
+
+
+def test_a_scaled_character_s_next_phase_starts_where_the_scaled_clip_takes_it(base, turn_unwarped_first):
+    """docs/design.md 4, refusals: the walk moves a phase that does not warp translation by the clip's own
+    motion times the actor's scale, so the second phase's ground distance, in the refusal, is measured
+    from there. In numpy from the raw keys: phase 1 ends where the clip takes it (scaled), the lead-in
+    to phase 2 follows, and a phase 2 goal 3.4 clip lengths away is refused with those numbers."""
+    clip, phases, asset = turn_unwarped_first
+    scale, start_rot = 1.5, hpr_matrix(START_H)
+    (end1, rot1), _ = natural_goals(clip, phases, START_POS, start_rot, scale)
+    f1_end, f2_start, f2_end = (t * clip.fps for t in (phases[0].end, phases[1].start, phases[1].end))
+    lead, lead_turn = clip.relative(f1_end, f2_start)
+    start2, rot2 = end1 + rot1 @ lead * scale, rot1 @ lead_turn
+    ground = (rot2 @ clip.displacement(f2_start, f2_end) * scale)[:2]
+    clip_m = np.linalg.norm(ground)
+    goal2 = start2 + np.array([*(ground * 3.4), 0.0])
+    goal2_rot = rot2 @ clip.relative(f2_start, f2_end)[1]
+    start = (Point3(*START_POS), LQuaternion(*matrix_quat(start_rot)))
+    goals = [(end1, rot1), (goal2, goal2_rot)]
+    why = refusal(asset, DRIVEN, [WarpTarget(Point3(*pos)) for pos, _ in goals],
+                  [anchor(pos, rot) for pos, rot in goals], 1.0, start, scale, MotionWarpSettings.from_prc())
+    assert why == (f"phase 'second' needs {clip_m * 3.4:.2f} m over the ground where the clip moves {clip_m:.2f} m "
+                   f"(ratio 3.40, allowed 0.1 to 3)")
+
+
+def test_a_target_following_a_node_is_resolved_through_that_node(base):
+    """pos and heading in the followed node's space: T0 = node pos + node rotation pos, RT = node rotation heading."""
+    node = base.render.attachNewNode("platform")
+    node.setPosHpr(1.0, 2.0, 3.0, 30.0, 0.0, 0.0)
+    pos, quat = WarpTarget((0.5, 0.2, 0.0), h=10.0, follow=node).resolve(base.render, base.render)
+    assert np.allclose(pos, np.array([1.0, 2.0, 3.0]) + hpr_matrix(30.0) @ np.array([0.5, 0.2, 0.0]), atol=1e-6)
+    assert rotation_angle(quat_matrix(quat.getR(), quat.getI(), quat.getJ(), quat.getK()), rot_z(40.0)) < 1e-4
+    node.removeNode()
+
+
+def test_a_world_target_is_resolved_into_the_actor_s_parent_space(base):
+    """An actor under a moved, turned parent: the world target comes back in the parent's space, R^T (p - origin)."""
+    parent = base.render.attachNewNode("parent")
+    parent.setPosHpr(2.0, -1.0, 0.5, 90.0, 0.0, 0.0)
+    pos, quat = WarpTarget((1.0, 1.0, 0.0), h=20.0).resolve(parent, base.render)
+    assert np.allclose(pos, hpr_matrix(90.0).T @ (np.array([1.0, 1.0, 0.0]) - np.array([2.0, -1.0, 0.5])), atol=1e-6)
+    assert rotation_angle(quat_matrix(quat.getR(), quat.getI(), quat.getJ(), quat.getK()), rot_z(-70.0)) < 1e-4
+    parent.removeNode()
