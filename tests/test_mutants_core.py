@@ -9,17 +9,20 @@ import numpy as np
 import pytest
 from panda3d.core import LQuaternion, Point3
 
-from motionwarp import AssetError, MotionWarpSettings, WarpTarget
+from motionwarp import AssetError, MotionWarper, MotionWarpSettings, WarpTarget, load_actor
 from motionwarp.assetdata import Traversal, parse_asset
 from motionwarp.motion import Motion
 from motionwarp.placement import PhasePlan, goal_pose, place_blended
 from motionwarp.refusal import refusal
 
+from .conftest import step
 from .gltf_samples import two_bone_quad
-from .reference_warp import RawClip, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle
+from .reference_warp import RawClip, ReferenceWarp, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle
 from .test_placement import STILL
+from .test_interruptions import Recorder
 from .test_refusal import DRIVEN, START_H, START_POS, anchor
-from .test_warp_reference import TURN_KEYS, TURN_PHASES, natural_goals, ref_phases, write_asset
+from .test_warp_reference import (POS_TOL_M, TURN_KEYS, TURN_PHASES, TURN_SHIFTS, TURN_TURNS, natural_goals,
+                                  ref_phases, targets_near_natural, write_asset)
 
 #: Every optional key with a value other than its default (docs/design.md 5.1).
 FULL = {"format": "motionwarp.asset/1", "model": "hop.glb", "clip": "hop", "root_joint": "root",
@@ -94,13 +97,24 @@ def test_a_blended_step_takes_all_the_error_left_on_an_axis_whose_weight_is_alre
 
 @pytest.fixture(scope="module")
 def turn_unwarped_first(tmp_path_factory):
-    """(raw clip, its phases for the reference) and the reference tests' turning clip as an asset without
-    offsets whose first phase keeps the clip's own translation (warp_translation false)."""
+    """{"translation" or "rotation": (raw clip, its phases for the reference, asset)}: the reference tests'
+    turning clip as an asset without offsets whose first phase does not warp that."""
     folder = tmp_path_factory.mktemp("unwarped_first")
     glb = two_bone_quad(folder / "turn.glb", {"turn": TURN_KEYS})
-    phases = [dict(p, t_offset=[0.0, 0.0, 0.0], r_offset=[0.0, 0.0, 0.0]) for p in TURN_PHASES]
-    phases[0]["warp_translation"] = False
-    return RawClip(glb, "turn"), ref_phases(phases), write_asset(folder, glb, "turn", phases)
+    clip, variants = RawClip(glb, "turn"), {}
+    for kind in ("translation", "rotation"):
+        phases = [dict(p, t_offset=[0.0, 0.0, 0.0], r_offset=[0.0, 0.0, 0.0]) for p in TURN_PHASES]
+        phases[0][f"warp_{kind}"] = False
+        (folder / kind).mkdir()
+        variants[kind] = clip, ref_phases(phases), write_asset(folder / kind, glb, "turn", phases)
+    return variants
+
+
+def refused(asset, goals, scale=1.0, driven=DRIVEN):
+    """refusal() for (position, rotation) goals from test_refusal's start pose."""
+    start = (Point3(*START_POS), LQuaternion(*matrix_quat(hpr_matrix(START_H))))
+    return refusal(asset, driven, [WarpTarget(Point3(*pos)) for pos, _ in goals], [anchor(pos, rot) for pos, rot in goals],
+                   1.0, start, scale, MotionWarpSettings.from_prc())
 
 
 def test_a_scaled_character_s_next_phase_starts_where_the_scaled_clip_takes_it(base, turn_unwarped_first):
@@ -108,7 +122,7 @@ def test_a_scaled_character_s_next_phase_starts_where_the_scaled_clip_takes_it(b
     motion times the actor's scale, so the second phase's ground distance, in the refusal, is measured
     from there. In numpy from the raw keys: phase 1 ends where the clip takes it (scaled), the lead-in
     to phase 2 follows, and a phase 2 goal 3.4 clip lengths away is refused with those numbers."""
-    clip, phases, asset = turn_unwarped_first
+    clip, phases, asset = turn_unwarped_first["translation"]
     scale, start_rot = 1.5, hpr_matrix(START_H)
     (end1, rot1), _ = natural_goals(clip, phases, START_POS, start_rot, scale)
     f1_end, f2_start, f2_end = (t * clip.fps for t in (phases[0].end, phases[1].start, phases[1].end))
@@ -118,12 +132,24 @@ def test_a_scaled_character_s_next_phase_starts_where_the_scaled_clip_takes_it(b
     clip_m = np.linalg.norm(ground)
     goal2 = start2 + np.array([*(ground * 3.4), 0.0])
     goal2_rot = rot2 @ clip.relative(f2_start, f2_end)[1]
-    start = (Point3(*START_POS), LQuaternion(*matrix_quat(start_rot)))
-    goals = [(end1, rot1), (goal2, goal2_rot)]
-    why = refusal(asset, DRIVEN, [WarpTarget(Point3(*pos)) for pos, _ in goals],
-                  [anchor(pos, rot) for pos, rot in goals], 1.0, start, scale, MotionWarpSettings.from_prc())
+    why = refused(asset, [(end1, rot1), (goal2, goal2_rot)], scale)
     assert why == (f"phase 'second' needs {clip_m * 3.4:.2f} m over the ground where the clip moves {clip_m:.2f} m "
                    f"(ratio 3.40, allowed 0.1 to 3)")
+
+
+def test_a_phase_that_keeps_the_clip_s_turn_hands_the_next_phase_the_clip_s_heading(base, turn_unwarped_first):
+    """Phase 1 does not warp rotation: its target's rotation (turned 100 degrees here) is not where it ends,
+    so phase 2, whose goal is where the clip's own turn takes it (numpy, raw keys), needs no turn."""
+    clip, phases, asset = turn_unwarped_first["rotation"]
+    (end1, rot1), (end2, rot2) = natural_goals(clip, phases, START_POS, hpr_matrix(START_H))
+    assert refused(asset, [(end1, rot_z(100.0) @ rot1), (end2, rot2)]) is None
+    assert refused(asset, [(end1, rot1), (end2, rot_z(80.0) @ rot2)]) == "phase 'second' needs a 80 degree turn (allowed 75)"
+
+
+def test_an_actor_with_no_driven_clips_says_so(base, turn_unwarped_first):
+    clip, phases, asset = turn_unwarped_first["rotation"]
+    goals = natural_goals(clip, phases, START_POS, hpr_matrix(START_H))
+    assert refused(asset, goals, driven=("root", "bone", {})) == "the actor has no clip 'turn'; its driven clips: none"
 
 
 def test_a_target_following_a_node_is_resolved_through_that_node(base):
@@ -144,3 +170,44 @@ def test_a_world_target_is_resolved_into_the_actor_s_parent_space(base):
     assert np.allclose(pos, hpr_matrix(90.0).T @ (np.array([1.0, 1.0, 0.0]) - np.array([2.0, -1.0, 0.5])), atol=1e-6)
     assert rotation_angle(quat_matrix(quat.getR(), quat.getI(), quat.getJ(), quat.getK()), rot_z(-70.0)) < 1e-4
     parent.removeNode()
+
+
+@pytest.fixture
+def quarter_second_warp(base, tmp_path):
+    """(actor, warper, asset, raw clip, reference phases) for the turning clip with its first phase on
+    0.25-0.5 s at rate 1 (min_rate = max_rate = 1), so frames of 0.25 s land on its end exactly."""
+    glb = two_bone_quad(tmp_path / "turn.glb", {"turn": TURN_KEYS})
+    phases = [dict(p, min_rate=1.0, max_rate=1.0) for p in TURN_PHASES]
+    phases[0].update(start=0.25, end=0.5)
+    actor = load_actor(glb)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    yield actor, warper, write_asset(tmp_path, glb, "turn", phases), RawClip(glb, "turn"), ref_phases(phases)
+    warper.destroy()
+    actor.cleanup()
+    actor.removeNode()
+
+
+def test_a_frame_landing_exactly_on_a_phase_end_ends_the_phase_there(base, quarter_second_warp):
+    """docs/design.md 4: a frame that reaches f1 ends the phase in that frame (phase-end sent, the root on
+    its goal), not one frame later. The goals are worked out in numpy (reference_warp) from the raw keys.
+    Tasks see the clock as the previous frame left it (it ticks at the end of a frame): the clip's
+    frame read between steps is the one the warper sees in the next."""
+    actor, warper, asset, clip, phases = quarter_second_warp
+    targets, ref_targets = targets_near_natural(clip, phases, np.array(actor.getPos()), hpr_matrix(*actor.getHpr()),
+                                                TURN_SHIFTS, TURN_TURNS)
+    recorder = Recorder()
+    try:
+        warper.play(asset, targets)
+        control = actor.getAnimControl("turn")
+        f1 = phases[0].end * clip.fps
+        while control.getFullFframe() < f1 - 1e-6:
+            step(base, 0.25)
+        assert control.getFullFframe() == f1   # the next frame is on f1 exactly (0.5 s: two steps of 0.25 s)
+        assert recorder.seen == [("motionwarp-phase-start", "first", 0)]
+        step(base, 0.25)
+        assert recorder.seen[-1] == ("motionwarp-phase-end", "first", 0)
+        goal, _ = ReferenceWarp(clip, phases, ref_targets, np.zeros(3), np.eye(3)).goal(phases[0], ref_targets[0])
+        assert np.linalg.norm(np.array(actor.getPos()) - goal) < POS_TOL_M
+    finally:
+        recorder.ignoreAll()
