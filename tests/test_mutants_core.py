@@ -4,16 +4,17 @@ test writes itself: a saved file holds what the user wrote, a range [low, high] 
 a blended step absorbs all the error left on an axis whose weight is already 1.
 """
 import copy
+import math
 
 import numpy as np
 import pytest
-from panda3d.core import LQuaternion, Point3
+from panda3d.core import ClockObject, LQuaternion, Point3
 
 from motionwarp import AssetError, MotionWarper, MotionWarpSettings, WarpTarget, load_actor
 from motionwarp.assetdata import Traversal, parse_asset
 from motionwarp.motion import Motion
 from motionwarp.placement import PhasePlan, goal_pose, place_blended
-from motionwarp.refusal import refusal
+from motionwarp.refusal import MAX_BASE_RATE, refusal
 
 from .conftest import step
 from .gltf_samples import two_bone_quad
@@ -110,11 +111,11 @@ def turn_unwarped_first(tmp_path_factory):
     return variants
 
 
-def refused(asset, goals, scale=1.0, driven=DRIVEN):
+def refused(asset, goals, scale=1.0, driven=DRIVEN, rate=1.0):
     """refusal() for (position, rotation) goals from test_refusal's start pose."""
     start = (Point3(*START_POS), LQuaternion(*matrix_quat(hpr_matrix(START_H))))
     return refusal(asset, driven, [WarpTarget(Point3(*pos)) for pos, _ in goals], [anchor(pos, rot) for pos, rot in goals],
-                   1.0, start, scale, MotionWarpSettings.from_prc())
+                   rate, start, scale, MotionWarpSettings.from_prc())
 
 
 def test_a_scaled_character_s_next_phase_starts_where_the_scaled_clip_takes_it(base, turn_unwarped_first):
@@ -150,6 +151,13 @@ def test_an_actor_with_no_driven_clips_says_so(base, turn_unwarped_first):
     clip, phases, asset = turn_unwarped_first["rotation"]
     goals = natural_goals(clip, phases, START_POS, hpr_matrix(START_H))
     assert refused(asset, goals, driven=("root", "bone", {})) == "the actor has no clip 'turn'; its driven clips: none"
+
+
+def test_the_largest_base_rate_is_accepted(base, turn_unwarped_first):
+    """docs/design.md 4: the base rate is refused outside 0 < rate <= the maximum; the maximum itself plays."""
+    clip, phases, asset = turn_unwarped_first["rotation"]
+    goals = natural_goals(clip, phases, START_POS, hpr_matrix(START_H))
+    assert refused(asset, goals, rate=MAX_BASE_RATE) is None
 
 
 def test_a_target_following_a_node_is_resolved_through_that_node(base):
@@ -196,6 +204,8 @@ def test_a_frame_landing_exactly_on_a_phase_end_ends_the_phase_there(base, quart
     actor, warper, asset, clip, phases = quarter_second_warp
     targets, ref_targets = targets_near_natural(clip, phases, np.array(actor.getPos()), hpr_matrix(*actor.getHpr()),
                                                 TURN_SHIFTS, TURN_TURNS)
+    clock = ClockObject.getGlobalClock()
+    clock.setFrameTime(math.floor(clock.getFrameTime()) + 1.0)   # a whole second: quarters add up exactly
     recorder = Recorder()
     try:
         warper.play(asset, targets)
