@@ -1,7 +1,10 @@
 """Behaviour the mutation run of the rebuilt core (placement, refusal, assetdata, asset, warpmath,
 target) showed untested. Each oracle is the contract (docs/design.md 4 and 5) or the raw data a
 test writes itself: a saved file holds what the user wrote, a range [low, high] includes its ends,
-a blended step absorbs all the error left on an axis whose weight is already 1.
+a blended step absorbs all the error left on an axis whose weight is already 1, the refusal walk
+and the goals are worked out in numpy from the raw glTF keys (reference_warp). The last tests hold
+the warper (tests only: its code is another helper's) to a phase end on an exact frame and a
+blend-out at a base rate other than 1.
 """
 import copy
 import math
@@ -19,11 +22,13 @@ from motionwarp.refusal import MAX_BASE_RATE, refusal
 from .conftest import step
 from .gltf_samples import two_bone_quad
 from .reference_warp import RawClip, ReferenceWarp, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle
-from .test_placement import STILL
 from .test_interruptions import Recorder
+from .test_placement import STILL
 from .test_refusal import DRIVEN, START_H, START_POS, anchor
+from .test_warp_blend import BLEND, make_rig  # noqa: F401  (make_rig is a fixture)
 from .test_warp_reference import (POS_TOL_M, TURN_KEYS, TURN_PHASES, TURN_SHIFTS, TURN_TURNS, natural_goals,
                                   ref_phases, targets_near_natural, write_asset)
+from .warp_helpers import vault_targets
 
 #: Every optional key with a value other than its default (docs/design.md 5.1).
 FULL = {"format": "motionwarp.asset/1", "model": "hop.glb", "clip": "hop", "root_joint": "root",
@@ -221,3 +226,23 @@ def test_a_frame_landing_exactly_on_a_phase_end_ends_the_phase_there(base, quart
         assert np.linalg.norm(np.array(actor.getPos()) - goal) < POS_TOL_M
     finally:
         recorder.ignoreAll()
+
+
+def test_a_blend_out_at_base_rate_two_starts_when_that_much_real_time_is_left(make_rig, warp_assets):
+    """docs/design.md 4, blends: blend_out is seconds of play, so at base rate 2 the fade starts once the
+    clip has blend_out * fps * 2 frames left (never longer than the clip plays after its last phase at
+    that rate), and the fade itself lasts blend_out seconds of frame time."""
+    fps, rate, asked = 60, 2.0, 0.3
+    asset = warp_assets["vault"]
+    rig = make_rig(blend_in=BLEND)
+    rig.play(asset, vault_targets(1.0, 0.6, 1.0), rate=rate, blend_out=asked)
+    rig.run(fps=fps)
+    clip_fps, last_frame = asset.track.fps, asset.track.num_frames - 1
+    blend_out = min(asked, (last_frame - asset.phases[-1].end * clip_fps) / (clip_fps * rate))
+    out = next(e for e in rig.events if e[0] == "motionwarp-blend-out")
+    assert out[5] == (pytest.approx(blend_out),)
+    frames, start = rig.warp_frames, out[2] - rig.play_index
+    assert frames[start]["frame"] >= last_frame - blend_out * clip_fps * rate - 1e-6
+    assert frames[start - 1]["frame"] < last_frame - blend_out * clip_fps * rate
+    fade = [f["effect"] for f in frames[start + 1:]]
+    assert fade == pytest.approx([max(0.0, 1.0 - (k + 1) / fps / blend_out) for k in range(len(fade))], abs=1e-6)
