@@ -194,9 +194,12 @@ def test_the_blend_out_is_no_longer_than_the_clip_plays_after_its_last_phase(mak
     assert rig.names()[-1] == "motionwarp-finished"
 
 
-def test_root_motion_before_the_first_phase_is_the_blend_of_the_clips(make_rig, warp_assets, warp_asset_dir, tmp_path):
+@pytest.mark.parametrize("blend_type", [PartBundle.BT_normalized_linear, PartBundle.BT_linear], ids=["normalised", "linear"])
+def test_root_motion_before_the_first_phase_is_the_blend_of_the_clips(make_rig, warp_assets, warp_asset_dir, tmp_path,
+                                                                      blend_type):
     """A vault whose first phase starts at 0.3 s: while it fades in, each frame moves the actor by
-    share * the vault's root motion + (1 - share) * the walk's, share = effect / total effect."""
+    share * the vault's root motion + (1 - share) * the walk's, share = effect / total effect, whether
+    the Actor normalises its blend or not (the effects add up to 1 here, so both pose alike)."""
     data = json.loads((warp_asset_dir / "vault.warp.json").read_text())
     data["model"] = str(MANNEQUIN)
     data["phases"][0]["start"] = 0.3
@@ -205,6 +208,7 @@ def test_root_motion_before_the_first_phase_is_the_blend_of_the_clips(make_rig, 
     asset = WarpAsset.load(path)
     walk = warp_assets["vault"]   # the same model: its driver tracks give the walk's raw root motion
     rig = make_rig(blend_in=BLEND, blend_out=BLEND)
+    rig.actor.enableBlend(blendType=blend_type)
     rig.run(seconds=0.1, until_done=False)
     rig.play(asset, [WarpTarget(target.pos + rig.actor.getPos()) for target in vault_targets(1.0, 0.6, 1.3)])
     walk_track = rig.warper.driver.tracks["walk"]
