@@ -18,10 +18,12 @@ from motionwarp.assetdata import Traversal, parse_asset
 from motionwarp.motion import Motion
 from motionwarp.placement import PhasePlan, goal_pose, place_blended
 from motionwarp.refusal import MAX_BASE_RATE, refusal
+from motionwarp.warpmath import slerp
 
 from .conftest import step
 from .gltf_samples import two_bone_quad
-from .reference_warp import RawClip, ReferenceWarp, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle
+from .reference_warp import (RawClip, ReferenceWarp, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle,
+                             slerp_matrix)
 from .test_interruptions import Recorder
 from .test_placement import STILL
 from .test_refusal import DRIVEN, START_H, START_POS, anchor
@@ -246,3 +248,14 @@ def test_a_blend_out_at_base_rate_two_starts_when_that_much_real_time_is_left(ma
     assert frames[start - 1]["frame"] < last_frame - blend_out * clip_fps * rate
     fade = [f["effect"] for f in frames[start + 1:]]
     assert fade == pytest.approx([max(0.0, 1.0 - (k + 1) / fps / blend_out) for k in range(len(fade))], abs=1e-6)
+
+
+@pytest.mark.parametrize("other_hpr", [(12.0, 41.0, -28.5), (70.0, -20.0, 35.0)], ids=["2 degrees (nearly linear)", "far"])
+@pytest.mark.parametrize("u", [0.3, 0.5, 0.85])
+def test_slerp_between_pitched_and_rolled_rotations_is_a_unit_rotation_on_the_arc(u, other_hpr):
+    """slerp of unit quaternions is a unit quaternion on the shorter arc (numpy reference_warp.slerp_matrix),
+    also where every component is large (heading-only rotations leave I and J at 0)."""
+    r0, r1 = hpr_matrix(10.0, 40.0, -30.0), hpr_matrix(*other_hpr)
+    out = slerp(LQuaternion(*matrix_quat(r0)), LQuaternion(*matrix_quat(r1)), u)
+    assert out.length() == pytest.approx(1.0, abs=1e-6)
+    assert rotation_angle(quat_matrix(out.getR(), out.getI(), out.getJ(), out.getK()), slerp_matrix(r0, r1, u)) < 1e-4
