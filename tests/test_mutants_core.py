@@ -259,3 +259,38 @@ def test_slerp_between_pitched_and_rolled_rotations_is_a_unit_rotation_on_the_ar
     out = slerp(LQuaternion(*matrix_quat(r0)), LQuaternion(*matrix_quat(r1)), u)
     assert out.length() == pytest.approx(1.0, abs=1e-6)
     assert rotation_angle(quat_matrix(out.getR(), out.getI(), out.getJ(), out.getK()), slerp_matrix(r0, r1, u)) < 1e-4
+
+
+def test_two_turning_clips_blend_their_headings_before_the_first_phase(make_rig, tmp_path):
+    """docs/design.md 4, blends: while a warp fades in, a frame turns the actor by share * the warp clip's
+    heading change + (1 - share) * the other clip's, and moves it by the same mix of their moves (turned by
+    the heading before the frame), share = effect / total effect. Both clips turn here (the mannequin's
+    do not); the expected steps come from the raw glTF keys (reference_warp.RawClip)."""
+    spin = [("root", "translation", [0.0, 1.0], [[0, 0, 0], [0.0, 1.2, 0.0]]),
+            ("root", "rotation", [0.0, 1.0], [[math.cos(math.radians(h) / 2), 0, 0, math.sin(math.radians(h) / 2)]
+                                              for h in (0.0, -60.0)])]
+    glb = two_bone_quad(tmp_path / "two.glb", {"turn": TURN_KEYS, "spin": spin})
+    phases = [dict(p) for p in TURN_PHASES]
+    phases[0]["start"] = 0.4
+    asset = write_asset(tmp_path, glb, "turn", phases)
+    clips = {name: RawClip(glb, name) for name in ("turn", "spin")}
+    rig = make_rig(loop="spin", model=glb, blend_in=0.5)
+    rig.run(seconds=0.1, until_done=False)
+    targets, _ = targets_near_natural(clips["turn"], ref_phases(phases), np.array(rig.actor.getPos()),
+                                      hpr_matrix(*rig.actor.getHpr()), TURN_SHIFTS, TURN_TURNS)
+    rig.play(asset, targets)
+    for _ in range(20):   # 0.33 s: all before the first phase
+        step(rig.base, 1 / 60)
+    frames = rig.frames[rig.play_index - 1:]
+    frames[0] = dict(frames[0], frame=0.0)
+    assert frames[-1]["frame"] < 0.4 * clips["turn"].fps and any(0.0 < f["effect"] < 1.0 for f in frames)
+    for prev, cur in zip(frames, frames[1:]):
+        assert cur["loop_frame"] > prev["loop_frame"], "the spin wrapped: pick a shorter window"
+        share = cur["effect"] / (cur["effect"] + cur["loop_effect"])
+        steps = [clips["turn"].relative(prev["frame"], cur["frame"]),
+                 clips["spin"].relative(prev["loop_frame"], cur["loop_frame"])]
+        turns = [math.degrees(math.atan2(rot[1, 0], rot[0, 0])) for _, rot in steps]
+        turn = share * turns[0] + (1 - share) * turns[1]
+        assert (cur["h"] - prev["h"] - turn + 180) % 360 - 180 == pytest.approx(0.0, abs=1e-3)
+        local = share * steps[0][0] + (1 - share) * steps[1][0]
+        assert cur["pos"] == pytest.approx(prev["pos"] + rot_z(prev["h"]) @ local, abs=1e-5)

@@ -29,10 +29,10 @@ class BlendRig(DirectObject):
     each frame, before the warper, the locomotion clip keeps what the warp clip leaves of the pose
     (or, with `loop_weight`, keeps that effect throughout)."""
 
-    def __init__(self, base, loop="walk", blend=True, loop_weight=None, **settings):
+    def __init__(self, base, loop="walk", blend=True, loop_weight=None, model=MANNEQUIN, **settings):
         super().__init__()
         self.base = base
-        self.actor = load_actor(MANNEQUIN)
+        self.actor = load_actor(model)
         self.actor.reparentTo(base.render)
         if blend:
             self.actor.enableBlend(blendType=PartBundle.BT_normalized_linear)
