@@ -294,3 +294,13 @@ def test_two_turning_clips_blend_their_headings_before_the_first_phase(make_rig,
         assert (cur["h"] - prev["h"] - turn + 180) % 360 - 180 == pytest.approx(0.0, abs=1e-3)
         local = share * steps[0][0] + (1 - share) * steps[1][0]
         assert cur["pos"] == pytest.approx(prev["pos"] + rot_z(prev["h"]) @ local, abs=1e-5)
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+@pytest.mark.parametrize("field, index", [("pos", 0), ("pos", 1), ("pos", 2), ("hpr", 0), ("hpr", 1), ("hpr", 2)])
+def test_a_target_with_any_component_not_finite_is_not_finite(field, index, bad):
+    """The refusal's "not finite" check (docs/design.md 4) looks at every component of pos and of hpr."""
+    values = {"pos": [1.0, 2.0, 3.0], "hpr": [10.0, 5.0, -5.0]}
+    assert WarpTarget(**values).is_finite()
+    values[field][index] = bad
+    assert not WarpTarget(**values).is_finite()
