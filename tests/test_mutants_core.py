@@ -7,13 +7,14 @@ the warper (tests only: its code is another helper's) to a phase end on an exact
 blend-out at a base rate other than 1.
 """
 import copy
+import json
 import math
 
 import numpy as np
 import pytest
 from panda3d.core import ClockObject, LQuaternion, Point3
 
-from motionwarp import AssetError, MotionWarper, MotionWarpSettings, WarpTarget, load_actor
+from motionwarp import AssetError, MotionWarper, MotionWarpSettings, WarpAsset, WarpTarget, load_actor
 from motionwarp.assetdata import Traversal, parse_asset
 from motionwarp.motion import Motion
 from motionwarp.placement import PhasePlan, goal_pose, place_blended
@@ -304,3 +305,23 @@ def test_a_target_with_any_component_not_finite_is_not_finite(field, index, bad)
     assert WarpTarget(**values).is_finite()
     values[field][index] = bad
     assert not WarpTarget(**values).is_finite()
+
+
+def test_a_rebound_asset_gets_the_track_of_its_own_clip_and_root_mode(base, tmp_path):
+    """ModelClips keeps one track per (clip, root joint, mode): an asset re-bound to another clip of the same
+    model, or to projected mode, gets that clip's motion (raw keys: the hop rises 0.5 m and comes down over
+    1 s while going 2 m forward; the stroll goes 3 m in 2 s; projected mode keeps the ground motion only)."""
+    hop = [("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0, 1, 0.5], [0, 2, 0]])]
+    stroll = [("root", "translation", [0.0, 2.0], [[0, 0, 0], [0, 3, 0]])]
+    two_bone_quad(tmp_path / "two.glb", {"hop": hop, "stroll": stroll})
+    data = {"format": "motionwarp.asset/1", "model": "two.glb", "clip": "hop", "root_joint": "root",
+            "phases": [{"name": "all", "start": 0.0, "end": 1.0}]}
+    (tmp_path / "hop.warp.json").write_text(json.dumps(data))
+    asset = WarpAsset.load(tmp_path / "hop.warp.json")
+    assert asset.phases[0].total_root_motion == pytest.approx((0.0, 2.0, 1.0), abs=1e-5)
+    projected = asset.rebind(dict(data, root_mode="projected"))
+    assert projected.clips is asset.clips
+    assert projected.phases[0].total_root_motion == pytest.approx((0.0, 2.0, 0.0), abs=1e-5)
+    strolling = asset.rebind(dict(data, clip="stroll", phases=[{"name": "all", "start": 0.5, "end": 2.0}]))
+    assert strolling.duration == pytest.approx(2.0)
+    assert strolling.phases[0].total_root_motion == pytest.approx((0.0, 2.25, 0.0), abs=1e-5)
