@@ -21,6 +21,7 @@ from motionwarp.placement import PhasePlan, goal_pose, place_blended
 from motionwarp.refusal import MAX_BASE_RATE, refusal
 from motionwarp.warpmath import slerp
 
+from . import rig_samples
 from .conftest import step
 from .gltf_samples import two_bone_quad
 from .reference_warp import (RawClip, ReferenceWarp, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle,
@@ -325,3 +326,18 @@ def test_a_rebound_asset_gets_the_track_of_its_own_clip_and_root_mode(base, tmp_
     strolling = asset.rebind(dict(data, clip="stroll", phases=[{"name": "all", "start": 0.5, "end": 2.0}]))
     assert strolling.duration == pytest.approx(2.0)
     assert strolling.phases[0].total_root_motion == pytest.approx((0.0, 2.25, 0.0), abs=1e-5)
+
+
+@pytest.mark.parametrize("rig", ["turned_armature", "y_up_armature"])
+def test_an_asset_on_a_turned_armature_moves_in_model_space(base, tmp_path, rig):
+    """Binding reads root motion through the Character's own transform (a Blender armature turned
+    about X): the walk's hips go 1.2 m forward (+Y, model space) over its 1 s cycle (rig_samples'
+    authored hips, projected onto the ground), whatever space the armature puts the joints in."""
+    glb = rig_samples.write_rig(tmp_path / f"{rig}.glb", rig)
+    path = tmp_path / "walk.warp.json"
+    path.write_text(json.dumps({"format": "motionwarp.asset/1", "model": glb.name, "clip": "walk", "root_joint": "hips",
+                                "root_mode": "projected", "phases": [{"name": "cycle", "start": 0.0, "end": 1.0}]}))
+    start, heading = rig_samples.RIGS[rig][2:]
+    end = rig_samples.hips_model("walk", 1.0, start, heading)[0] - rig_samples.hips_model("walk", 0.0, start, heading)[0]
+    moved = WarpAsset.load(path).phases[0].motion.end_displacement
+    assert np.allclose(moved, [end[0], end[1], 0.0], atol=1e-4)
