@@ -23,7 +23,7 @@ from motionwarp.warpmath import slerp
 
 from . import rig_samples
 from .conftest import step
-from .gltf_samples import two_bone_quad
+from .gltf_samples import static_mesh, two_bone_quad
 from .reference_warp import (RawClip, ReferenceWarp, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle,
                              slerp_matrix)
 from .test_interruptions import Recorder
@@ -308,15 +308,19 @@ def test_a_target_with_any_component_not_finite_is_not_finite(field, index, bad)
     assert not WarpTarget(**values).is_finite()
 
 
+HOP = [("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0, 1, 0.5], [0, 2, 0]])]
+STROLL = [("root", "translation", [0.0, 2.0], [[0, 0, 0], [0, 3, 0]])]
+#: An asset on the hop of two.glb (clips HOP and STROLL).
+TWO = {"format": "motionwarp.asset/1", "model": "two.glb", "clip": "hop", "root_joint": "root",
+       "phases": [{"name": "all", "start": 0.0, "end": 1.0}]}
+
+
 def test_a_rebound_asset_gets_the_track_of_its_own_clip_and_root_mode(base, tmp_path):
     """ModelClips keeps one track per (clip, root joint, mode): an asset re-bound to another clip of the same
     model, or to projected mode, gets that clip's motion (raw keys: the hop rises 0.5 m and comes down over
     1 s while going 2 m forward; the stroll goes 3 m in 2 s; projected mode keeps the ground motion only)."""
-    hop = [("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0, 1, 0.5], [0, 2, 0]])]
-    stroll = [("root", "translation", [0.0, 2.0], [[0, 0, 0], [0, 3, 0]])]
-    two_bone_quad(tmp_path / "two.glb", {"hop": hop, "stroll": stroll})
-    data = {"format": "motionwarp.asset/1", "model": "two.glb", "clip": "hop", "root_joint": "root",
-            "phases": [{"name": "all", "start": 0.0, "end": 1.0}]}
+    two_bone_quad(tmp_path / "two.glb", {"hop": HOP, "stroll": STROLL})
+    data = copy.deepcopy(TWO)
     (tmp_path / "hop.warp.json").write_text(json.dumps(data))
     asset = WarpAsset.load(tmp_path / "hop.warp.json")
     assert asset.phases[0].total_root_motion == pytest.approx((0.0, 2.0, 1.0), abs=1e-5)
@@ -341,3 +345,46 @@ def test_an_asset_on_a_turned_armature_moves_in_model_space(base, tmp_path, rig)
     end = rig_samples.hips_model("walk", 1.0, start, heading)[0] - rig_samples.hips_model("walk", 0.0, start, heading)[0]
     moved = WarpAsset.load(path).phases[0].motion.end_displacement
     assert np.allclose(moved, [end[0], end[1], 0.0], atol=1e-4)
+
+
+def test_a_phase_without_rates_plays_at_the_clip_s_rate():
+    """min_rate and max_rate left out are both 1: the phase never scales the clip's rate."""
+    phase = parse_asset(copy.deepcopy(FULL), "full.warp.json").phases[1]
+    assert (phase.min_rate, phase.max_rate) == (1.0, 1.0)
+    data = copy.deepcopy(FULL)
+    del data["phases"][1]["min_rate"], data["phases"][1]["max_rate"]
+    phase = parse_asset(data, "full.warp.json").phases[1]
+    assert (phase.min_rate, phase.max_rate) == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("key", ["start", "end", "min_rate", "max_rate"])
+def test_a_phase_number_that_is_not_one_names_its_phase(key):
+    data = copy.deepcopy(FULL)
+    data["phases"][1][key] = "1"
+    with pytest.raises(AssetError) as caught:
+        parse_asset(data, "bad.warp.json")
+    assert str(caught.value).startswith(f"bad.warp.json: phases[1].{key}: expected a finite number")
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"clip": "walk"}, "clip: expected a clip of two.glb: hop, stroll; got 'walk'"),
+    ({"root_joint": "pelvis"}, "root_joint: expected a joint of two.glb: root, bone; got 'pelvis'"),
+    ({"phases": [{"name": "all", "start": 0.0, "end": 1.0, "align_joint": "hand"}]},
+     "phases[0].align_joint: expected a joint of two.glb: root, bone; got 'hand'"),
+])
+def test_a_name_the_model_lacks_is_shown_with_the_model_s_names(base, tmp_path, change, message):
+    two_bone_quad(tmp_path / "two.glb", {"hop": HOP, "stroll": STROLL})
+    path = tmp_path / "bad.warp.json"
+    path.write_text(json.dumps(dict(TWO, **change)))
+    with pytest.raises(AssetError) as caught:
+        WarpAsset.load(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_an_asset_on_a_model_without_a_skeleton_names_the_clip_it_lacks(base, tmp_path):
+    static_mesh(tmp_path / "two.glb")
+    path = tmp_path / "bad.warp.json"
+    path.write_text(json.dumps(TWO))
+    with pytest.raises(AssetError) as caught:
+        WarpAsset.load(path)
+    assert str(caught.value) == f"{path}: clip: expected a clip of two.glb: ; got 'hop'"
