@@ -371,6 +371,8 @@ def test_a_phase_number_that_is_not_one_names_its_phase(key):
     ({"root_joint": "pelvis"}, "root_joint: expected a joint of two.glb: root, bone; got 'pelvis'"),
     ({"phases": [{"name": "all", "start": 0.0, "end": 1.0, "align_joint": "hand"}]},
      "phases[0].align_joint: expected a joint of two.glb: root, bone; got 'hand'"),
+    ({"contacts": [{"joint": "hand", "start": 0.2, "end": 0.4, "touches": "surface"}]},
+     "contacts[0].joint: expected a joint of two.glb: root, bone; got 'hand'"),
 ])
 def test_a_name_the_model_lacks_is_shown_with_the_model_s_names(base, tmp_path, change, message):
     two_bone_quad(tmp_path / "two.glb", {"hop": HOP, "stroll": STROLL})
