@@ -390,3 +390,18 @@ def test_an_asset_on_a_model_without_a_skeleton_names_the_clip_it_lacks(base, tm
     with pytest.raises(AssetError) as caught:
         WarpAsset.load(path)
     assert str(caught.value) == f"{path}: clip: expected a clip of two.glb: ; got 'hop'"
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"axes": 5}, "phases[1].axes: expected some of the letters x, y, z (each once), got 5"),
+    ({"axes": ["x", "y"]}, "phases[1].axes: expected some of the letters x, y, z (each once), got ['x', 'y']"),
+    ({"axes": "X"}, "phases[1].axes: expected some of the letters x, y, z (each once), got 'X'"),
+    ({"align_joint": 5}, "phases[1].align_joint: expected the name of a joint, got 5"),
+    ({"start": 0.2}, "phases[1].start: expected phases in order, not overlapping: at or after 'close' ends (0.3), got 0.2"),
+])
+def test_a_bad_phase_field_is_named_with_what_it_got(change, message):
+    data = copy.deepcopy(FULL)
+    data["phases"][1].update(change)
+    with pytest.raises(AssetError) as caught:
+        parse_asset(data, "bad.warp.json")
+    assert str(caught.value) == f"bad.warp.json: {message}"
