@@ -29,10 +29,10 @@ class BlendRig(DirectObject):
     each frame, before the warper, the locomotion clip keeps what the warp clip leaves of the pose
     (or, with `loop_weight`, keeps that effect throughout)."""
 
-    def __init__(self, base, loop="walk", blend=True, loop_weight=None, **settings):
+    def __init__(self, base, loop="walk", blend=True, loop_weight=None, model=MANNEQUIN, **settings):
         super().__init__()
         self.base = base
-        self.actor = load_actor(MANNEQUIN)
+        self.actor = load_actor(model)
         self.actor.reparentTo(base.render)
         if blend:
             self.actor.enableBlend(blendType=PartBundle.BT_normalized_linear)
@@ -194,9 +194,15 @@ def test_the_blend_out_is_no_longer_than_the_clip_plays_after_its_last_phase(mak
     assert rig.names()[-1] == "motionwarp-finished"
 
 
-def test_root_motion_before_the_first_phase_is_the_blend_of_the_clips(make_rig, warp_assets, warp_asset_dir, tmp_path):
+@pytest.mark.parametrize("blend_type, scale", [(PartBundle.BT_normalized_linear, 1.0), (PartBundle.BT_linear, 1.0),
+                                               (PartBundle.BT_normalized_linear, 1.3)],
+                         ids=["normalised", "linear", "scaled actor"])
+def test_root_motion_before_the_first_phase_is_the_blend_of_the_clips(make_rig, warp_assets, warp_asset_dir, tmp_path,
+                                                                      blend_type, scale):
     """A vault whose first phase starts at 0.3 s: while it fades in, each frame moves the actor by
-    share * the vault's root motion + (1 - share) * the walk's, share = effect / total effect."""
+    share * the vault's root motion + (1 - share) * the walk's, share = effect / total effect, whether
+    the Actor normalises its blend or not (the effects add up to 1 here, so both pose alike), times
+    the actor's scale."""
     data = json.loads((warp_asset_dir / "vault.warp.json").read_text())
     data["model"] = str(MANNEQUIN)
     data["phases"][0]["start"] = 0.3
@@ -205,6 +211,8 @@ def test_root_motion_before_the_first_phase_is_the_blend_of_the_clips(make_rig, 
     asset = WarpAsset.load(path)
     walk = warp_assets["vault"]   # the same model: its driver tracks give the walk's raw root motion
     rig = make_rig(blend_in=BLEND, blend_out=BLEND)
+    rig.actor.enableBlend(blendType=blend_type)
+    rig.actor.setScale(scale)
     rig.run(seconds=0.1, until_done=False)
     rig.play(asset, [WarpTarget(target.pos + rig.actor.getPos()) for target in vault_targets(1.0, 0.6, 1.3)])
     walk_track = rig.warper.driver.tracks["walk"]
@@ -218,7 +226,7 @@ def test_root_motion_before_the_first_phase_is_the_blend_of_the_clips(make_rig, 
         vault_step = asset.track.motion(prev["frame"]).inverse() * asset.track.motion(cur["frame"])
         walk_step = walk_track.motion(prev["loop_frame"]).inverse() * walk_track.motion(cur["loop_frame"])
         share = cur["effect"] / (cur["effect"] + cur["loop_effect"])
-        local = share * np.array(vault_step.pos) + (1 - share) * np.array(walk_step.pos)
+        local = (share * np.array(vault_step.pos) + (1 - share) * np.array(walk_step.pos)) * scale
         moved = np.array(heading_quat(prev["h"]).xform(Vec3(*local)))
         assert cur["pos"] == pytest.approx(prev["pos"] + moved, abs=1e-5)
         turn = share * vault_step.h + (1 - share) * walk_step.h
