@@ -68,6 +68,14 @@ def test_a_traversal_range_includes_both_ends(height, depth, fits):
     assert Traversal("vault", (0.5, 1.5), (0.0, 1.2)).fits(height, depth) is fits
 
 
+def test_a_traversal_range_may_be_a_single_value():
+    """docs/design.md 5.1: [lo, hi] with 0 <= lo <= hi, both ends included, so [1, 1] is one exact height."""
+    data = copy.deepcopy(FULL)
+    data["traversal"]["height"] = [1.0, 1.0]
+    traversal = parse_asset(data, "exact.warp.json").traversal
+    assert traversal.fits(1.0, 0.6) and not traversal.fits(1.0001, 0.6)
+
+
 @pytest.mark.parametrize("traversal, phases, message", [
     ({"kind": "hop", "height": [0, 1], "depth": [0, 1]}, 3,
      "traversal.kind: expected one of 'vault', 'mantle', got 'hop'"),
