@@ -240,11 +240,13 @@ def test_a_frame_landing_exactly_on_a_phase_end_ends_the_phase_there(base, quart
         recorder.ignoreAll()
 
 
-def test_a_blend_out_at_base_rate_two_starts_when_that_much_real_time_is_left(make_rig, warp_assets):
-    """docs/design.md 4, blends: blend_out is seconds of play, so at base rate 2 the fade starts once the
-    clip has blend_out * fps * 2 frames left (never longer than the clip plays after its last phase at
-    that rate), and the fade itself lasts blend_out seconds of frame time."""
-    fps, rate, asked = 60, 2.0, 0.3
+@pytest.mark.parametrize("fps, rate, asked", [(60, 2.0, 0.3), (60, 1.0, 0.02), (144, 0.7, 0.025)],
+                         ids=["rate 2", "under a clip frame", "under a clip frame, slow, 144 fps"])
+def test_a_blend_out_starts_when_that_much_real_time_is_left(make_rig, warp_assets, fps, rate, asked):
+    """docs/design.md 4, blends: blend_out is seconds of play, so at base rate r the fade starts once the
+    clip has blend_out * fps * r frames left (never longer than the clip plays after its last phase at
+    that rate), and the fade itself lasts blend_out seconds of frame time, also when that is shorter
+    than one clip frame."""
     asset = warp_assets["vault"]
     rig = make_rig(blend_in=BLEND)
     rig.play(asset, vault_targets(1.0, 0.6, 1.0), rate=rate, blend_out=asked)
