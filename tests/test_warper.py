@@ -172,6 +172,27 @@ def test_destroy_leaves_nothing_running(base, vault):
     actor.removeNode()
 
 
+def test_clip_speeds_reach_the_warpers_driver(base):
+    """MotionWarper(clip_speeds=) moves an in-place cycle straight ahead at that speed (docs/design.md 3),
+    as its own root-motion driver: 120 frames of 1/60 s at 2 m/s facing world -X are 4 m along -X."""
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    actor.setH(90)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render, clip_speeds={"idle": 2.0})
+    try:
+        warper.driver.loop("idle")
+        for _ in range(10):
+            step(base, 1 / 60)
+        before = actor.getPos()
+        for _ in range(120):
+            step(base, 1 / 60)
+        assert (actor.getPos() - before - Vec3(-4.0, 0, 0)).length() < 1e-4
+    finally:
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
+
+
 def test_target_on_a_moving_platform(base, rig, warp_assets):
     actor, warper = rig
     platform = base.render.attachNewNode("platform")
