@@ -39,12 +39,17 @@ class PhasePlan:
         p0, r0 = origin
         self.origin, self.scale = origin, scale
         self.goal, self.goal_quat = goal
-        need = r0.conjugate().xform(self.goal - p0)
-        end = phase.motion.end_displacement
-        self.warp = [need[axis] - end[axis] * scale if phase.warp_translation and letter in phase.axes else 0.0
-                     for axis, letter in enumerate("xyz")]
+        self.warp = warp_offset(phase, r0.conjugate().xform(self.goal - p0), scale)
         self.weights = AxisWeights(phase.motion, axis_trust(phase.motion, [w / scale for w in self.warp], still))
         self.turn = Slerp(r0, self.goal_quat)
+
+
+def warp_offset(phase, need, scale):
+    """D, in the phase's start frame: `need` (the move to the goal) minus the clip's own A(f1) on
+    the axes the phase warps, 0 on the others."""
+    end = phase.motion.end_displacement
+    return [need[axis] - end[axis] * scale if phase.warp_translation and letter in phase.axes else 0.0
+            for axis, letter in enumerate("xyz")]
 
 
 def rate_scale(phase, plan, still):

@@ -12,7 +12,7 @@ import weakref
 from panda3d.core import Vec3
 
 from .errors import shown
-from .placement import goal_pose
+from .placement import goal_pose, warp_offset
 from .warpmath import angle_between, heading_quat
 
 #: Largest base play rate `play(rate=)` accepts (times the phase's max_rate, still a finite clip time).
@@ -101,10 +101,8 @@ def _phase_end(phase, window, pos, quat, goal, scale):
     frame), moved by the clip's own A(f1) along the others."""
     if phase.warp_translation and len(phase.axes) == 3:
         return goal
-    need = quat.conjugate().xform(goal - pos)
-    end = Vec3(*(need[axis] if phase.warp_translation and letter in phase.axes else window.end[axis] * scale
-                 for axis, letter in enumerate("xyz")))
-    return pos + quat.xform(end)
+    offset = warp_offset(phase, quat.conjugate().xform(goal - pos), scale)
+    return pos + quat.xform(window.end * scale + Vec3(*offset))
 
 
 def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):
