@@ -15,16 +15,11 @@ from panda3d.core import Point3
 from motionwarp import WarpRefused
 
 from .panel_map import dragged, grab_at, time_at
-from .phase_edit import phase_motion, snap
+from .phase_edit import phase_motion, snap, windows
 
 #: The editor's mouse controls, as the demo's F1 panel lists them.
 KEYS = (("drag a phase", "move it, or resize it by an edge handle"),
         ("drag the ruler", "scrub the clip while paused"))
-
-
-def windows(asset):
-    """The phases' (start, end) in seconds."""
-    return [(phase.start, phase.end) for phase in asset.phases]
 
 
 def phase_info(asset, index, rates, offer):

@@ -5,6 +5,7 @@ from panda3d.core import CardMaker, LineSegs, TextNode, TransparencyAttrib
 
 from .hud import PANEL_COLOR, panel_text
 from .panel_map import RULER, Grab, x_at
+from .phase_edit import windows
 
 AXIS_COLORS = ((0.95, 0.35, 0.3, 1), (0.35, 0.9, 0.4, 1), (0.4, 0.6, 1.0, 1))  # x, y, z
 PHASE_COLORS = ((1.0, 0.85, 0.3, 0.3), (0.3, 0.85, 1.0, 0.3))
@@ -79,7 +80,7 @@ class CurvePanel:
             self._plot_key = plot_key
             self.plot = self._layer(self.plot, "plot", 0)
             self._draw_plot(asset, self.plot)
-        windows_key = (tuple((p.start, p.end) for p in asset.phases), selected, hot, held, tuple(rates or ()))
+        windows_key = (tuple(windows(asset)), selected, hot, held, tuple(rates or ()))
         if windows_key != self._windows_key:
             self._windows_key = windows_key
             self.windows = self._layer(self.windows, "windows", 1)

@@ -7,6 +7,11 @@ clip's ends. `EditHistory` undoes.
 import dataclasses
 
 
+def windows(asset):
+    """The phases' (start, end) in seconds."""
+    return [(phase.start, phase.end) for phase in asset.phases]
+
+
 def snap(seconds, fps):
     """`seconds` on the nearest frame of a clip at `fps`."""
     return round(seconds * fps) / fps
