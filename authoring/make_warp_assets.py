@@ -18,10 +18,10 @@ import pathlib
 import sys
 
 from motionwarp import WarpAsset, WarpPhase
-from motionwarp.asset import Traversal
-from motionwarp.contacts import Contact
-from motionwarp.loader import load_model_node
-from motionwarp.rootmotion import track_for
+from motionwarp.warp.asset import Traversal
+from motionwarp.warp.contacts import Contact
+from motionwarp.animation.loader import load_model_node
+from motionwarp.animation.rootmotion import track_for
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 

@@ -4,17 +4,17 @@ Root motion for glTF characters, warp assets with warping phases, a warper that 
 clip's root motion toward targets found in the level, scene-probing warp providers, and a
 contact IK that keeps hands and feet on what they touch.
 """
-from .asset import WarpAsset, WarpPhase
-from .config import ContactIKSettings, MotionWarpSettings, ProviderSettings
-from .contact_ik import ContactIK
-from .driver import RootMotionDriver
-from .errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
-from .loader import load_actor
-from .probe import SceneProbe
-from .providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
-from .rootmotion import RootMotionTrack
-from .target import WarpTarget
-from .warper import BLEND_OUT, CANCELLED, FINISHED, PHASE_END, PHASE_START, MotionWarper, PhaseResult, Warp, WarpState
+from .warp.asset import WarpAsset, WarpPhase
+from .base.config import ContactIKSettings, MotionWarpSettings, ProviderSettings
+from .ik.contact_ik import ContactIK
+from .animation.driver import RootMotionDriver
+from .base.errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
+from .animation.loader import load_actor
+from .scene.probe import SceneProbe
+from .scene.providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
+from .animation.rootmotion import RootMotionTrack
+from .warp.target import WarpTarget
+from .warp.warper import BLEND_OUT, CANCELLED, FINISHED, PHASE_END, PHASE_START, MotionWarper, PhaseResult, Warp, WarpState
 
 #: The package version (pyproject.toml's `version`).
 __version__ = "0.1.0"

@@ -2,7 +2,7 @@
 import argparse
 import sys
 
-from .errors import MotionWarpError
+from .base.errors import MotionWarpError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,7 +21,7 @@ def main(argv=None):
     inspect.add_argument("--root-joint", help="root joint for --write-asset (default: the recommended one)")
     inspect.add_argument("--root-mode", choices=("bone", "projected"), help="root mode for --write-asset")
     args = parser.parse_args(argv)
-    from . import inspector
+    from .tools import inspector
     try:
         print(inspector.report(args.model))
         if args.write_asset:

@@ -13,7 +13,7 @@ import math
 from panda3d.core import LMatrix4f, LQuaternionf, Point3, TransformState
 
 from motionwarp import MotionWarper, SceneProbe, TraversalProvider, load_actor
-from motionwarp.contact_ik import ContactIK
+from motionwarp.ik.contact_ik import ContactIK
 
 from .conftest import CONTACTS, MANNEQUIN, step
 from .obstacles import box_profile, prism

@@ -14,8 +14,8 @@ from direct.actor.Actor import Actor
 from panda3d.core import NodePath
 
 from motionwarp import RootMotionDriver, load_actor
-from motionwarp._gltf_fix import convert
-from motionwarp.config import gltf_settings_from_prc
+from motionwarp.animation._gltf_fix import convert
+from motionwarp.base.config import gltf_settings_from_prc
 
 from .conftest import ROOT, run_for, step
 

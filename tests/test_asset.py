@@ -6,7 +6,7 @@ import os
 import pytest
 
 from motionwarp import AssetError, WarpAsset
-from motionwarp.assetdata import parse_asset
+from motionwarp.warp.assetdata import parse_asset
 
 from .conftest import ASSETS
 from .gltf_samples import two_bone_quad
@@ -139,7 +139,7 @@ def test_parsing_checks_the_file_without_its_model(model):
 def test_rebinding_an_edit_uses_the_loaded_clip_and_its_motion(base, model, monkeypatch):
     asset = WarpAsset.load(write(model, good()))
     (model / "hop.glb").unlink()   # loading it again would fail
-    monkeypatch.setattr("motionwarp.asset.load_model_node", lambda *a: pytest.fail("the model was loaded again"))
+    monkeypatch.setattr("motionwarp.warp.asset.load_model_node", lambda *a: pytest.fail("the model was loaded again"))
     data = asset.to_dict()
     data["phases"][0]["end"] = data["phases"][1]["start"] = 0.25
     edited = asset.rebind(data)

@@ -1,7 +1,7 @@
 """The autopilot in a window, where the real-time clock can hitch: a frame longer than its blocked window."""
-from demo.app import Demo
-from demo.autopilot import BLOCKED_S
-from demo.scene import Scene
+from demo.app.app import Demo
+from demo.character.autopilot import BLOCKED_S
+from demo.level.scene import Scene
 
 from .conftest import ROOT, run_for, step
 

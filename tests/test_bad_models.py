@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from demo.scene import Scene, SceneError
+from demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, LoadError, WarpAsset, load_actor
-from motionwarp.loader import load_model_node
+from motionwarp.animation.loader import load_model_node
 
 from .conftest import MANNEQUIN, ROOT
 from .test_asset import good, model  # noqa: F401  (model is a fixture: a 1 s clip in tmp_path)
@@ -105,12 +105,12 @@ def test_main_reports_a_bad_scene_model_in_one_line(tmp_path):
 
 def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path):
     import json
-    import demo.app
-    from demo.character import Character
+    from demo.app.app import Demo
+    from demo.character.character_file import Character
     (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
     data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
     (tmp_path / "mannequin.json").write_text(json.dumps(dict(data, model="mannequin.glb")))
     scene = Scene.load(ROOT / "scenes" / "course.json")
     with pytest.raises(LoadError) as caught:  # main.py prints any MotionWarpError as one line, exit 2
-        demo.app.Demo(base, scene, character=Character.load(tmp_path / "mannequin.json"))
+        Demo(base, scene, character=Character.load(tmp_path / "mannequin.json"))
     assert str(caught.value).startswith(f"{tmp_path / 'mannequin.glb'}: not a readable glTF file (")

@@ -6,9 +6,9 @@ import math
 import pytest
 from panda3d.core import Vec3
 
-from demo.app import Demo
-from demo.character import Character, CharacterError
-from demo.scene import Scene
+from demo.app.app import Demo
+from demo.character.character_file import Character, CharacterError
+from demo.level.scene import Scene
 
 from .conftest import ROOT, run_for
 from .pose_oracle import KNIGHT, untouched_actor

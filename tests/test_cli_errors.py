@@ -82,7 +82,7 @@ class HalfWritingWindow:
 
 
 def test_a_failed_screenshot_keeps_the_old_image(tmp_path):
-    from main import save_screenshot
+    from demo.app.cli import save_screenshot
     shot = tmp_path / "shot.png"
     shot.write_bytes(b"the old image")
     with pytest.raises(OSError) as caught:

@@ -10,9 +10,9 @@ import math
 import pytest
 from panda3d.core import ButtonThrower, KeyboardButton, ModifierButtons, MouseWatcher, VirtualMouse
 
-from demo.app import Demo
-from demo.body import BodySettings
-from demo.scene import Scene
+from demo.app.app import Demo
+from demo.character.body import BodySettings
+from demo.level.scene import Scene
 
 from .conftest import CONTACTS, ROOT, run_for, step
 

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from demo.app import Demo
-from demo.scene import Scene
+from demo.app.app import Demo
+from demo.level.scene import Scene
 
 from .conftest import ROOT, run_for, step
 
@@ -105,7 +105,7 @@ def test_compare_plays_the_offer_with_its_own_root_motion(base, demo):
 def test_pause_stops_a_real_time_clock_and_a_step_lets_one_frame_through():
     from panda3d.core import ClockObject
 
-    from demo.compare import TimeControl
+    from demo.editor.compare import TimeControl
     clock = ClockObject(ClockObject.MNormal)
     time = TimeControl(clock)
     time.toggle_pause()

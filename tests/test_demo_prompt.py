@@ -1,8 +1,8 @@
 """The demo asks the providers: its prompt says what Space would do, or why not, and names the obstacle."""
 import pytest
 
-from demo.app import Demo
-from demo.scene import Scene
+from demo.app.app import Demo
+from demo.level.scene import Scene
 
 from .conftest import ROOT, step
 

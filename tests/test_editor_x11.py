@@ -17,14 +17,14 @@ import time
 
 import pytest
 
-from demo.curves import BOX as PANEL_BOX
+from demo.editor.curves import BOX as PANEL_BOX
 from motionwarp import WarpAsset
 
 from .conftest import MANNEQUIN, ROOT, WARP_ASSETS
 
 DEADLINE_S = 60.0
 POLL_S = 0.1
-HOVER, HELD = (255, 255, 102), (255, 140, 26)  # a handle under the mouse, and held by it (demo/curves.py)
+HOVER, HELD = (255, 255, 102), (255, 140, 26)  # a handle under the mouse, and held by it (demo/editor/curves.py)
 
 
 def _tools():

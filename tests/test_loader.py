@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from motionwarp import LoadError, MotionWarper, RootMotionDriver, load_actor
-from motionwarp import _gltf_fix, loader
-from motionwarp.actor_clips import clip_control, require_joint
-from motionwarp.rootmotion import extract
+from motionwarp.animation import _gltf_fix, loader
+from motionwarp.animation.actor_clips import clip_control, require_joint
+from motionwarp.animation.rootmotion import extract
 
 from .gltf_samples import static_mesh, two_bone_quad
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from motionwarp import load_actor
-from motionwarp.actor_clips import clip_control
+from motionwarp.animation.actor_clips import clip_control
 
 from .conftest import ASSETS, MANNEQUIN, ROOT
 

@@ -15,11 +15,11 @@ import pytest
 from panda3d.core import ClockObject, LQuaternion, Point3
 
 from motionwarp import AssetError, MotionWarper, MotionWarpSettings, WarpAsset, WarpTarget, load_actor
-from motionwarp.assetdata import Traversal, parse_asset
-from motionwarp.motion import Motion
-from motionwarp.placement import PhasePlan, goal_pose, place_blended
-from motionwarp.refusal import MAX_BASE_RATE, refusal
-from motionwarp.warpmath import slerp
+from motionwarp.warp.assetdata import Traversal, parse_asset
+from motionwarp.animation.motion import Motion
+from motionwarp.warp.placement import PhasePlan, goal_pose, place_blended
+from motionwarp.warp.refusal import MAX_BASE_RATE, refusal
+from motionwarp.warp.warpmath import slerp
 
 from . import rig_samples
 from .conftest import step

@@ -1,4 +1,4 @@
-"""The pure placement functions (motionwarp.placement) against the independent reference, and the
+"""The pure placement functions (motionwarp.warp.placement) against the independent reference, and the
 local move both the driver and the warper make (a non-uniformly scaled node included).
 
 The oracle is `reference_warp`: the root's raw glTF keys and docs/design.md 4 in plain numpy.
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from panda3d.core import LQuaternion, Point3, Vec3
 
-from motionwarp.motion import Motion, move_nodepath
-from motionwarp.placement import PhasePlan, goal_pose, moved_by, place, place_blended, rate_scale
+from motionwarp.animation.motion import Motion, move_nodepath
+from motionwarp.warp.placement import PhasePlan, goal_pose, moved_by, place, place_blended, rate_scale
 
 from .gltf_samples import two_bone_quad
 from .reference_warp import (RawClip, ReferenceWarp, hpr_matrix, matrix_quat, quat_matrix, rot_z, rotation_angle,

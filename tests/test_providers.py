@@ -10,7 +10,7 @@ from panda3d.core import BitMask32, NodePath, Point3, Vec3, loadPrcFileData, unl
 
 from motionwarp import (AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, UsageError,
                         VaultProvider, WarpAsset)
-from motionwarp.probe import SHAPE_TAG, SOURCE_TAG
+from motionwarp.scene.probe import SHAPE_TAG, SOURCE_TAG
 
 from .warp_helpers import WarpRun
 from .obstacles import box_profile, circle_profile, distance_to_edge_line, level, prism, to_local, top, walkable_run

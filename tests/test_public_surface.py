@@ -39,7 +39,8 @@ def test_all_names_exist():
 
 def test_the_public_types_are_the_ones_the_modules_define():
     """The errors, the events' sender and its results are the plugin's own classes, not look-alikes."""
-    from motionwarp import errors, warper
+    from motionwarp.base import errors
+    from motionwarp.warp import warper
     assert {name: getattr(motionwarp, name) for name in ("MotionWarpError", "LoadError", "AssetError", "WarpRefused",
                                                          "UsageError")} == {
         name: getattr(errors, name) for name in ("MotionWarpError", "LoadError", "AssetError", "WarpRefused",

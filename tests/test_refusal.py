@@ -1,4 +1,4 @@
-"""The pure refusal function (motionwarp.refusal): each reason of docs/design.md 4, from plain data.
+"""The pure refusal function (motionwarp.warp.refusal): each reason of docs/design.md 4, from plain data.
 
 No Actor and no NodePath: the asset is the reference tests' turning clip, the character's pose
 and the targets are numbers. Where a reason carries distances, angles or ratios, the test works
@@ -13,7 +13,7 @@ import pytest
 from panda3d.core import LQuaternion, Point3
 
 from motionwarp import MotionWarpSettings, WarpTarget
-from motionwarp.refusal import MAX_BASE_RATE, refusal
+from motionwarp.warp.refusal import MAX_BASE_RATE, refusal
 
 from .gltf_samples import two_bone_quad
 from .reference_warp import RawClip, hpr_matrix, matrix_quat, rot_z

@@ -7,9 +7,9 @@ import pytest
 from panda3d.core import PartBundle, Point3
 
 from motionwarp import LoadError, RootMotionDriver, load_actor
-from motionwarp.config import MotionWarpSettings
-from motionwarp.actor_clips import clip_control
-from motionwarp.rootmotion import character_base, extract, find_channel, is_closed_loop
+from motionwarp.base.config import MotionWarpSettings
+from motionwarp.animation.actor_clips import clip_control
+from motionwarp.animation.rootmotion import character_base, extract, find_channel, is_closed_loop
 
 from .conftest import ASSETS, MANNEQUIN, run_for, step
 from .gltf_samples import two_bone_quad

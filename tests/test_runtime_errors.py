@@ -180,7 +180,7 @@ def test_an_unexpected_error_in_the_task_cancels_instead_of_raising(base, rig, c
 
     def broken(*args):
         raise ArithmeticError("simulated fault")
-    monkeypatch.setattr("motionwarp.warper.place", broken)
+    monkeypatch.setattr("motionwarp.warp.warper.place", broken)
     frames(base, 30)
     assert_cancelled_cleanly(warper, actor, cancellations, "motionwarp failed (ArithmeticError: simulated fault)")
 
@@ -242,13 +242,13 @@ def test_a_repeated_failure_is_logged_once_and_a_new_one_again(base, rig, cancel
     while the same error repeats."""
     actor, warper = rig
     logged = []
-    monkeypatch.setattr("motionwarp.warper._notify", type("Log", (), {"warning": staticmethod(logged.append)}))
+    monkeypatch.setattr("motionwarp.warp.warper._notify", type("Log", (), {"warning": staticmethod(logged.append)}))
     for fault in (ArithmeticError("simulated fault"), ArithmeticError("simulated fault"), KeyError("other")):
         warper.play(vault, vault_targets(1.0, 0.6, 1.0))
 
         def broken(*args, fault=fault):
             raise fault
-        monkeypatch.setattr("motionwarp.warper.place", broken)
+        monkeypatch.setattr("motionwarp.warp.warper.place", broken)
         frames(base, 3)
         assert not warper.is_warping
     assert logged == [f"{actor.getName()}: ArithmeticError: simulated fault", f"{actor.getName()}: KeyError: 'other'"]

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from motionwarp import WarpAsset
-from motionwarp.atomicfile import STALE_SECONDS, write_text_atomic
-from motionwarp.jsonfields import dumps
+from motionwarp.base.atomicfile import STALE_SECONDS, write_text_atomic
+from motionwarp.base.jsonfields import dumps
 
 from .test_asset import good, model  # noqa: F401  (model is a fixture: a 1 s clip in tmp_path)
 

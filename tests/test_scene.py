@@ -5,7 +5,7 @@ import shutil
 
 import pytest
 
-from demo.scene import Scene, SceneError
+from demo.level.scene import Scene, SceneError
 
 from .conftest import ROOT
 

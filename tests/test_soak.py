@@ -13,8 +13,8 @@ import tracemalloc
 
 import pytest
 
-from demo.app import Demo
-from demo.scene import Scene
+from demo.app.app import Demo
+from demo.level.scene import Scene
 
 from .conftest import step
 

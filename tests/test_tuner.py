@@ -4,8 +4,8 @@ import shutil
 
 import pytest
 
-from demo.app import Demo
-from demo.scene import Scene
+from demo.app.app import Demo
+from demo.level.scene import Scene
 
 from .conftest import MANNEQUIN, ROOT, WARP_ASSETS
 

@@ -7,7 +7,7 @@ import pytest
 from panda3d.core import Point3
 
 from motionwarp import MotionWarper, RootMotionDriver, WarpAsset, WarpTarget, load_actor
-from motionwarp.warpmath import axis_weights
+from motionwarp.warp.warpmath import axis_weights
 
 from .conftest import CONTACTS, MANNEQUIN
 from .gltf_samples import two_bone_quad

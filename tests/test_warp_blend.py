@@ -14,7 +14,7 @@ from direct.showbase.DirectObject import DirectObject
 from panda3d.core import LQuaternion, PartBundle, Vec3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
-from motionwarp.warpmath import angle_between, axis_weights, heading_quat, slerp
+from motionwarp.warp.warpmath import angle_between, axis_weights, heading_quat, slerp
 
 from .bench.bench_warp_pops import joint_positions as bench_joint_positions, peak_joint_speed
 from .conftest import MANNEQUIN, step
@@ -342,7 +342,7 @@ def test_a_mantle_started_with_the_chest_against_the_ledge(make_rig, warp_assets
 
 def test_the_blend_times_come_from_prc_and_bad_ones_name_the_setting(make_rig, warp_assets):
     from panda3d.core import loadPrcFileData, unloadPrcFile
-    from motionwarp.errors import UsageError
+    from motionwarp.base.errors import UsageError
     page = loadPrcFileData("motionwarp-test-blend", "motionwarp-blend-in 0.3\nmotionwarp-blend-out 0.15")
     try:
         rig = make_rig()

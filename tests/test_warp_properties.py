@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from panda3d.core import Point3
 
 from motionwarp import MotionWarper, WarpTarget, load_actor
-from motionwarp.motion import Motion, turn_points
-from motionwarp.phasemotion import PhaseMotion
-from motionwarp.rootmotion import RootMotionTrack
-from motionwarp.warpmath import angle_between, axis_weights, slerp
+from motionwarp.animation.motion import Motion, turn_points
+from motionwarp.warp.phasemotion import PhaseMotion
+from motionwarp.animation.rootmotion import RootMotionTrack
+from motionwarp.warp.warpmath import angle_between, axis_weights, slerp
 
 from .conftest import step
 from .gltf_samples import two_bone_quad

@@ -7,7 +7,7 @@ import pytest
 from panda3d.core import Point3, Vec3
 
 from motionwarp import MotionWarper, WarpRefused, WarpTarget, load_actor
-from motionwarp.warpmath import angle_between
+from motionwarp.warp.warpmath import angle_between
 
 from .conftest import MANNEQUIN, step
 from .warp_helpers import WarpRun, clip_max_speed, ledge_targets, vault_targets

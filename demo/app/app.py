@@ -1,0 +1,308 @@
+"""The interactive demo: walk the mannequin around a course and vault or mantle what the providers find."""
+import json
+import math
+import pathlib
+
+from direct.showbase.DirectObject import DirectObject
+from panda3d.core import Vec3
+
+from motionwarp import PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
+from motionwarp.scene.providers import Refusal
+
+from ..character.autopilot import Autopilot
+from ..character.character_file import Character
+from ..character.camera import OrbitCamera
+from ..character.controller import Controller
+from ..editor.compare import TimeControl, unwarped
+from ..editor.curve_editor import KEYS as EDITOR_KEYS, CurveEditor
+from ..editor.curves import CurvePanel
+from ..views.debugview import DebugView
+from ..views.hud import KEYS, Hud
+from ..character.input import KeyInput
+from ..editor.standin import StandIn
+from ..editor.tuner import KEYS as TUNER_KEYS, AssetTuner
+from ..views.looks import Looks
+from ..level.world import Lights
+
+ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
+CHARACTERS = ASSETS.parent / "characters"
+SKY_COLOR = (0.62, 0.74, 0.86, 1)
+
+
+class Demo(DirectObject):
+    """A mannequin moved by its clips' root motion, on the ground and out of walls, warped over obstacles.
+
+    Targets come from the warp providers probing the scene's geometry, never from the scene
+    file. With `autopilot`, the character walks the scene's waypoints and takes whatever it
+    meets (for screenshots and unattended runs), through the same controller as the keys.
+    `blend_time` is the cross-fade between locomotion clips, and into and out of warps (seconds).
+    `looks` (demo.looks.Looks, installed on the window by the caller) sets the lights, the sky and
+    the materials for the window's pipeline; the default is fixed-function lighting.
+    """
+
+    #: Camera offsets from the point looked at (1 m above the feet), in the character's frame.
+    VIEWS = {"follow": Vec3(0, -6.5, 1.8), "side": Vec3(5.5, -2.5, 0.6)}
+
+    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS, blend_time=0.2, character=None,
+                 looks=Looks()):
+        super().__init__()
+        self.base, self.scene = base, scene
+        render = base.render
+        self.looks, self.lights = looks, Lights(render, looks)
+        self.obstacles = scene.build(render, base.loader)
+        # Built before the character is added: the probe sees the level, not the mannequin.
+        self.probe = SceneProbe.from_geometry(render)
+        self.character = character or Character.load(CHARACTERS / "mannequin.json")
+        self.actor = self.character.load_actor()
+        self.actor.reparentTo(render)
+        self.actor.setPos(*scene.spawn_pos)
+        self.actor.setH(scene.spawn_h)
+        self.actor.setBlend(frameBlend=True)
+        self.lights.follow(self.actor)
+        looks.adapt(render)   # the scene's and the character's materials
+        # Warps cross-fade like locomotion. The capsule stops the chest 0.31 m from a face, short of
+        # the clips' authored starts: the mantle's phase may warp back up to 0.1 m, and the vault's
+        # approach may shrink to nothing (the hands are already at the edge).
+        self.warper = MotionWarper(self.actor, self.character.root_joint, self.character.root_mode,
+                                   taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds,
+                                   blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
+        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr,
+                                    render=render) if self.character.contact_ik else None
+        self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
+                                     space=render)
+        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
+        self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
+                          else _NoTraversal())
+        self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight) if self.assets else None
+        self.curves = CurvePanel(base.a2dBottomLeft)
+        self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
+                                  StandIn(self.actor, render), lambda: self.time.paused, self.say)
+        contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
+        #: How far from the near face each clip was authored: where the autopilot starts it.
+        self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
+        #: Where the autopilot gives up on an obstacle no clip can take.
+        self.skip_distance = max(self.authored_distance.values(), default=0.0)
+        #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
+        self.on_start = self.on_skip = None
+        #: The last refusal of each obstacle, by name.
+        self.last_refusal = {}
+        self._landings_said = 0
+        #: The last warp played (its results are the arrival errors the HUD shows) and its interaction.
+        self.last_warp = self.last_interaction = None
+        self.debug = DebugView(render)
+        self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
+        self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
+        self.accept("space", self.interact)
+        self.accept("e", self.dodge)
+        self.accept("escape", self.base.userExit)
+        self.hud = Hud(base, KEYS + (TUNER_KEYS + EDITOR_KEYS if self.tuner is not None else ()))
+        self.status, self.prompt = self.hud.status, self.hud.prompt
+        self.accept("f1", self.hud.toggle_help)
+        self.accept("f2", self.debug.toggle)
+        self.accept("f3", self.toggle_panels)
+        self.accept("c", self.compare)
+        self.time = TimeControl()
+        self.accept("t", self.time.next_speed)
+        self.accept("p", self.time.toggle_pause)
+        self.accept(".", self.time.step)
+        base.disableMouse()
+        base.setBackgroundColor(*looks.clear_color(SKY_COLOR))
+        self.camera = None
+        if base.camera is not None:  # there is none with window-type none
+            self.camera = OrbitCamera(base.camera, self.actor, self.probe, base.mouseWatcherNode,
+                                      view=self.VIEWS[view], follow=autopilot)
+            self.camera.mouse_taken = lambda: self.editor.holds_mouse
+            self.accept("wheel_up", self.camera.zoom, [-0.5])
+            self.accept("wheel_down", self.camera.zoom, [0.5])
+            self.addTask(self._camera_task, "demo-camera", sort=47)
+            self.camera.update(snap=True)
+        self.addTask(self._input_task, "demo-input", sort=39)     # before the controller (40)
+        self.addTask(self._hud_task, "demo-hud", sort=48)         # before render (50)
+        self.accept(PHASE_START, lambda warper, name, index: self.say(
+            f"{warper.current.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"))
+
+    @property
+    def done(self):
+        """True once the autopilot has reached its last waypoint (or was stopped) and nothing is playing."""
+        return self.autopilot is not None and self.autopilot.done
+
+    def say(self, text):
+        self.status.setText(text)
+
+    def interact(self, within=None):
+        """Vault or mantle what is in front of the character, or say why not.
+
+        `within` (the autopilot's) maps a clip (None for a refusal) to the farthest distance
+        from the face at which to act; nothing happens farther away.
+        """
+        if self.warper.is_warping or self.controller.airborne:
+            return False
+        found = self.traversal.find(self.actor)
+        if found.node is None:
+            if within is None:  # a player pressed Space
+                self.say(found.reason)
+            return False
+        clip = found.asset.clip if found else None
+        if within is not None and found.distance > within(clip):
+            return False
+        name = self.obstacle_name(found.node)
+        if not found:
+            return self._skip(name, found.reason)
+        try:
+            warp = self._play(found.asset, found.targets)
+        except WarpRefused as refusal:
+            return self._skip(name, f"{clip} refused: {refusal.reason}")
+        self.last_interaction = found
+        if self.on_start is not None:
+            self.on_start(name, found, warp)
+        return True
+
+    def toggle_panels(self):
+        """F3: hide or show the curve panel and the tuner's panel, for more room to watch."""
+        visible = not self.curves.visible
+        self.curves.set_visible(visible)
+        if self.tuner is not None and self.tuner.text is not None:
+            if visible:
+                self.tuner.text.show()
+            else:
+                self.tuner.text.hide()
+
+    def dodge(self):
+        """Play the character's dodge with its own root motion (a warp aimed where the clip goes anyway)."""
+        clip = self.character.clips.get("dodge")
+        if clip is None or self.warper.is_warping or self.controller.airborne:
+            return False
+        asset = WarpAsset.from_dict(
+            {"format": "motionwarp.asset/1", "model": self.character.model_path, "clip": clip,
+             "root_joint": self.character.root_joint, "root_mode": self.character.root_mode,
+             "phases": [{"name": "dodge", "start": 0.0, "end": self.warper.driver.track(clip).duration}]},
+            self.character.path)
+        self._play(*unwarped(asset, self.actor, self.base.render))
+        self.last_interaction = None
+        return True
+
+    def compare(self):
+        """Play what Space would play, with warping off: the clip's own root motion from here."""
+        if self.warper.is_warping or self.controller.airborne:
+            return False
+        found = self.traversal.find(self.actor)
+        if not found:
+            self.say(found.reason)
+            return False
+        try:
+            self._play(*unwarped(found.asset, self.actor, self.base.render))
+        except WarpRefused as refusal:
+            self.say(f"{found.asset.clip} unwarped refused: {refusal.reason}")
+            return False
+        self.last_interaction = found
+        self.say(f"compare: {found.asset.clip} unwarped (its own root motion)")
+        return True
+
+    def _play(self, asset, targets):
+        """Start a warp through the controller, and its trails in the debug view."""
+        start = self.actor.getTransform(self.base.render)
+        self.last_warp = self.controller.play(asset, targets)
+        self.debug.warp_started(self.last_warp, start)
+        return self.last_warp
+
+    def obstacle_name(self, node):
+        """The scene obstacle a probed node belongs to (its own name when it is not one of them)."""
+        for obstacle in self.obstacles:
+            if obstacle == node or obstacle.isAncestorOf(node):
+                return obstacle.getName()
+        return node.getName()
+
+    def offer(self):
+        """The providers' find in front of the character (an Interaction or a Refusal), None while warping."""
+        return None if self.warper.is_warping else self.traversal.find(self.actor)
+
+    def prompt_text(self, found=None):
+        """What Space would do now (`found`: the offer, when already asked), or why not."""
+        found = found if found is not None else self.offer()
+        if found is None:
+            return ""
+        if found.node is None:
+            return f"Space: {found.reason}"
+        name = self.obstacle_name(found.node)
+        if not found:
+            return f"{name}: {found.reason}"
+        try:
+            self.warper.check(found.asset, found.targets)
+        except WarpRefused as refusal:
+            return f"{name}: {found.asset.clip} refused: {refusal.reason}"
+        return (f"Space: {found.kind} {name} ({found.asset.clip}, {found.height:.2f} m high, "
+                f"{found.depth:.2f} m deep, {found.distance:.1f} m away)")
+
+    def playing_clip(self):
+        """The clip that moves the character: the warp's, else the heaviest locomotion clip."""
+        if self.warper.current is not None:
+            return self.warper.current.asset.clip
+        weights = self.controller.locomotion.weights
+        return max(weights, key=weights.get)
+
+    def _skip(self, name, reason):
+        self.say(f"{name}: {reason}")
+        self.last_refusal[name] = reason
+        if self.on_skip is not None:
+            self.on_skip(name, reason)
+        return False
+
+    def _input_task(self, task):
+        """The autopilot, or the keys read relative to the camera, set where the character goes."""
+        if self.autopilot is not None:
+            self.autopilot.update(self.base.clock.getDt())
+            return task.cont
+        right, forward = self.keys.stick()
+        h = math.radians(self.camera.heading if self.camera is not None else 0.0)
+        direction = Vec3(math.cos(h), math.sin(h), 0) * right + Vec3(-math.sin(h), math.cos(h), 0) * forward
+        if direction.lengthSquared() > 0:
+            direction.normalize()
+        self.controller.direction, self.controller.running = direction, self.keys.down("run")
+        return task.cont
+
+    def _camera_task(self, task):
+        self.camera.update()
+        return task.cont
+
+    def _hud_task(self, task):
+        """The prompt, falls and landings, and the curve panel (the warp in progress, else the edited asset)."""
+        landings = self.controller.landings
+        if self.controller.airborne:
+            self.say("falling")
+        elif landings and self._landings_said != len(landings):
+            self._landings_said = len(landings)
+            self.say(f"landed after falling {landings[-1][0]:.2f} m")
+        found = self.offer()
+        self.prompt.setText(self.prompt_text(found))
+        self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
+        self.time.frame_done()
+        self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp,
+                           self.time.describe())
+        self.editor.update(self.warper.current, found)
+        return task.cont
+
+    def destroy(self):
+        """Remove everything the demo added (tasks, handlers, HUD, the character)."""
+        self.ignoreAll()
+        self.removeAllTasks()
+        if self.tuner is not None:
+            self.tuner.destroy()
+        self.editor.destroy()
+        self.curves.destroy()
+        self.hud.destroy()
+        self.debug.destroy()
+        self.controller.destroy()
+        self.warper.destroy()
+        if self.contact_ik is not None:
+            self.contact_ik.destroy()
+        self.lights.remove()
+        self.actor.cleanup()
+        self.actor.removeNode()
+
+
+class _NoTraversal:
+    """The traversal provider of a character without warp assets: it never finds anything."""
+
+    @staticmethod
+    def find(actor):
+        return Refusal("this character has no warp assets to vault or mantle with")

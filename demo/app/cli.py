@@ -1,0 +1,183 @@
+"""The demo's command line (main.py): options, the window or a headless run, the report and screenshot.
+
+    python main.py                                   # a window; the keys are shown on screen
+    python main.py --headless --autopilot --report out/course.json [--screenshot out/course.png]
+"""
+import argparse
+import contextlib
+import errno
+import os
+import pathlib
+import sys
+
+from panda3d.core import ClockObject, Filename, loadPrcFileData
+
+SCENES = pathlib.Path(__file__).resolve().parents[2] / "scenes"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """One line and exit status 2, instead of argparse's usage block."""
+        self.exit(2, f"main.py: {message} (see --help)\n")
+
+
+#: Accepted ranges of the numeric options (a run is simulated frame by frame: keep it finite).
+FPS_RANGE = (1, 1000)
+SECONDS_RANGE = (0.0, 3600.0)
+
+
+def _in_range(kind, low, high, low_open=False):
+    """An argparse type: a `kind` number from `low` to `high` (above `low` when `low_open`)."""
+    def parse(text):
+        what = "a whole number" if kind is int else "a number"
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text[:40]!r}") from None
+        if not ((value > low if low_open else value >= low) and value <= high):  # NaN fails both
+            bounds = f"above {low:g} and at most {high:g}" if low_open else f"from {low:g} to {high:g}"
+            raise argparse.ArgumentTypeError(f"expected {what} {bounds}, got {text[:40]}")
+        return value
+    return parse
+
+
+def parse_args(argv):
+    parser = _Parser(description="motionwarp demo: vault and mantle with motion warping")
+    parser.add_argument("--scene", default=str(SCENES / "course.json"), help="obstacle course (default scenes/course.json)")
+    parser.add_argument("--headless", action="store_true", help="no window: simulate, then report or screenshot")
+    parser.add_argument("--autopilot", action="store_true", help="walk the scene's waypoints and take every box met")
+    parser.add_argument("--report", metavar="JSON", help="with --headless: write the run's report here")
+    parser.add_argument("--screenshot", metavar="PNG", help="with --headless: save a rendered frame here")
+    parser.add_argument("--at", type=_in_range(float, *SECONDS_RANGE), metavar="SECONDS",
+                        help="simulated time of the screenshot, 0 to 3600 (default: the end)")
+    parser.add_argument("--fps", type=_in_range(int, *FPS_RANGE), default=60,
+                        help="simulation frame rate with --headless, 1 to 1000 (default 60)")
+    parser.add_argument("--max-seconds", type=_in_range(float, *SECONDS_RANGE, low_open=True), default=60.0,
+                        metavar="SECONDS", help="longest headless run, above 0 up to 3600 (default 60)")
+    parser.add_argument("--view", choices=("follow", "side"), default="follow",
+                        help="camera: behind the character (default) or beside it")
+    parser.add_argument("--debug-view", action="store_true",
+                        help="start with the debug view (F2) on: targets, edges, normal, root trails")
+    parser.add_argument("--character", metavar="JSON", default=str(SCENES.parent / "characters" / "mannequin.json"),
+                        help="character file: model, root joint and mode, clips (default characters/mannequin.json)")
+    parser.add_argument("--assets", metavar="DIR", default=str(SCENES.parent / "assets"),
+                        help="folder of the *.warp.json to play and tune (default assets/)")
+    args = parser.parse_args(argv)
+    if (args.report or args.screenshot or args.at is not None) and not args.headless:
+        parser.error("--report, --screenshot and --at need --headless")
+    if args.headless and not args.autopilot:
+        parser.error("--headless needs --autopilot (without a window nothing else moves the character)")
+    return args
+
+
+def open_base(headless, render_frames):
+    """A ShowBase, or None with one line saying why there is no window.
+
+    Headless frames render with p3headlessgl (Mesa), or the software p3tinydisplay where
+    that does not work.
+    """
+    # The demo reads no gamepads: without /dev/input, Panda3D's device manager would print errors.
+    from demo.views.looks import window_prc
+    loadPrcFileData("main", "window-title motionwarp demo\naudio-library-name null\nsync-video true\n"
+                            "notify-level-device fatal\nprint-pipe-types false\n" + window_prc())
+    displays = ("p3headlessgl", "p3tinydisplay") if headless else (None,)
+    if headless:
+        window = "offscreen" if render_frames else "none"
+        loadPrcFileData("main-headless", f"window-type {window}\nwin-size 960 540")
+    from direct.showbase.ShowBase import ShowBase
+    from demo.level.quiet import captured_output
+    for display in displays:
+        if display:
+            loadPrcFileData("main-display", f"load-display {display}")
+        try:
+            with captured_output():  # Panda3D's own lines about each display it tried: ours says it once
+                return ShowBase()
+        except Exception as exc:  # Panda3D raises a bare Exception when no window can be opened
+            problem = exc
+    hint = "" if headless else "; try --headless --autopilot --report out/course.json"
+    print(f"main.py: cannot open a window ({problem}: no display here?){hint}", file=sys.stderr)
+    return None
+
+
+def save_screenshot(window, path):
+    """Save the window's last frame to `path` atomically: a failed save leaves no empty file behind."""
+    from motionwarp.base.atomicfile import write_atomic
+
+    def write(temp):
+        if not window.saveScreenshot(Filename.fromOsSpecific(temp)):
+            raise OSError(errno.EIO, "Panda3D could not save the image (is it a .png or .jpg name?)")
+    write_atomic(path, write, suffix=os.path.splitext(path)[1])
+
+
+def set_drawing(base, active):
+    """Turn drawing on or off in every window and offscreen buffer."""
+    for output in base.graphicsEngine.getWindows():
+        output.setActive(active)
+
+
+def run_headless(base, demo, args):
+    """Step the simulation at --fps until the autopilot is done (or --max-seconds); 0 on success."""
+    from demo.views.report import RunReport
+    report = RunReport(demo, args.scene, args.fps) if args.report else None
+    clock = ClockObject.getGlobalClock()
+    clock.setMode(ClockObject.MNonRealTime)
+    clock.setFrameRate(args.fps)
+    for path in filter(None, (args.report, args.screenshot)):
+        with contextlib.suppress(OSError):  # a folder that cannot be made fails at the write, with its message
+            pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    last_frame = round(args.max_seconds * args.fps)
+    shot_frame = round(args.at * args.fps) if args.at is not None else None
+    frames = 0
+    if args.screenshot:
+        # Only the saved frame is drawn: inactive windows and buffers (simplepbr's scene buffer, the
+        # sun's shadow map) are skipped by the render loop, and the simulation does not need them
+        # (a report run has no window at all).
+        set_drawing(base, False)
+    while frames < last_frame and frames != shot_frame and not demo.done:
+        base.taskMgr.step()
+        frames += 1
+    try:
+        if args.screenshot:
+            set_drawing(base, True)
+            base.graphicsEngine.renderFrame()
+            save_screenshot(base.win, args.screenshot)
+        if report is not None:
+            report.write(args.report, frames)
+    except OSError as exc:
+        print(f"main.py: could not write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(f"{frames / args.fps:.2f} s simulated: {demo.status.getText() or 'walking'}")
+    return 0
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    from motionwarp import MotionWarpError
+    from demo.level.scene import Scene
+    from demo.character.character_file import Character
+    try:
+        scene = Scene.load(args.scene)
+        character = Character.load(args.character)
+    except MotionWarpError as exc:
+        print(f"main.py: {exc}", file=sys.stderr)
+        return 2
+    base = open_base(args.headless, render_frames=bool(args.screenshot))
+    if base is None:
+        return 2
+    from demo.app.app import Demo
+    from demo.views.looks import Looks
+    looks = Looks.choose(base)
+    looks.install(base)
+    try:
+        demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=pathlib.Path(args.assets),
+                    character=character, looks=looks)
+    except MotionWarpError as exc:  # a scene model, the character or a warp asset that does not load
+        print(f"main.py: {exc}", file=sys.stderr)
+        return 2
+    if args.debug_view:
+        demo.debug.toggle()
+    if args.headless:
+        return run_headless(base, demo, args)
+    base.run()
+    return 0
+

@@ -1,0 +1,4 @@
+"""The playable character: its file, controller, body, locomotion, input, camera and autopilot.
+
+May import: motionwarp, demo.level.
+"""

@@ -1,0 +1,88 @@
+"""Characters as data: `characters/*.json` in the `motionwarp.character/1` format (docs/design.md 5.4).
+
+A character file names a glTF model (relative to the file), its root joint and mode, which
+of its clips play each locomotion role, a speed for cycles authored in place, and which
+warp assets and contact IK it can use (those are authored for one skeleton).
+"""
+import dataclasses
+import os
+
+from panda3d.core import AnimBundleNode, LMatrix4f, LVector3f, NodePath
+
+from motionwarp import LoadError, load_actor
+from motionwarp.base.errors import FieldError, shown
+from motionwarp.base.jsonfields import FieldChecker, read_json
+from motionwarp.animation.actor_clips import clip_control
+
+FORMAT = "motionwarp.character/1"
+#: Locomotion roles every character fills (demo/character/locomotion.py), and the optional ones.
+ROLES = ("idle", "walk", "run", "fall", "land")
+OPTIONAL_ROLES = ("dodge",)
+_KEYS = ("format", "model", "turn", "root_joint", "root_mode", "clips", "speeds", "warp_assets", "contact_ik")
+
+
+class CharacterError(FieldError):
+    """A character file is invalid."""
+
+
+@dataclasses.dataclass
+class Character:
+    path: str
+    model: str
+    turn: float = 0.0       # degrees about Z that make the model face +Y (glTF's +Z forward faces -Y: 180)
+    root_joint: str = "root"
+    root_mode: str = "bone"
+    clips: dict = dataclasses.field(default_factory=dict)   # role -> the model's clip
+    speeds: dict = dataclasses.field(default_factory=dict)  # role -> m/s, for cycles authored in place
+    warp_assets: tuple = ()
+    contact_ik: bool = False
+
+    @property
+    def model_path(self):
+        return os.path.join(os.path.dirname(os.path.abspath(self.path)), self.model)
+
+    @classmethod
+    def load(cls, path):
+        """Read and validate a character file; CharacterError names the bad field."""
+        path = os.fspath(path)
+        data = read_json(path, CharacterError)
+        check = FieldChecker(path, CharacterError)
+        check.object(data, "", _KEYS, required=("format", "model", "clips"))
+        if data["format"] != FORMAT:
+            check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
+        character = cls(path=path, model=check.string(data, "model"), turn=check.number(data, "turn", "", 0.0),
+                        root_joint=check.string(data, "root_joint") if "root_joint" in data else "root",
+                        root_mode=data.get("root_mode", "bone"))
+        if character.root_mode not in ("bone", "projected"):
+            check.fail("root_mode", f"expected 'bone' or 'projected', got {shown(character.root_mode)}")
+        check.object(data["clips"], "clips", ROLES + OPTIONAL_ROLES, required=ROLES)
+        character.clips = {role: check.string(data["clips"], role, "clips") for role in data["clips"]}
+        speeds = data.get("speeds", {})
+        check.object(speeds, "speeds", ("walk", "run"), required=())
+        character.speeds = {role: check.number(speeds, role, "speeds") for role in speeds}
+        for role, speed in character.speeds.items():
+            if speed <= 0:
+                check.fail(f"speeds.{role}", f"expected a speed above 0 (m/s), got {speed:g}")
+        assets = data.get("warp_assets", [])
+        if not isinstance(assets, list) or not all(isinstance(a, str) and a for a in assets):
+            check.fail("warp_assets", f"expected a list of warp asset names, got {shown(assets)}")
+        character.warp_assets = tuple(assets)
+        character.contact_ik = check.flag(data, "contact_ik", "") if "contact_ik" in data else False
+        if not os.path.isfile(character.model_path):
+            check.fail("model", f"expected a glTF file relative to the character file; "
+                                f"{os.path.normpath(character.model_path)} does not exist")
+        return character
+
+    def load_actor(self):
+        """The model's Actor, with each role also playable under its role's name (same bundle)."""
+        actor = load_actor(self.model_path)
+        # Turn the skeleton itself (the Actor's own transform is the demo's): root motion is read through it.
+        actor.getPartBundle("modelRoot").setRootXform(LMatrix4f.rotateMat(self.turn, LVector3f.up()))
+        for role, clip in self.clips.items():
+            try:
+                bundle = clip_control(actor, clip).getAnim()
+            except LoadError as exc:
+                raise CharacterError(self.path, f"clips.{role}", f"a clip of the model: {exc}") from None
+            if role != clip:
+                actor.loadAnims({role: NodePath(AnimBundleNode(role, bundle))})
+        return actor

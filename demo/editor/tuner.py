@@ -1,0 +1,152 @@
+"""Hotkeys that tune the warp assets while the demo runs, and save them (atomically)."""
+import os
+import re
+import stat
+
+from direct.showbase.DirectObject import DirectObject
+from panda3d.core import TextNode
+
+from motionwarp import MotionWarpError
+
+from ..views.hud import panel_text
+from .phase_edit import EditHistory
+
+OFFSET_STEP = 0.01  # metres
+RATE_STEP = 0.05
+#: key -> (what it changes, how much)
+EDITS = {
+    "j": (("t_offset", 0), -OFFSET_STEP), "l": (("t_offset", 0), OFFSET_STEP),
+    "k": (("t_offset", 1), -OFFSET_STEP), "i": (("t_offset", 1), OFFSET_STEP),
+    "u": (("t_offset", 2), -OFFSET_STEP), "o": (("t_offset", 2), OFFSET_STEP),
+    "9": (("min_rate", None), -RATE_STEP), "0": (("min_rate", None), RATE_STEP),
+    "-": (("max_rate", None), -RATE_STEP), "=": (("max_rate", None), RATE_STEP),
+}
+#: The tuner's keys, as the demo's F1 panel lists them.
+KEYS = (("Tab", "select the next warp asset"), ("[ ]", "select the previous / next phase"),
+        ("J L / K I / U O", "move the phase's t_offset 1 cm along x / y / z"),
+        ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"), ("Z", "undo the asset's last edit"),
+        ("F5", "save the asset (atomically)"))
+
+
+def save_path(path):
+    """Where edits to the asset at `path` are saved: the file itself, or `NAME.edited.warp.json` beside it
+    when the file is read-only (a shipped asset the user may not overwrite; atomic saves would replace it)."""
+    if os.path.exists(path) and not os.stat(path).st_mode & stat.S_IWUSR:
+        return re.sub(r"(\.warp)?\.json$", "", os.fspath(path)) + ".edited.warp.json"
+    return path
+
+
+class AssetTuner(DirectObject):
+    """Edits one phase of one asset at a time; each edit is validated like a loaded file and
+    re-bound to the clip already loaded (`WarpAsset.rebind`), not loaded again.
+
+    `assets` is the demo's name -> WarpAsset dict; edited assets replace their entry, so the
+    next warp uses them (the curve editor's too, through `replace`). Each asset keeps its own
+    undo history. Saving writes the asset's own file atomically.
+    """
+
+    def __init__(self, assets, show=True, parent=None):
+        super().__init__()
+        self.assets = assets
+        self.names = list(assets)
+        self.asset_index = self.phase_index = 0
+        self.unsaved = set()
+        self.history = {name: EditHistory() for name in self.names}
+        self.message = ""
+        self.text = panel_text(parent, (-0.06, -0.1), TextNode.ARight, scale=0.048,
+                               fg=(1, 1, 0.85, 1)) if show else None
+        for key, (field, delta) in EDITS.items():
+            self.accept(key, self.edit, [field, delta])
+        self.accept("tab", self.next_asset)
+        self.accept("]", self.next_phase, [1])
+        self.accept("[", self.next_phase, [-1])
+        self.accept("f5", self.save)
+        self.accept("z", self.undo)
+        self._show()
+
+    @property
+    def asset(self):
+        return self.assets[self.names[self.asset_index]]
+
+    @property
+    def phase(self):
+        return self.asset.phases[self.phase_index]
+
+    def next_asset(self):
+        self.asset_index = (self.asset_index + 1) % len(self.names)
+        self.phase_index = 0
+        self._show()
+
+    def next_phase(self, step):
+        self.select_phase(self.phase_index + step)
+
+    def select_phase(self, index):
+        self.phase_index = index % len(self.asset.phases)
+        self._show()
+
+    def edit(self, field, delta):
+        """Change one value of the selected phase; a value the asset rules refuse is not kept."""
+        name, axis = field
+        data = self.asset.to_dict()
+        phase = data["phases"][self.phase_index]
+        if axis is None:
+            phase[name] = round(phase[name] + delta, 4)
+        else:
+            phase[name][axis] = round(phase[name][axis] + delta, 4)
+        try:
+            edited = self.asset.rebind(data)
+        except MotionWarpError as refusal:
+            self.message = f"not changed: {refusal.expected}"
+            self._show()
+        else:
+            self.replace(edited)
+
+    def replace(self, edited):
+        """Make `edited` (a checked WarpAsset) the selected asset, one undoable step."""
+        name = self.names[self.asset_index]
+        self.history[name].record(self.assets[name])
+        self.assets[name] = edited
+        self.unsaved.add(name)
+        self.message = ""
+        self._show()
+
+    def undo(self):
+        """Bring back the selected asset as it was before its last edit."""
+        name = self.names[self.asset_index]
+        history = self.history[name]
+        if not history.undo_stack:
+            self.message = "nothing to undo"
+        else:
+            self.assets[name] = history.undo(self.assets[name])
+            self.unsaved.add(name)
+            self.message = "undone"
+        self._show()
+
+    def save(self):
+        """Write the selected asset to its file, or beside it to a copy when the file is read-only."""
+        try:
+            self.asset.save(save_path(self.asset.path))
+        except OSError as exc:
+            self.message = f"could not save {self.asset.path}: {exc}"
+        else:
+            self.unsaved.discard(self.names[self.asset_index])
+            self.message = f"saved {self.asset.path}"
+        self._show()
+
+    def describe(self):
+        phase = self.phase
+        star = " (unsaved)" if self.names[self.asset_index] in self.unsaved else ""
+        offset = ", ".join(f"{v:+.2f}" for v in phase.t_offset)
+        lines = [f"{self.asset.clip}{star}: phase {self.phase_index + 1}/{len(self.asset.phases)} {phase.name} "
+                 f"({phase.start:.2f}-{phase.end:.2f} s)",
+                 f"t_offset [{offset}] m   rate {phase.min_rate:.2f}..{phase.max_rate:.2f}"]
+        return "\n".join(lines + ([self.message] if self.message else []))
+
+    def _show(self):
+        if self.text is not None:
+            self.text.setText(self.describe())
+
+    def destroy(self):
+        self.ignoreAll()
+        if self.text is not None:
+            self.text.destroy()

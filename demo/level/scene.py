@@ -1,0 +1,126 @@
+"""Obstacle courses as data: `scenes/*.json` in the `motionwarp.scene/1` format (docs/design.md 6)."""
+import dataclasses
+import os
+
+from panda3d.core import Filename
+
+from motionwarp.base.errors import FieldError, shown
+from motionwarp.base.jsonfields import FieldChecker, read_json
+
+from .quiet import captured_output
+from .world import add_box, add_ground
+
+FORMAT = "motionwarp.scene/1"
+_SHAPES = ("box", "model")
+
+
+class SceneError(FieldError):
+    """A scene file is invalid."""
+
+
+@dataclasses.dataclass
+class Obstacle:
+    name: str
+    shape: str
+    pos: tuple
+    h: float = 0.0
+    size: tuple = None   # box: (width, depth, height); pos is the centre of its bottom face
+    path: str = None     # model: a file relative to the scene file
+    scale: float = 1.0
+    field: str = ""      # where it stands in the file, for errors found after loading
+
+
+@dataclasses.dataclass
+class Scene:
+    path: str
+    ground_size: tuple
+    spawn_pos: tuple
+    spawn_h: float
+    obstacles: list
+    autopilot: list
+
+    @classmethod
+    def load(cls, path):
+        """Read and validate a scene file; SceneError names the bad field."""
+        path = os.fspath(path)
+        data = read_json(path, SceneError)
+        check = FieldChecker(path, SceneError)
+        check.object(data, "", ("format", "ground", "spawn", "obstacles", "autopilot"),
+                     required=("format", "ground", "spawn", "obstacles"))
+        if data["format"] != FORMAT:
+            check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
+        check.object(data["ground"], "ground", ("size",), required=("size",))
+        ground = check.vector(data["ground"], "size", "ground", length=2)
+        if min(ground) <= 0:
+            check.fail("ground.size", f"expected two positive sizes, got {list(ground)}")
+        check.object(data["spawn"], "spawn", ("pos", "h"), required=("pos",))
+        spawn_pos = check.vector(data["spawn"], "pos", "spawn")
+        spawn_h = check.number(data["spawn"], "h", "spawn", 0.0)
+        obstacles = [_obstacle(check, item, field, path) for item, field in check.items(data, "obstacles")]
+        names = set()
+        for obstacle in obstacles:
+            if obstacle.name in names:
+                check.fail(f"{obstacle.field}.name", f"expected a unique name, {shown(obstacle.name)} is used twice")
+            names.add(obstacle.name)
+        autopilot = []
+        if "autopilot" in data:
+            waypoints = data["autopilot"]
+            if not isinstance(waypoints, list):
+                check.fail("autopilot", "expected a list of [x, y] ground waypoints")
+            autopilot = [check.numbers(point, f"autopilot[{i}]", 2) for i, point in enumerate(waypoints)]
+        return cls(path, ground, spawn_pos, spawn_h, obstacles, autopilot)
+
+    def build(self, render, loader):
+        """Put the ground and the obstacles under `render`; returns the obstacle NodePaths."""
+        add_ground(render, max(self.ground_size))
+        nodes = []
+        for obstacle in self.obstacles:
+            if obstacle.shape == "box":
+                node = add_box(render, obstacle.name, obstacle.pos, obstacle.size, obstacle.h)
+            else:
+                node = self._model(obstacle, render, loader)
+            nodes.append(node)
+        return nodes
+
+    def _model(self, obstacle, render, loader):
+        file = os.path.join(os.path.dirname(os.path.abspath(self.path)), obstacle.path)
+        with captured_output() as output:  # a failing loader plugin prints a traceback of its own
+            model = loader.loadModel(Filename.fromOsSpecific(file), okMissing=True)
+        if model is None:
+            raise SceneError(self.path, f"{obstacle.field}.path",
+                             f"expected a model Panda3D can load, {file} is not ({output.last_line()})")
+        model.reparentTo(render)
+        model.setName(obstacle.name)
+        model.setPos(*obstacle.pos)
+        model.setH(obstacle.h)
+        model.setScale(obstacle.scale)
+        return model
+
+
+def _obstacle(check, data, field, scene_path):
+    check.object(data, field, ("name", "shape", "pos", "size", "h", "path", "scale"), required=("name", "shape", "pos"))
+    name, shape = check.string(data, "name", field), check.string(data, "shape", field)
+    if shape not in _SHAPES:
+        check.fail(f"{field}.shape", f"expected one of {', '.join(map(repr, _SHAPES))}, got {shown(shape)}")
+    obstacle = Obstacle(name, shape, check.vector(data, "pos", field), check.number(data, "h", field, 0.0), field=field)
+    if shape == "box":
+        if "size" not in data:
+            check.fail(f"{field}.size", "missing (required for a box)")
+        obstacle.size = check.vector(data, "size", field)
+        if min(obstacle.size) <= 0:
+            check.fail(f"{field}.size", f"expected three positive sizes, got {list(obstacle.size)}")
+        for key in ("path", "scale"):
+            if key in data:
+                check.fail(f"{field}.{key}", "unknown key for a box (only models have it)")
+    else:
+        if "path" not in data:
+            check.fail(f"{field}.path", "missing (required for a model)")
+        obstacle.path = check.string(data, "path", field)
+        if not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(scene_path)), obstacle.path)):
+            check.fail(f"{field}.path", f"expected a model file next to the scene, {shown(obstacle.path)} does not exist")
+        obstacle.scale = check.number(data, "scale", field, 1.0)
+        if obstacle.scale <= 0:
+            check.fail(f"{field}.scale", f"expected a positive scale, got {obstacle.scale}")
+        if "size" in data:
+            check.fail(f"{field}.size", "unknown key for a model (only boxes have it)")
+    return obstacle

@@ -1,0 +1,96 @@
+"""Load a glTF character into a `direct.actor.Actor`, with its clips baked correctly."""
+import dataclasses
+import functools
+import hashlib
+import os
+import struct
+
+import gltf._converter
+from direct.actor.Actor import Actor
+from panda3d.core import BamCache, Filename, NodePath
+
+from . import _gltf_fix
+from ..base.config import gltf_settings_from_prc
+from ..base.errors import LoadError
+
+# Converted models by (path, mtime, settings): Actors made from one entry share its
+# animation bundles, exactly as Actors loaded by path share them through Panda3D's ModelPool.
+_model_cache = {}
+
+
+def load_model_node(path, gltf_settings=None):
+    """The converted ModelRoot of the glTF file at `path` (cached; never modify it in place)."""
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.exists(path):
+        raise LoadError(f"{path}: file not found")
+    if not os.path.isfile(path):
+        raise LoadError(f"{path}: expected a glTF file, this is a directory or a device")
+    settings = gltf_settings or gltf_settings_from_prc()
+    key = (path, os.path.getmtime(path), dataclasses.astuple(settings))
+    if key not in _model_cache:
+        _model_cache[key] = _cached_conversion(path, settings)
+    return _model_cache[key]
+
+
+def _convert(path, settings):
+    try:
+        return _gltf_fix.convert(path, settings)
+    except OSError as exc:  # the file itself, or a .bin or texture it refers to
+        raise LoadError(f"{path}: cannot be read ({exc})") from exc
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, UnicodeDecodeError, RuntimeError,
+            RecursionError, struct.error) as exc:
+        raise LoadError(f"{path}: not a readable glTF file ({type(exc).__name__}: {exc})") from exc
+
+
+@functools.lru_cache(maxsize=None)
+def bake_fingerprint():
+    """What the baked clips depend on besides the file: the fix's code, panda3d-gltf's converter
+    and which bugs were detected. Part of the on-disk cache key, so a change in any of them
+    bakes afresh."""
+    digest = hashlib.sha256()
+    for module in (_gltf_fix, gltf._converter):
+        with open(module.__file__, "rb") as source:
+            digest.update(source.read())
+    digest.update(repr((_gltf_fix.lerp_bug_present(), _gltf_fix.final_key_bug_present())).encode())
+    return digest.hexdigest()
+
+
+def cache_extension(settings):
+    """The BamCache entry name for one bake: the fingerprint and the gltf settings, hashed."""
+    key = hashlib.sha256(repr((bake_fingerprint(), dataclasses.astuple(settings))).encode()).hexdigest()
+    return f"motionwarp-{key[:20]}.bam"
+
+
+def _cached_conversion(path, settings):
+    """The fixed bake of `path` from Panda3D's model cache (`model-cache-dir`), converting and
+    storing it on a miss. BamCache checks the file's size and time; the entry's name carries
+    `cache_extension`. With the cache off, this just converts."""
+    cache = BamCache.getGlobalPtr()
+    if not (cache.getActive() and cache.getCacheModels()):
+        return _convert(path, settings)
+    filename = Filename.fromOsSpecific(path)
+    record = cache.lookup(filename, cache_extension(settings))
+    if record is not None and record.hasData():
+        return record.getData()
+    node = _convert(path, settings)
+    if record is not None:
+        record.addDependentFile(filename)
+        record.setData(node)
+        cache.store(record)
+    return node
+
+
+def load_actor(path, gltf_settings=None):
+    """An Actor for the skinned character in the glTF file at `path`, with every clip it holds.
+
+    Clips are baked with the fixes of `_gltf_fix` (LINEAR keys interpolated, final key
+    sampled). Actors loaded from the same file share animation bundles.
+    """
+    node = load_model_node(path, gltf_settings)
+    model = NodePath(node)
+    if model.find("**/+Character").isEmpty():
+        raise LoadError(f"{os.path.abspath(path)}: the model has no skeleton (no skinned character to animate)")
+    return Actor(model)
+
+
+__all__ = ["load_actor", "load_model_node"]

@@ -1,0 +1,346 @@
+"""Warp providers: vault and mantle targets found in the scene's real geometry (docs/design.md 7).
+
+    probe = SceneProbe.from_geometry(render)            # or SceneProbe(your_bullet_world, mask)
+    traversal = TraversalProvider(probe, [vault, mantle, mantle_high])
+    found = traversal.find(actor)
+    if found:
+        warper.play(found.asset, found.targets)
+    else:
+        print(found.reason)
+
+Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where a vault lands
+and where a mantle stands are read from the clip itself, so a different clip needs no code.
+"""
+import dataclasses
+import re
+
+from panda3d.core import NodePath, Point3, Vec3
+
+from ..base.config import ProviderSettings
+from ..base.errors import UsageError
+from .measure import heading, incline_deg, measure
+from ..warp.target import WarpTarget
+
+_UP = Vec3(0, 0, 1)
+
+
+@dataclasses.dataclass
+class Interaction:
+    """A traversal the character can do now: play `asset` on `targets` (one per phase)."""
+
+    kind: str
+    asset: object = dataclasses.field(repr=False)
+    targets: list
+    height: float
+    depth: float
+    close_edge: Point3
+    far_edge: Point3          # None for a ledge deeper than the scan
+    normal: Vec3              # the face's horizontal normal, toward the character
+    node: NodePath            # the scene node hit
+    distance: float           # from the character to the face
+    landing: Point3 = None    # vaults: where the feet land
+
+    def __bool__(self):
+        return True
+
+
+@dataclasses.dataclass
+class Refusal:
+    """Why the character cannot traverse what is in front (`node` is None when nothing is)."""
+
+    reason: str
+    node: NodePath = None
+    distance: float = None
+    kind: str = None
+    numbers: dict = dataclasses.field(default_factory=dict)
+
+    def __bool__(self):
+        return False
+
+
+NOTHING = "nothing to vault or mantle in front"
+
+
+def _metres(value):
+    return f"{value:.2f} m"
+
+
+#: A query this close to the last one (metres, degrees) gets the last answer again, on a static probe.
+SAME_POS, SAME_H = 1e-4, 1e-3
+
+
+class _Asked:
+    """What every provider answers: `find(actor)` for a character as it stands, `find_at(pos, h)`.
+
+    A game asks every frame (for the prompt). On a static probe (`SceneProbe.static`), the last
+    answer is kept and returned again (the same object: treat answers as read-only) while the
+    character stays within SAME_POS metres and SAME_H degrees of where it was asked, with the
+    same asset objects, the same settings and no `probe.changed()` since (an asset edited in
+    place is seen once the character moves; the demo's tuner replaces an edited asset).
+    """
+
+    space = None
+    _kept = None  # (probe version, x, y, z, h, assets, settings values, answer)
+
+    def find(self, actor):
+        """An Interaction or a Refusal for `actor` as it stands now (its position and heading)."""
+        space = self.space if self.space is not None else actor.getTop()
+        return self.find_at(actor.getPos(space), actor.getH(space))
+
+    def find_at(self, pos, h):
+        """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
+        assets, settings = tuple(self._given), self._settings_values()
+        kept, probe = self._kept, self.probe
+        if (kept is not None and probe.static and kept[0] == probe.version and abs(pos[0] - kept[1]) <= SAME_POS
+                and abs(pos[1] - kept[2]) <= SAME_POS and abs(pos[2] - kept[3]) <= SAME_POS
+                and abs(h - kept[4]) <= SAME_H and len(assets) == len(kept[5])
+                and all(a is b for a, b in zip(assets, kept[5])) and settings == kept[6]):
+            return kept[7]
+        answer = self._answer(pos, h, assets)
+        self._kept = (probe.version, pos[0], pos[1], pos[2], h, assets, settings, answer) if probe.static else None
+        return answer
+
+
+class _Provider(_Asked):
+    kind = None
+
+    def __init__(self, probe, assets, space=None, **settings):
+        """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits."""
+        self.probe = probe
+        self.space = space
+        self.settings = ProviderSettings.from_prc(**settings)
+        self._given = assets
+        self._runs = {}  # id(asset): (asset, its track, its phases' (end, t_offset), run)
+        if not self.assets:
+            raise UsageError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
+                             f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
+
+    @property
+    def assets(self):
+        """The given assets of this provider's kind."""
+        return self._own(self._given)
+
+    @property
+    def max_height(self):
+        """The highest obstacle any of the assets takes: how high to look for a top."""
+        return _highest(self.assets)
+
+    def _answer(self, pos, h, given):
+        assets = self._own(given)
+        return self._judge(measure(self.probe, self.settings, pos, h, _highest(assets)), assets)
+
+    def _settings_values(self):
+        return tuple(vars(self.settings).values())
+
+    def _run(self, asset):
+        """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
+        read again when the asset is another object, or its track or its phases' ends and offsets changed."""
+        stamp = [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
+        kept = self._runs.get(id(asset))
+        if kept is None or kept[0] is not asset or kept[1] is not asset.track or kept[2] != stamp:
+            if len(self._runs) > 64:  # assets replaced by edits: forget the old ones
+                self._runs.clear()
+            kept = self._runs[id(asset)] = (asset, asset.track, stamp, self.read_run(asset))
+        return kept[3]
+
+    def _own(self, given):
+        """The assets of this provider's kind among `given`."""
+        return [asset for asset in given if asset.traversal is not None and asset.traversal.kind == self.kind]
+
+    def judge(self, found):
+        """The answer for a Measurement (shared when several providers look at the same obstacle)."""
+        return self._judge(found, self.assets)
+
+    def _judge(self, found, assets):
+        if found is None:
+            return Refusal(NOTHING)
+        refuse = self._refuser(found)
+        if found.approach_deg > self.settings.max_approach_deg:
+            return refuse(f"not facing it ({found.approach_deg:.1f}° > {self.settings.max_approach_deg:.0f}°)",
+                          approach_deg=found.approach_deg)
+        if found.too_tall is not None:
+            return refuse(f"too high to {self.kind} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
+                          height=found.too_tall)
+        if found.taller_than is not None:
+            return refuse(f"too high to {self.kind} (more than {_metres(found.taller_than)})",
+                          height=found.taller_than)
+        if found.close_edge is None and found.incline_deg is None:
+            return refuse("no top in line with the face (its corner is in the way)")
+        if found.close_edge is None:
+            return refuse(f"top too steep ({found.incline_deg:.0f}° > {self.settings.max_incline_deg:.0f}°)",
+                          incline_deg=found.incline_deg)
+        asset = self._choose(found, assets)
+        if isinstance(asset, Refusal):
+            return asset
+        return self._targets(found, asset, refuse)
+
+    def _refuser(self, found):
+        def refuse(reason, **numbers):
+            numbers = {"height": found.height if found.top is not None else None, "depth": found.depth, **numbers}
+            return Refusal(reason, found.node, found.distance, self.kind,
+                           {k: round(v, 4) for k, v in numbers.items() if v is not None})
+        return refuse
+
+    def _choose(self, found, assets):
+        """The asset whose ranges hold the measured size, centred nearest it; else a Refusal with the numbers."""
+        height, depth = found.height, found.depth
+        fitting = [a for a in assets if a.traversal.fits(height, depth)]
+        if fitting:
+            return min(fitting, key=lambda a: abs(a.traversal.centre[0] - height) + abs(a.traversal.centre[1] - depth))
+        ranges = [a.traversal for a in assets]
+        high = max(t.height[1] for t in ranges)
+        low = min(t.height[0] for t in ranges)
+        deep = max(t.depth[1] for t in ranges)
+        shallow = min(t.depth[0] for t in ranges)
+        if height > high:
+            reason = f"too high to {self.kind} ({_metres(height)} > {_metres(high)})"
+        elif height < low:
+            reason = f"too low to {self.kind} ({_metres(height)} < {_metres(low)})"
+        elif depth > deep:
+            reason = f"too deep to {self.kind} ({_metres(depth)} > {_metres(deep)})"
+        elif depth < shallow:
+            reason = f"too shallow to {self.kind} ({_metres(depth)} < {_metres(shallow)})"
+        else:
+            reason = f"no {self.kind} clip fits {_metres(height)} high and {_metres(depth)} deep"
+        return self._refuser(found)(reason)
+
+
+def _highest(assets):
+    return max(asset.traversal.height[1] for asset in assets)
+
+
+def authored_target(asset, index):
+    """Phase `index`'s target point in the clip's own space: where the clip was authored to meet it."""
+    phase = asset.phases[index]
+    root = asset.track.position(phase.end * asset.track.fps)
+    return Vec3(*(float(r - o) for r, o in zip(root, phase.t_offset)))
+
+
+def authored_root(asset, seconds):
+    return Vec3(*(float(v) for v in asset.track.position(seconds * asset.track.fps)))
+
+
+def _across(found, run):
+    """A clip-space offset (x right, y forward) turned into the obstacle's frame (y = inward)."""
+    inward = found.inward
+    right = Vec3(inward.y, -inward.x, 0)
+    return right * run.x + inward * run.y
+
+
+class VaultProvider(_Provider):
+    """Close edge, far edge and landing of an obstacle to vault, with room along the flight and at the landing."""
+
+    kind = "vault"
+
+    @staticmethod
+    def read_run(asset):
+        """From the far edge to the landing, as the clip travels it (clip space)."""
+        return authored_target(asset, 2) - authored_target(asset, 1)
+
+    def _targets(self, found, asset, refuse):
+        radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
+        if found.far_edge is None:
+            return refuse(f"too deep to vault (more than {_metres(found.depth)})")
+        run = self._run(asset)
+        ahead = found.far_edge + _across(found, run)
+        ground = self.probe.ray(Point3(ahead.x, ahead.y, found.far_edge.z + clearance),
+                                Point3(ahead.x, ahead.y, found.ground - self.settings.max_drop))
+        if ground is None:
+            return refuse(f"no landing ground (nothing within {_metres(self.settings.max_drop)} below the feet)")
+        incline = incline_deg(ground.normal)
+        if incline > self.settings.max_incline_deg:
+            return refuse(f"no landing ground (a {incline:.0f}° slope)", landing_incline_deg=incline)
+        landing = Point3(ground.pos)
+        # The flight: across above the top to over the landing, then down onto it.
+        over = found.top + radius + clearance
+        above_close = Point3(found.close_edge.x, found.close_edge.y, over)
+        above_landing = Point3(landing.x, landing.y, over)
+        across = self.probe.sweep_sphere(radius, above_close, above_landing)
+        if across is not None and (across.pos - found.far_edge).dot(found.inward) < 0:
+            room = max(0.0, across.pos.z - found.top)
+            return refuse(f"no head room over the top ({_metres(room)})", head_room=room)
+        if across is not None:
+            blocker = across.node
+        else:
+            down = self.probe.sweep_sphere(radius, above_landing, landing + _UP * (radius + clearance))
+            blocker = down.node if down is not None else self.probe.capsule_overlaps(
+                radius, height, landing + _UP * (height / 2 + clearance))
+        if blocker is not None:
+            past = (landing - found.far_edge).getXy().length()
+            return refuse(f"landing blocked by {blocker.getName() or 'something'} "
+                          f"({_metres(past)} past the far edge)", landing_distance=past)
+        h = heading(found.inward)
+        targets = [WarpTarget(found.close_edge, h=h), WarpTarget(found.far_edge, h=h), WarpTarget(landing, h=h)]
+        return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
+                           found.normal, found.node, found.distance, landing=landing)
+
+
+class MantleProvider(_Provider):
+    """The ledge top of an obstacle to climb onto, with room to stand there."""
+
+    kind = "mantle"
+
+    @staticmethod
+    def read_run(asset):
+        """From the grab on the ledge to where the clip ends standing (clip space)."""
+        return authored_root(asset, asset.duration) - authored_target(asset, 0)
+
+    def _targets(self, found, asset, refuse):
+        radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
+        run = self._run(asset)
+        needed = run.y + radius
+        if found.depth < needed:
+            return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
+        spot = found.close_edge + _across(found, run)
+        floor = self.probe.ray(Point3(spot.x, spot.y, found.top + clearance),
+                               Point3(spot.x, spot.y, found.close_edge.z - self.settings.probe_step))
+        if floor is None or incline_deg(floor.normal) > self.settings.max_incline_deg:
+            return refuse("no room to stand on top")
+        stand = Point3(floor.pos)
+        ceiling = self.probe.ray(stand + _UP * clearance, stand + _UP * height)
+        if ceiling is not None:
+            room = ceiling.pos.z - stand.z
+            return refuse(f"no head room on top ({_metres(room)} < {_metres(height)})", head_room=room)
+        blocker = self.probe.capsule_overlaps(radius, height, stand + _UP * (height / 2 + clearance))
+        if blocker is not None:
+            return refuse(f"no room to stand on top (blocked by {blocker.getName() or 'something'})")
+        targets = [WarpTarget(found.close_edge, h=heading(found.inward))]
+        return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
+                           found.normal, found.node, found.distance)
+
+
+class TraversalProvider(_Asked):
+    """Vault if possible, else mantle, on one measurement; refusals of both are joined."""
+
+    def __init__(self, probe, assets, space=None, **settings):
+        """`assets` as for the providers: re-read at every query."""
+        self.providers = [VaultProvider(probe, assets, space, **settings),
+                          MantleProvider(probe, assets, space, **settings)]
+        self.probe, self.space, self._given = probe, space, assets
+        self.settings = self.providers[0].settings
+
+    def _settings_values(self):
+        return [provider._settings_values() for provider in self.providers]
+
+    def _answer(self, pos, h, given):
+        own = [provider._own(given) for provider in self.providers]
+        found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for assets in own))
+        if found is None:
+            return Refusal(NOTHING)  # what both would say
+        answers = []
+        for provider, assets in zip(self.providers, own):
+            answers.append(provider._judge(found, assets))
+            if answers[-1]:
+                return answers[-1]
+        first = answers[0]
+        numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
+        return Refusal(_join(answer.reason for answer in answers), first.node, first.distance, None, numbers)
+
+
+def _join(reasons):
+    """Refusals of several providers as one reason: "too high to vault (..) or mantle (..)" when they agree."""
+    reasons = list(dict.fromkeys(reasons))
+    parts = [re.match(r"^(too \w+) to (\w+) (\(.*\))$", reason) for reason in reasons]
+    if len(reasons) > 1 and all(parts) and len({part.group(1) for part in parts}) == 1:
+        return parts[0].group(1) + " to " + " or ".join(f"{part.group(2)} {part.group(3)}" for part in parts)
+    return "; ".join(reasons)

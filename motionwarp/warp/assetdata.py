@@ -1,0 +1,180 @@
+"""Warp asset files parsed into validated plain data, without a model (docs/design.md 5).
+
+Parsing checks everything a `*.warp.json` says on its own: keys, types, ranges, phase order,
+traversal, contacts. What needs the model (its clips, joints, the clip's length) is checked
+when the parsed data is bound to a loaded model (`WarpAsset.bind`). No Panda3D here.
+"""
+import dataclasses
+import os
+
+from ..animation.rootmotion import ROOT_MODES
+from .contacts import read_contacts
+from ..base.errors import shown
+from ..base.jsonfields import FieldChecker
+
+FORMAT = "motionwarp.asset/1"
+_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts"}
+_PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
+               "warp_translation", "warp_rotation", "axes", "align_joint"}
+#: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1).
+TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",)}
+
+
+@dataclasses.dataclass
+class WarpPhase:
+    """One window of clip time in which the character is warped toward one target point."""
+
+    name: str
+    start: float
+    end: float
+    t_offset: tuple = (0.0, 0.0, 0.0)
+    r_offset: tuple = (0.0, 0.0, 0.0)
+    min_rate: float = 1.0
+    max_rate: float = 1.0
+    warp_translation: bool = True
+    warp_rotation: bool = True
+    axes: str = "xyz"
+    align_joint: str = None
+    #: Computed when bound to the clip (never typed in): root motion over the phase (a PhaseMotion).
+    motion: object = dataclasses.field(default=None, repr=False, compare=False)
+    #: Computed when bound, if align_joint is set: that joint relative to the root at `end`.
+    align_offset: tuple = dataclasses.field(default=None, compare=False)
+
+    @property
+    def total_root_motion(self):
+        """Per-axis sum of |delta| of the root over the phase (x, y, z), from the clip."""
+        return tuple(float(v) for v in self.motion.total)
+
+    def to_dict(self):
+        data = {"name": self.name, "start": self.start, "end": self.end,
+                "t_offset": list(self.t_offset), "r_offset": list(self.r_offset),
+                "min_rate": self.min_rate, "max_rate": self.max_rate}
+        defaults = WarpPhase("", 0.0, 0.0)
+        for key in ("warp_translation", "warp_rotation", "axes", "align_joint"):
+            if getattr(self, key) != getattr(defaults, key):
+                data[key] = getattr(self, key)
+        return data
+
+
+@dataclasses.dataclass
+class Traversal:
+    """The obstacles an asset fits (docs/design.md 5): providers choose among assets by these ranges."""
+
+    kind: str
+    height: tuple
+    depth: tuple
+
+    @property
+    def centre(self):
+        """The (height, depth) the ranges are centred on: the size the clip was authored for."""
+        return (sum(self.height) / 2, sum(self.depth) / 2)
+
+    def fits(self, height, depth):
+        return self.height[0] <= height <= self.height[1] and self.depth[0] <= depth <= self.depth[1]
+
+    def to_dict(self):
+        return {"kind": self.kind, "height": list(self.height), "depth": list(self.depth)}
+
+
+@dataclasses.dataclass
+class AssetData:
+    """A warp asset file's content, validated on its own but not yet bound to its model's clip."""
+
+    model: str
+    clip: str
+    root_joint: str
+    phases: list
+    root_mode: str = "bone"
+    traversal: Traversal = None
+    #: Which joints touch what, when (motionwarp.contacts.Contact); the contact IK keeps them there.
+    contacts: list = dataclasses.field(default_factory=list)
+    path: str = None
+
+    @property
+    def model_path(self):
+        """The model file, resolved against the asset file's folder."""
+        return os.path.normpath(os.path.join(self._folder, self.model))
+
+    @property
+    def _folder(self):
+        """The folder relative paths in the asset start from: its file's, or the working directory."""
+        return os.path.dirname(os.path.abspath(self.path)) if self.path else os.getcwd()
+
+    def to_dict(self):
+        data = {"format": FORMAT, "model": self.model, "clip": self.clip, "root_joint": self.root_joint}
+        if self.root_mode != "bone":
+            data["root_mode"] = self.root_mode
+        if self.traversal is not None:
+            data["traversal"] = self.traversal.to_dict()
+        data["phases"] = [phase.to_dict() for phase in self.phases]
+        if self.contacts:
+            data["contacts"] = [contact.to_dict() for contact in self.contacts]
+        return data
+
+
+def parse_asset(data, path="<asset>"):
+    """Decoded `*.warp.json` -> AssetData; an AssetError names `path`, the field and what was expected."""
+    check = FieldChecker(path)
+    check.object(data, "", _TOP_KEYS, required=("format", "model", "clip", "root_joint", "phases"))
+    if data["format"] != FORMAT:
+        check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
+    parsed = AssetData(model=check.string(data, "model"), clip=check.string(data, "clip"),
+                       root_joint=check.string(data, "root_joint"), phases=[],
+                       root_mode=data.get("root_mode", "bone"), path=path)
+    if parsed.root_mode not in ROOT_MODES:
+        check.fail("root_mode", f"expected one of {', '.join(map(repr, ROOT_MODES))}, got {shown(parsed.root_mode)}")
+    for phase_data, field in check.items(data, "phases"):
+        phase = _read_phase(check, phase_data, field, parsed.phases)
+        if any(phase.name == other.name for other in parsed.phases):
+            check.fail(f"{field}.name", f"expected a unique phase name, {shown(phase.name)} is used twice")
+        parsed.phases.append(phase)
+    if "traversal" in data:
+        parsed.traversal = _read_traversal(check, data["traversal"], len(parsed.phases))
+    if "contacts" in data:
+        parsed.contacts = read_contacts(check, data, [phase.name for phase in parsed.phases])
+    return parsed
+
+
+def _read_traversal(check, data, phase_count):
+    check.object(data, "traversal", ("kind", "height", "depth"), required=("kind", "height", "depth"))
+    kind = data["kind"]
+    if not isinstance(kind, str) or kind not in TRAVERSAL_PHASES:
+        check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_PHASES))}, got {shown(kind)}")
+    needed = TRAVERSAL_PHASES[kind]
+    if phase_count != len(needed):
+        check.fail("traversal.kind", f"a {kind} needs {len(needed)} phase(s) ({', '.join(needed)}), "
+                                     f"the asset has {phase_count}")
+    ranges = {}
+    for key in ("height", "depth"):
+        low, high = check.numbers(data[key], f"traversal.{key}", 2)
+        if not 0.0 <= low <= high:
+            check.fail(f"traversal.{key}", f"expected [low, high] metres with 0 <= low <= high, got {shown(data[key])}")
+        ranges[key] = (low, high)
+    return Traversal(kind, ranges["height"], ranges["depth"])
+
+
+def _read_phase(check, data, field, before):
+    """One phase, checked on its own and against the phases `before` it (times in the clip: at binding)."""
+    check.object(data, field, _PHASE_KEYS, required=("name", "start", "end"))
+    phase = WarpPhase(name=check.string(data, "name", field),
+                      start=check.number(data, "start", field), end=check.number(data, "end", field),
+                      t_offset=check.vector(data, "t_offset", field), r_offset=check.vector(data, "r_offset", field),
+                      min_rate=check.number(data, "min_rate", field, 1.0), max_rate=check.number(data, "max_rate", field, 1.0),
+                      warp_translation=check.flag(data, "warp_translation", field),
+                      warp_rotation=check.flag(data, "warp_rotation", field),
+                      axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"))
+    if phase.end <= phase.start:
+        check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")
+    if before and phase.start < before[-1].end:
+        check.fail(f"{field}.start", f"expected phases in order, not overlapping: at or after "
+                                     f"{shown(before[-1].name)} ends ({before[-1].end}), got {phase.start}")
+    if not 0.0 < phase.min_rate <= 1.0:
+        check.fail(f"{field}.min_rate", f"expected 0 < min_rate <= 1, got {phase.min_rate}")
+    if phase.max_rate < 1.0:
+        check.fail(f"{field}.max_rate", f"expected max_rate >= 1, got {phase.max_rate}")
+    axes = phase.axes
+    if not isinstance(axes, str) or not axes or set(axes) - set("xyz") or len(set(axes)) != len(axes):
+        check.fail(f"{field}.axes", f"expected some of the letters x, y, z (each once), got {shown(axes)}")
+    if phase.align_joint is not None and not isinstance(phase.align_joint, str):
+        check.fail(f"{field}.align_joint", f"expected the name of a joint, got {shown(phase.align_joint)}")
+    return phase

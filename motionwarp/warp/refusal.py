@@ -1,0 +1,133 @@
+"""Whether a warp can play, decided before it starts (docs/design.md 4, refusals), as a pure function.
+
+`refusal` walks the clip's motion from where the character stands through each phase and
+says why the plan cannot work, or None. It reads no NodePath: the caller resolves the
+targets into the actor's parent's space first. What depends only on the clip (each phase's
+lead-in motion and turn) is kept per root-motion track, which never changes once loaded.
+"""
+import math
+import numbers
+import weakref
+
+from panda3d.core import Vec3
+
+from ..base.errors import shown
+from .placement import goal_pose, warp_offset
+from .warpmath import angle_between, heading_quat
+
+#: Largest base play rate `play(rate=)` accepts (times the phase's max_rate, still a finite clip time).
+MAX_BASE_RATE = 100.0
+
+#: RootMotionTrack -> {(previous phase end, f0, f1): _Window}; a track dies with its asset.
+_WINDOWS = weakref.WeakKeyDictionary()
+
+
+class _Window:
+    """A phase's clip facts for the walk, unscaled: the lead-in move from the previous phase's end
+    (or frame 0) to f0 and its turn, and the phase's own move A(f1) and turn."""
+
+    __slots__ = ("lead", "lead_quat", "end", "turn_quat")
+
+    def __init__(self, track, previous_end, motion):
+        lead = track.between(previous_end, motion.f0)
+        self.lead, self.lead_quat = Vec3(*lead.pos), heading_quat(lead.h)
+        self.end, self.turn_quat = Vec3(*motion.end_displacement), heading_quat(motion.turn)
+
+
+def _window(windows, track, previous_end, motion):
+    """The _Window of a phase with root motion `motion` (a PhaseMotion of `track`), made once
+    and kept in `windows` (the track's entry of _WINDOWS)."""
+    key = (previous_end, motion.f0, motion.f1)
+    window = windows.get(key)
+    if window is None:
+        window = windows[key] = _Window(track, previous_end, motion)
+    return window
+
+
+def refusal(asset, driven, targets, anchors, rate, pose, scale, settings):
+    """Why `asset` cannot play toward `targets` at base `rate`, or None.
+
+    `driven` is the warper's (root joint, root mode, clip names); `anchors` each target
+    resolved to (position, rotation) in the actor's parent's space; `pose` (position,
+    rotation) and `scale` the actor's now; `settings` a MotionWarpSettings.
+    """
+    root_joint, root_mode, clips = driven
+    phases = asset.phases
+    if (asset.root_joint, asset.root_mode) != (root_joint, root_mode):
+        return (f"asset {asset.clip!r} is rooted at joint {asset.root_joint!r} ({asset.root_mode} mode); "
+                f"this warper drives {root_joint!r} ({root_mode} mode)")
+    if asset.clip not in clips:
+        return f"the actor has no clip {asset.clip!r}; its driven clips: {', '.join(sorted(clips)) or 'none'}"
+    if len(targets) != len(phases):
+        return (f"asset {asset.clip!r} has {len(phases)} phases ({', '.join(p.name for p in phases)}) "
+                f"but {len(targets)} targets were given")
+    for phase, target in zip(phases, targets):
+        if not target.is_finite():
+            return f"target of phase {phase.name!r} is not finite: {target}"
+    if not ((type(rate) is float or isinstance(rate, numbers.Real)) and 0 < rate <= MAX_BASE_RATE):
+        return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
+    for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale):
+        if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
+            return (f"phase {phase.name!r} would end at a non-finite point "
+                    f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
+        problem = _reach(phase, window, pos, quat, goal, goal_quat, scale, settings)
+        if problem:
+            return problem
+    return None
+
+
+def phase_walk(asset, anchors, pose, scale):
+    """Per phase, where the character starts and must end it if the warp played now from `pose`:
+    (phase, its _Window, start pos, start quat, goal, goal quat). A phase starts where the previous
+    one ended (or at `pose`) moved by the clip's own motion up to its first frame; it ends on its
+    goal on the axes it warps and where the clip takes it on the others."""
+    pos, quat = pose
+    frame = 0.0
+    windows = _WINDOWS.get(asset.track)
+    if windows is None:
+        windows = _WINDOWS[asset.track] = {}
+    for phase, anchor in zip(asset.phases, anchors):
+        window = _window(windows, asset.track, frame, phase.motion)
+        pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
+        quat = window.lead_quat * quat
+        goal, goal_quat = goal_pose(phase, anchor, scale)
+        yield phase, window, pos, quat, goal, goal_quat
+        end_quat = goal_quat if phase.warp_rotation else window.turn_quat * quat
+        pos, quat, frame = _phase_end(phase, window, pos, quat, goal, scale), end_quat, phase.motion.f1
+
+
+def _phase_end(phase, window, pos, quat, goal, scale):
+    """Where a phase started at (pos, quat) ends: on `goal` along the axes it warps (in its start
+    frame), moved by the clip's own A(f1) along the others."""
+    if phase.warp_translation and len(phase.axes) == 3:
+        return goal
+    offset = warp_offset(phase, quat.conjugate().xform(goal - pos), scale)
+    return pos + quat.xform(window.end * scale + Vec3(*offset))
+
+
+def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):
+    """Why the phase cannot reach its goal from (pos, quat): a target behind a forward clip, a
+    ground distance too far from the clip's, or too big a turn; else None.
+
+    Height is not limited here: providers pick the clip whose authored height fits.
+    """
+    flat_clip = quat.xform(window.end)
+    clip_x, clip_y = flat_clip[0] * scale, flat_clip[1] * scale
+    need_x, need_y = goal[0] - pos[0], goal[1] - pos[1]
+    clip_len, need_len = math.hypot(clip_x, clip_y), math.hypot(need_x, need_y)
+    if phase.warp_translation and clip_len > settings.still_axis_m:
+        ahead = (clip_x * need_x + clip_y * need_y) / clip_len
+        if ahead < -max(settings.still_axis_m, settings.max_behind_m):
+            return f"target of phase {phase.name!r} is behind the character ({-ahead:.2f} m back; the clip moves forward)"
+        ratio = need_len / clip_len
+        if ratio > settings.max_stretch or ratio < settings.min_stretch:
+            return (f"phase {phase.name!r} needs {need_len:.2f} m over the ground where the clip moves "
+                    f"{clip_len:.2f} m (ratio {ratio:.2f}, allowed {settings.min_stretch:g} to {settings.max_stretch:g})")
+    if phase.warp_rotation:
+        clip_end = window.turn_quat * quat
+        # |q0 . q1| = cos(angle / 2): cheaper than the angle, which only a refusal needs to say.
+        if abs(clip_end.dot(goal_quat)) < math.cos(math.radians(settings.max_turn_deg) / 2.0):
+            turn = angle_between(clip_end, goal_quat)
+            if turn > settings.max_turn_deg:
+                return f"phase {phase.name!r} needs a {turn:.0f} degree turn (allowed {settings.max_turn_deg:g})"
+    return None

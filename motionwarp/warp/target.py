@@ -1,0 +1,77 @@
+"""Warp targets: where (and facing which way) a phase must end."""
+import dataclasses
+import math
+import numbers
+
+from panda3d.core import LQuaternion, NodePath, Point3, Vec3
+
+from ..base.errors import UsageError, shown
+
+
+@dataclasses.dataclass
+class WarpTarget:
+    """A world point plus a heading (or a full HPR rotation), optionally riding a moving NodePath.
+
+    `pos` and `hpr` take a Point3/Vec3 or any sequence of three numbers; a bad value raises
+    UsageError. With `follow`, `pos` and the rotation are in that node's space and re-read
+    every frame, so a target on a moving platform is reached where the platform is when the
+    phase ends.
+    """
+
+    pos: Point3
+    h: float = 0.0
+    hpr: tuple = None
+    follow: NodePath = None
+
+    def __post_init__(self):
+        self.pos = Point3(*_three_numbers(self.pos, "pos"))
+        if not _is_real(self.h) or not _fits_float(self.h):
+            raise UsageError(f"WarpTarget h: expected a number of degrees, got {shown(self.h)}")
+        if self.hpr is not None:
+            self.hpr = Vec3(*_three_numbers(self.hpr, "hpr"))
+        if self.follow is not None and not isinstance(self.follow, NodePath):
+            raise UsageError(f"WarpTarget follow: expected a NodePath or None, got {shown(self.follow)}")
+
+    @classmethod
+    def of(cls, value):
+        """`value` as a WarpTarget: a WarpTarget itself, or a point (Point3 or three numbers) with heading 0."""
+        return value if isinstance(value, cls) else cls(value)
+
+    def is_finite(self):
+        # One sum: NaN and infinities carry through it, and float32 components cannot overflow it.
+        pos, turn = self.pos, (self.h if self.hpr is None else self.hpr[0] + self.hpr[1] + self.hpr[2])
+        return math.isfinite(pos[0] + pos[1] + pos[2] + turn)
+
+    def local_quat(self):
+        quat = LQuaternion()
+        quat.setHpr(self.hpr if self.hpr is not None else Vec3(self.h, 0, 0))
+        return quat
+
+    def resolve(self, space, world):
+        """Position (Point3) and rotation (LQuaternion) of the target in `space` (the actor's parent)."""
+        frame = self.follow if self.follow is not None else world
+        if frame == space:   # a world target for an actor on `world` itself: nothing to convert
+            return Point3(self.pos), self.local_quat()
+        return space.getRelativePoint(frame, self.pos), self.local_quat() * frame.getQuat(space)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _fits_float(value):
+    try:
+        float(value)
+    except OverflowError:  # an int beyond float range
+        return False
+    return True
+
+
+def _three_numbers(value, name):
+    try:
+        values = tuple(value)
+    except TypeError:
+        values = ()
+    if len(values) != 3 or not all(_is_real(v) and _fits_float(v) for v in values):
+        raise UsageError(f"WarpTarget {name}: expected a Point3 or three numbers (x, y, z), got {shown(value)}")
+    return values

@@ -1,0 +1,566 @@
+"""MotionWarper: plays a warp asset so each phase ends exactly on its target (docs/design.md 4).
+
+The pieces, split as Unreal's Motion Warping splits them: `placement` (where a phase puts the
+character at a clip frame) and `refusal` (whether a warp can play at all) are pure functions;
+a `Warp` is one warp's lifecycle (its WarpState) and calls them; the `MotionWarper` owns the
+warp, alone sends its events, and writes the actor's NodePath once a frame.
+"""
+import dataclasses
+import enum
+import math
+import weakref
+
+import numpy as np
+from direct.actor.Actor import Actor
+from direct.directnotify.DirectNotifyGlobal import directNotify
+from direct.showbase.MessengerGlobal import messenger
+from panda3d.core import ClockObject, LQuaternion, PartBundle
+
+from ..base.config import MotionWarpSettings, from_base
+from ..animation.driver import RootMotionDriver
+from ..base.errors import UsageError, WarpRefused, shown
+from ..animation.motion import Motion
+from .placement import PhasePlan, goal_pose, moved_by, phase_rate, place, place_blended, rate_scale
+from .refusal import phase_walk, refusal
+from .target import WarpTarget
+
+PHASE_START = "motionwarp-phase-start"
+PHASE_END = "motionwarp-phase-end"
+FINISHED = "motionwarp-finished"
+CANCELLED = "motionwarp-cancelled"
+BLEND_OUT = "motionwarp-blend-out"
+#: Python tag on the actor's node naming the warper that drives it (a weak reference).
+_WARPER_TAG = "motionwarp-warper"
+_notify = directNotify.newCategory("motionwarp")
+
+
+class WarpState(enum.Enum):
+    """Where a Warp is in its life; only its MotionWarper acts on the moves (it sends the events)."""
+
+    WAITING = "waiting"        # started, before its first phase
+    IN_PHASE = "in_phase"      # placing the actor toward a phase's target
+    BETWEEN = "between"        # plain root motion between phases or after the last
+    FADING_OUT = "fading_out"  # warping done, the clip fading out as plain root motion
+    ENDED = "ended"            # finished or cancelled: its event was sent
+
+
+# The states the per-frame pass compares with, as plain names: an Enum member lookup costs 70 ns.
+_IN_PHASE, _FADING_OUT, _ENDED = WarpState.IN_PHASE, WarpState.FADING_OUT, WarpState.ENDED
+
+
+class MotionWarper:
+    """Root motion plus warping for one Actor, in a task late in the frame.
+
+    Every frame the task calls `actor.update()` (this frame's blended pose), moves the
+    Actor by its clips' root motion and, while a warp plays, places it from clip time so
+    each phase ends exactly on its target, with one write of the Actor's transform.
+    `taskmgr` and `render` default to `base`'s; keyword arguments override the
+    `motionwarp-*` PRC settings.
+    """
+
+    def __init__(self, actor, root_joint="root", root_mode="bone", taskmgr=None, render=None,
+                 sort=None, clip_speeds=None, **settings):
+        if actor.isEmpty():
+            raise UsageError("MotionWarper: the actor is empty (removed)")
+        other = actor.getPythonTag(_WARPER_TAG)() if actor.hasPythonTag(_WARPER_TAG) else None
+        if other is not None and not other.destroyed:
+            raise UsageError(f"MotionWarper: {actor.getName()!r} already has a MotionWarper; two would fight over "
+                             "its NodePath (destroy() the first one)")
+        self.actor = actor
+        self.destroyed = False
+        self.settings = MotionWarpSettings.from_prc(task_sort=sort, **settings)
+        self.render = render if render is not None else from_base("render")
+        self.driver = RootMotionDriver(actor, root_joint, root_mode, task=False, clip_speeds=clip_speeds)
+        self._warp = None
+        self._taskmgr = taskmgr or from_base("taskMgr")
+        self._task_name = f"motionwarp-warper-{id(self)}"
+        self._taskmgr.add(self._task, self._task_name, sort=self.settings.task_sort)
+        self._last_error = None
+        self._clock = ClockObject.getGlobalClock()
+        self._update_pose = pose_updater(actor)
+        actor.setPythonTag(_WARPER_TAG, weakref.ref(self))
+
+    @property
+    def is_warping(self):
+        return self._warp is not None
+
+    @property
+    def current(self):
+        """The Warp in progress, or None."""
+        return self._warp
+
+    @property
+    def play_rate(self):
+        """The rate the warp's clip plays at now, read from its AnimControl: the base rate times
+        the phase's `Warp.rate_scale`. For users who drive playback; 1.0 when no warp plays."""
+        return self._warp.control.getPlayRate() if self._warp else 1.0
+
+    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None):
+        """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
+
+        A target is a WarpTarget, a Point3 or three numbers (heading 0). Bad arguments, or a
+        destroyed warper, raise UsageError. A warp already playing is cancelled at once, unless
+        this one is refused. `blend_in` / `blend_out` (seconds; default: the settings) fade the
+        clip's control effect in from the pose playing before and out after the last phase, when
+        the Actor blends (`enableBlend()`); see Warp.
+        """
+        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out)
+        if self._warp is not None:
+            self.cancel("a new warp replaced it", blend_out=0.0)
+        warp._start()
+        self._warp = warp
+        return warp
+
+    def check(self, asset, targets, rate=1.0):
+        """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting
+        nothing; else return the rate scale each phase would get if it played now.
+
+        For a prompt that must only offer what `play` accepts: a provider's Interaction says the
+        obstacle fits the asset, this says the character can reach the targets from where it is.
+        The rates are foreseen from the clip's own motion up to each phase; a blend-in during the
+        lead-up mixes in the pose it fades from, so the played rate can differ slightly.
+        """
+        return self._checked_warp(asset, targets, rate, None, None).planned_rates()
+
+    def _checked_warp(self, asset, targets, rate, blend_in, blend_out):
+        if self.destroyed:
+            raise UsageError("MotionWarper.play: this warper was destroyed")
+        if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
+            raise UsageError(f"MotionWarper.play: targets: expected a list of WarpTarget (one per phase), "
+                             f"got {shown(targets)}")
+        blend_in = self.settings.blend_in if blend_in is None else self.settings.checked("blend_in", blend_in)
+        blend_out = self.settings.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
+        warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
+                    announce=self._announce)
+        problem = warp._refusal()
+        if problem:
+            raise WarpRefused(problem)
+        return warp
+
+    def cancel(self, reason="cancel() was called", blend_out=None):
+        """Stop warping now and restore the play rate; `motionwarp-cancelled` (with `reason`) follows.
+
+        A warp that fades its clip (Warp.effect) fades it out over `blend_out` seconds (default:
+        its own blend-out) as plain root motion, sending `motionwarp-blend-out` now and the
+        cancel when the fade ends; otherwise, or with `blend_out=0`, the clip stops at once.
+        """
+        warp = self._warp
+        if warp is None:
+            return
+        fade = warp.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
+        if fade > 0.0 and warp.effect is not None:
+            warp._fade_out(fade, CANCELLED, reason)
+        else:
+            warp._end(CANCELLED, stop_clip=True, reason=reason)
+
+    def destroy(self):
+        """Cancel any warp (even when the actor was just removed: its event is still due) and remove
+        the task; `play()` raises UsageError afterwards."""
+        self.cancel("the warper was destroyed", blend_out=0.0)
+        self._taskmgr.remove(self._task_name)
+        self.destroyed = True
+        claim = None if self.actor.isEmpty() else self.actor.getPythonTag(_WARPER_TAG)
+        if claim is not None and claim() is self:
+            self.actor.clearPythonTag(_WARPER_TAG)
+
+    def _task(self, task):
+        if self.actor.isEmpty():
+            if self._warp is not None:
+                self._warp._end(CANCELLED, reason="the actor was removed")
+            return task.done
+        try:
+            if self._warp is not None:
+                self._warp._fade(self._clock.getDt())   # before the pose is computed
+            self._update_pose()
+            self.step()
+        except Exception as exc:  # a game's task loop must never see motionwarp fail
+            self._fail(exc)
+        return task.cont
+
+    def _fail(self, exc):
+        """Cancel the warp that failed (its reason names the error) and log the error once."""
+        problem = f"{type(exc).__name__}: {exc}"
+        if self._warp is not None:
+            self._warp._end(CANCELLED, reason=f"motionwarp failed ({problem})")
+        if problem != self._last_error:
+            _notify.warning(f"{self.actor.getName()}: {problem}")
+            self._last_error = problem
+
+    def step(self):
+        """Move the actor for this frame, writing its transform once: the warp's placement (if one
+        plays) and the root motion of the other clips, which the driver reports without applying.
+
+        Without a fade the other clips' motion is added after the warp's. While a warp fades its
+        clip, the frame's move is share * the warp's move + (1 - share) * the other clips' move,
+        `share` being the clip's part of the blended pose; once it fades out, the driver blends its
+        root motion like any other clip's (and writes it).
+        """
+        warp = self._warp
+        if warp is None or warp.state is _FADING_OUT:
+            if warp is not None:
+                warp._update()   # a fading-out warp only ends here
+            self.driver.update()
+            return
+        actor, clip = self.actor, warp.asset.clip
+        if warp.effect is None:
+            pose = warp._update()
+            others = self.driver.frame_motion(skip=clip)
+            if others is not None and not actor.isEmpty():
+                pose = moved_by(pose or (actor.getPos(), actor.getQuat()), others, actor.getScale())
+        else:
+            others = self.driver.frame_motion(skip=clip)
+            share, others_effect = self.clip_share(warp)
+            if others is not None and self.driver.part_bundle.getBlendType() == PartBundle.BT_linear:
+                others = Motion([v / others_effect for v in others.pos], others.h / others_effect)
+            pose = warp._update(others, share)
+        if pose is not None and not actor.isEmpty():
+            actor.setPosQuat(*pose)
+
+    def _announce(self, warp, event, args, pose=None):
+        """Send a warp's event; on its end (finished or cancelled) it stops being the current warp first.
+
+        An event sent in the middle of a frame's move (`pose`: where the warp has the actor then, a
+        phase's start or end) finds the actor there, and what a listener does to the actor stays:
+        the returned pose is the actor's after the listeners, which the warp goes on from.
+        """
+        if event in (FINISHED, CANCELLED) and self._warp is warp:
+            self._warp = None
+        if pose is None or self.actor.isEmpty():
+            messenger.send(event, [self] + args)
+            return pose
+        self.actor.setPosQuat(*pose)
+        messenger.send(event, [self] + args)
+        return (self.actor.getPos(), self.actor.getQuat()) if not self.actor.isEmpty() else pose
+
+    def clip_share(self, warp):
+        """(the warp clip's part of the pose: its effect over all effects, the other clips' total effect)."""
+        bundle = self.driver.part_bundle
+        others = sum(max(bundle.getControlEffect(control), 0.0) for control in warp.other_controls)
+        total = warp.effect + others
+        return (1.0 if total <= 0.0 else warp.effect / total), others
+
+
+def pose_updater(actor):
+    """A function that does `actor.update()`: this frame's blended pose of every part of the Actor's
+    first LOD. For a plain Actor it updates the PartBundles itself, read anew each call (parts and
+    LODs may change), without `Actor.update`'s per-part lookups (about 1 us a frame); an Actor whose
+    class overrides `update` keeps its own."""
+    if type(actor).update is not Actor.update:
+        return actor.update
+
+    def update():
+        lods = actor.getLODNames()
+        if not lods:
+            return actor.update()   # it warns that there is no LOD
+        for part in actor.getPartBundleDict()[lods[0]].values():
+            part.partBundleHandle.getBundle().update()
+    return update
+
+
+@dataclasses.dataclass
+class PhaseResult:
+    """How one phase of a warp ended: `origin` (where it started), `target` and `target_quat`
+    (where it had to end, offsets included), `arrived` and `arrived_quat` (where it did end),
+    all in the actor's parent's space, and `play_rate` (the phase's rate scale).
+
+    `result["name"]` reads a field too, as the dicts that results used to be did."""
+
+    name: str
+    origin: np.ndarray
+    target: np.ndarray
+    target_quat: LQuaternion
+    arrived: np.ndarray
+    arrived_quat: LQuaternion
+    play_rate: float
+
+    def __getitem__(self, field):
+        if field not in PhaseResult.__dataclass_fields__:
+            raise KeyError(field)
+        return getattr(self, field)
+
+
+class Warp:
+    """One warp, as returned by `MotionWarper.play`: its asset, targets and progress.
+
+    `state` (a WarpState) says where it is; `results` gets a PhaseResult per finished phase;
+    `rate_scale` is the factor the phase in progress scales the clip's play rate by (1 outside
+    phases). Its MotionWarper drives it (the underscored methods) and sends its events.
+
+    With `blend_in` or `blend_out` above 0 on a blending Actor, the warp sets its clip's control
+    effect itself (`effect`): from 0 up to 1 over `blend_in` seconds, and after its last phase
+    (starting `blend_out` seconds before the clip ends) down to 0, when it finishes. Another
+    clip lowering that effect takes the Actor over: the warp is cancelled.
+    """
+
+    def __init__(self, warper, asset, targets, base_rate, blend_in, blend_out, announce):
+        self.warper, self.asset, self.targets = warper, asset, targets
+        self._follows = [(phase.name, target.follow) for phase, target in zip(asset.phases, targets)
+                         if target.follow is not None]
+        self._announce = announce   # the owner's: it sends the events and acts on the end
+        self.actor = warper.actor
+        self._driver, self._settings, self._render = warper.driver, warper.settings, warper.render
+        self._bundle = self._driver.part_bundle
+        self.base_rate = base_rate
+        self.rate_scale = 1.0
+        self.track = asset.track
+        self.control = None
+        self.phase_index = 0      # the next phase to start, or the one in progress
+        self.state = WarpState.WAITING
+        self.frame = 0.0          # clip frame already applied to the actor
+        self.origin = None        # (P0, R0) of the phase in progress
+        self._phase_plan = None   # its PhasePlan
+        self._pose = None         # within a frame's move: where the warp has the actor so far
+        self.results = []         # per phase: target and where the actor arrived
+        blends = self._bundle.getAnimBlendFlag()
+        self.blend_in = blend_in if blends else 0.0
+        self.blend_out = blend_out if blends else 0.0
+        self.effect = None        # the control effect this warp gave its clip, when it fades it
+        self.other_controls = []  # AnimControls of the clips the warp shares the Actor with
+        self._blended_phase = False   # the phase in progress has shared a frame with other clips
+        self._ending = (FINISHED, None)   # what the fade-out ends as
+
+    @property
+    def in_phase(self):
+        return self.state is _IN_PHASE
+
+    @property
+    def fading_out(self):
+        return self.state is _FADING_OUT
+
+    @property
+    def scale(self):
+        return self.actor.getSx()
+
+    # -- refusing what cannot work --------------------------------------------------------
+    def _refusal(self):
+        """Why this warp cannot play (section 4's refusals, docs/design.md 4), or None; a shorter
+        fade-out when the clip has less left after its last phase."""
+        problem = self._broken()
+        if problem:
+            return problem
+        actor, driver = self.actor, self._driver
+        problem = refusal(self.asset, (driver.root_joint, driver.root_mode, driver.tracks), self.targets, self._anchors(),
+                          self.base_rate, (actor.getPos(), actor.getQuat()), self.scale, self._settings)
+        if problem:
+            return problem
+        self.blend_out = min(self.blend_out, self._seconds_left(self.asset.phases[-1].motion.f1))
+        return None
+
+    def planned_rates(self):
+        """The rate scale each phase would get if the warp started now (see MotionWarper.check)."""
+        actor, still = self.actor, self._settings.still_axis_m
+        walk = phase_walk(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale)
+        return [phase_rate(phase, pos, goal, self.scale, still) for phase, _, pos, _, goal, _ in walk]
+
+    def _anchors(self):
+        """Each target resolved to (position, rotation) in the actor's parent's space."""
+        parent, render = self.actor.getParent(), self._render
+        return [target.resolve(parent, render) for target in self.targets]
+
+    def _seconds_left(self, frame):
+        """Seconds the clip plays from `frame` to its end at the base rate (no phase scales it there)."""
+        return max(self.track.num_frames - 1 - frame, 0.0) / (self.track.fps * self.base_rate)
+
+    def _broken(self):
+        """Why the warp cannot go on (the actor removed or scaled to nothing, a follow node removed), or None."""
+        if self.actor.isEmpty():
+            return "the actor was removed"
+        scale = self.actor.getSx()
+        if not (math.isfinite(scale) and scale > 1e-6):
+            return f"the actor's scale is {scale:g}; a warp needs a positive scale"
+        for name, follow in self._follows:
+            if follow.isEmpty():
+                return f"the follow node of phase {name!r}'s target was removed"
+        return None
+
+    # -- targets --------------------------------------------------------------------------
+    def phase_goal(self, index):
+        """(Point3, LQuaternion): where the root must be (in the actor's parent's space) and how it
+        must be rotated at the end of phase `index`, read now (a following target moves)."""
+        anchor = self.targets[index].resolve(self.actor.getParent(), self._render)
+        return goal_pose(self.asset.phases[index], anchor, self.scale)
+
+    def _plan(self, phase):
+        """The phase's PhasePlan: made at its first frame, remade every frame only for a target
+        that follows a node (or when the actor's scale changed)."""
+        plan, scale = self._phase_plan, self.scale
+        if plan is None or plan.scale != scale or self.targets[self.phase_index].follow is not None:
+            plan = self._phase_plan = PhasePlan(phase, self.origin, self.phase_goal(self.phase_index), scale,
+                                                self._settings.still_axis_m)
+        return plan
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def _set_rate(self, scale):
+        self.rate_scale = scale
+        self.control.setPlayRate(self.base_rate * scale)
+
+    def _start(self):
+        driver = self._driver
+        self.control = driver.control(self.asset.clip)
+        self.control.setPlayRate(self.base_rate)
+        driver.play(self.asset.clip)
+        self.frame = self.control.getFullFframe()
+        if self.blend_in > 0.0 or self.blend_out > 0.0:
+            self.effect = 0.0 if self.blend_in > 0.0 else 1.0
+            self._bundle.setControlEffect(self.control, self.effect)
+            self.other_controls = [driver.control(clip) for clip in driver.tracks if clip != self.asset.clip]
+
+    def _fade(self, dt):
+        """Move the clip's effect one frame along its fade; an effect lowered by someone else cancels."""
+        if self.effect is None:
+            return
+        if self._bundle.getControlEffect(self.control) < self.effect - 1e-6:
+            self._end(CANCELLED, reason="another clip took over")
+            return
+        if self.fading_out:
+            self.effect = self.effect - dt / self.blend_out
+            self.effect = 0.0 if self.effect < 1e-9 else self.effect
+        elif self.effect < 1.0:
+            self.effect = self.effect + dt / self.blend_in
+            self.effect = 1.0 if self.effect > 1.0 - 1e-9 else self.effect
+        self._bundle.setControlEffect(self.control, self.effect)
+
+    def _fade_out(self, seconds, event=FINISHED, reason=None):
+        """Stop warping and fade the clip out over `seconds` as plain root motion; `event` follows at 0."""
+        self.blend_out, self._ending = seconds, (event, reason)
+        if self.fading_out:
+            return
+        self.state = WarpState.FADING_OUT
+        self._set_rate(1.0)
+        self._send(BLEND_OUT, [self.asset.clip, seconds])
+
+    def _end(self, event, stop_clip=False, reason=None):
+        """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
+        self._set_rate(1.0)
+        if stop_clip:
+            self.control.stop()
+        self.state = WarpState.ENDED
+        self._send(event, [self.asset.clip] + ([reason] if event == CANCELLED else []))
+
+    def _send(self, event, args):
+        """Have the owner send `event`, with the actor where this frame's move has it so far."""
+        pose = self._announce(self, event, args, self._pose)
+        if self._pose is not None:
+            self._pose = pose
+
+    def _update(self, others=None, share=1.0):
+        """Move on from the actor's pose by the clip's motion since the last frame, phase by phase:
+        the pose to write, or None when the warp does not move the actor this frame (it ended, or
+        fades out as plain root motion). A listener that ends the warp mid-frame stops the move there.
+
+        `others` is the other clips' root motion this frame and `share` the clip's part of the
+        pose (section 4 of docs/design.md: a blended frame)."""
+        problem = self._broken()
+        if problem:
+            self._end(CANCELLED, reason=problem)
+            return None
+        if self.state is _FADING_OUT:
+            if self.effect <= 0.0:
+                self._end(self._ending[0], stop_clip=True, reason=self._ending[1])
+            return None
+        if self.effect is None and self._bundle.getControlEffect(self.control) <= 0.0:
+            self._end(CANCELLED, reason="another clip took over")
+            return None
+        cur = self.control.getFullFframe()
+        if cur < self.frame - 1e-6:
+            self._end(CANCELLED, reason="the clip was restarted")
+            return None
+        self._pose = (self.actor.getPos(), self.actor.getQuat())
+        blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
+        phases = self.asset.phases
+        while self.state is not _ENDED:
+            if self.state is _IN_PHASE:
+                phase = phases[self.phase_index]
+                if cur < phase.motion.f1:
+                    self._advance(phase, cur, blend)
+                    break
+                self._advance(phase, phase.motion.f1, blend)
+                self._finish_phase(phase)
+                continue
+            next_start = phases[self.phase_index].motion.f0 if self.phase_index < len(phases) else math.inf
+            stop = min(cur, next_start)
+            motion = blend.mix(self.track.between(self.frame, stop), self.frame, stop)
+            self._pose = moved_by(self._pose, motion, self.actor.getScale())
+            self.frame = stop
+            if cur < next_start:
+                break
+            self._start_phase(phases[self.phase_index], blend)
+        self.frame = cur
+        if self.phase_index >= len(phases) and self.state is not _ENDED:
+            if self.blend_out > 0.0 and self.effect is not None:
+                if self._seconds_left(cur) <= self.blend_out + 1e-9:
+                    self._fade_out(self.blend_out)
+            elif not self.control.isPlaying():
+                self._end(FINISHED)
+        pose, self._pose = self._pose, None
+        return pose
+
+    def _start_phase(self, phase, blend):
+        self.state = WarpState.IN_PHASE
+        self._blended_phase = blend.shared
+        self.origin = self._pose
+        self._phase_plan = None
+        self._set_rate(rate_scale(phase, self._plan(phase), self._settings.still_axis_m))
+        self._send(PHASE_START, [phase.name, self.phase_index])
+
+    def _finish_phase(self, phase):
+        self.frame = phase.motion.f1
+        plan = self._plan(phase)
+        pos, quat = self._pose
+        self.results.append(PhaseResult(phase.name, np.array(self.origin[0]), np.array(plan.goal), plan.goal_quat,
+                                        np.array(pos), LQuaternion(quat), self.rate_scale))
+        self.state = WarpState.BETWEEN
+        self.phase_index += 1
+        self._set_rate(1.0)
+        self._send(PHASE_END, [phase.name, self.phase_index - 1])
+
+    def _advance(self, phase, frame, blend):
+        """Move through the phase to `frame`: the contract's placement, or a blended step when the
+        phase shares frames with other clips."""
+        self._blended_phase = self._blended_phase or blend.shared
+        plan = self._plan(phase)
+        if self._blended_phase:
+            self._pose = place_blended(plan, phase, self.track, self._pose, self.frame, frame,
+                                       blend.take(self.frame, frame), blend.share)
+        else:
+            self._pose = place(plan, phase, self.track, frame)
+        self.frame = frame
+
+
+class _FrameBlend:
+    """One frame's sharing of the root motion between the warp clip and the other clips.
+
+    `others` (the other clips' motion over the frame, or None) is handed out in proportion to
+    the clip frames each step covers, `share` being the warp clip's part of the pose.
+    """
+
+    def __init__(self, others, share, first, last):
+        self.others = others if share < 1.0 else None
+        self.share = share if self.others is not None else 1.0
+        self.span = last - first
+        self.left = 1.0   # part of `others` not handed out yet
+
+    @property
+    def shared(self):
+        return self.others is not None
+
+    def take(self, start, end):
+        """The other clips' motion for clip frames `start` to `end` of this frame (all of it when the clip stood still)."""
+        if self.others is None:
+            return Motion()
+        part = min(1.0 if self.span <= 1e-9 else (end - start) / self.span, self.left)
+        self.left -= part
+        return Motion([v * part for v in self.others.pos], self.others.h * part)
+
+    def mix(self, clip_motion, start, end):
+        """share * the clip's motion + (1 - share) * the other clips' over the same frames."""
+        if self.others is None:
+            return clip_motion
+        other = self.take(start, end)
+        share = self.share
+        return Motion([share * c + (1.0 - share) * o for c, o in zip(clip_motion.pos, other.pos)],
+                      share * clip_motion.h + (1.0 - share) * other.h)
+
+
+#: The frame blend of a frame no other clip shares (the common case: made once).
+_UNSHARED = _FrameBlend(None, 1.0, 0.0, 0.0)
