@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from panda3d.core import LMatrix4f, LQuaternionf, PartBundle, Point3, Vec3
 
 from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
-from motionwarp.ik.contact_ik import ContactIK, peak_turn_speed
+from motionwarp.ik.contact_ik import ContactIK
 from motionwarp.base.errors import AssetError, UsageError
-from motionwarp.ik.twobone import bend_direction, limit_turn, solve
+from motionwarp.ik.turn_limit import limit_turn, peak_turn_speed
+from motionwarp.ik.twobone import bend_direction, solve
 
 from .conftest import MANNEQUIN, step
 from .contact_helpers import ANKLE, CASES, LIMBS, MEASURE_SORT, ContactRun, Level, easing, own_peak

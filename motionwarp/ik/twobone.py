@@ -8,9 +8,7 @@ keeps its grip).
 """
 import math
 
-from panda3d.core import LMatrix3f, LMatrix4f, LQuaternionf, LVecBase3f, Point3, Vec3
-
-from ..warp.warpmath import slerp
+from panda3d.core import LMatrix3f, LMatrix4f, LVecBase3f, Point3, Vec3
 
 #: Fraction of full reach no limb goes beyond (a fully locked knee or elbow has no bend plane).
 MAX_REACH = 0.9995
@@ -85,25 +83,3 @@ def rotation_about(pivot, frm, to):
     axis.normalize()
     turn = LMatrix3f.rotateMatNormaxis(math.degrees(math.atan2(sin, cos)), axis)
     return LMatrix4f(turn, Vec3(pivot) - turn.xform(Vec3(pivot)))
-
-
-def turn_angle(quat):
-    """Degrees a unit quaternion turns (0 to 180); atan2 keeps small angles exact in float32."""
-    return 2.0 * math.degrees(math.atan2(math.hypot(quat.getI(), quat.getJ(), quat.getK()), abs(quat.getR())))
-
-
-def limit_turn(previous, wanted, anim_turn, most):
-    """The IK's rotation of a joint this frame (a unit quaternion applied before its animated local
-    rotation): `wanted`, or as far toward it from `previous` (last frame's) as keeps the joint
-    turning at most max(`anim_turn`, `most`) degrees in this frame (`anim_turn`: how far the
-    animation alone turns it). The rotation distance is bi-invariant, so the joint turns at most
-    `anim_turn` plus how far the IK's rotation moves; with the IK's rotation held, exactly
-    `anim_turn`. Returns (rotation, held back?)."""
-    change = turn_angle(previous.conjugate() * wanted)
-    room = most - anim_turn
-    if change <= room:
-        return wanted, False
-    if room <= 0.0:
-        return LQuaternionf(previous), True
-    return slerp(previous, wanted, room / change), True
-

@@ -270,37 +270,47 @@ class _TopScan:
         return min(self.start, self.gap + s * self.slope + self.clearance)
 
     def run(self):
-        settings, found = self.settings, self.found
-        step, tolerance = settings.probe_step, self.tolerance
+        """Scan the top (face top, close edge, far edge) and record what was found in the Measurement."""
+        found = self.found
         self.gap = self.face_top()
         if self.gap is None:
             found.taller_than = self.start - found.ground
-            seen = self.sample(step, self.above, self.start)
+            seen = self.sample(self.settings.probe_step, self.above, self.start)
             if seen is not None:
                 found.too_tall = seen[0] - found.ground
             return
-        # The close edge: the first walkable sample (the first just inside the face, for thin walls
-        # and fences), then the edge between it and the one before. Within a step of the face, a
-        # ray goes down to the floor: whether it meets anything decides if the scan goes on.
-        previous, before, s, close = 0.0, None, 2 * tolerance, None
-        while s <= settings.max_scan_depth:
-            sample = self.sample(s, self.close_start(s), self.floor if s <= step else self.lowest_top - _BELOW)
-            if self.walkable(sample):
-                self.edge_face = self._face_between(-settings.face_radius, s, sample[0] - 2 * tolerance)
-                close = self._edge(previous, before, s, sample, self._close_test, self._along(self.edge_face))
-                break
-            if sample is None or (sample[0] < self.lowest_top and s > step):
-                break  # past the obstacle, never found a top to stand on
-            previous, before, s = s, sample, (s // step + 1) * step
+        close = self._close_edge()
         if close is None:
             # None: no ray met anything above the knee (the sweep touched a corner beside their line).
             found.incline_deg = math.degrees(math.acos(self.most_up)) if self.most_up is not None else None
             return
-        # The far edge: follow the walkable top while it stays continuous, then search where it ends.
+        self._record(close, *self._far_edge(close))
+
+    def _close_edge(self):
+        """(s, sample) of the close edge: the first walkable sample (the first just inside the face, for
+        thin walls and fences), then the edge between it and the one before; None without a top.
+        Within a step of the face, a ray goes down to the floor: whether it meets anything decides
+        if the scan goes on."""
+        settings, step, tolerance = self.settings, self.settings.probe_step, self.tolerance
+        previous, before, s = 0.0, None, 2 * tolerance
+        while s <= settings.max_scan_depth:
+            sample = self.sample(s, self.close_start(s), self.floor if s <= step else self.lowest_top - _BELOW)
+            if self.walkable(sample):
+                self.edge_face = self._face_between(-settings.face_radius, s, sample[0] - 2 * tolerance)
+                return self._edge(previous, before, s, sample, self._close_test, self._along(self.edge_face))
+            if sample is None or (sample[0] < self.lowest_top and s > step):
+                return None  # past the obstacle, never found a top to stand on
+            previous, before, s = s, sample, (s // step + 1) * step
+        return None
+
+    def _far_edge(self, close):
+        """(far edge (s, sample) or None when deeper than the scan, highest top z, least cos of its
+        incline): follows the walkable top from the close edge while it stays continuous, then
+        searches where it ends."""
+        step, tolerance = self.settings.probe_step, self.tolerance
         good_s, good = close
         top, steepest = good[0], good[1]  # steepest: the least cos
-        far = None
-        while good_s < close[0] + settings.max_scan_depth:
+        while good_s < close[0] + self.settings.max_scan_depth:
             s = good_s + step
             going_on, sample = self._continued(good, step, s)
             if not going_on:
@@ -309,10 +319,14 @@ class _TopScan:
                 hint = self._meeting(s, sample, good_s, good)
                 if hint is None:
                     hint = self._along(self._face_between(s, good_s, good[0] - 2 * tolerance))
-                far = self._edge(s, sample, good_s, good, self._far_test, hint)
-                break
+                return self._edge(s, sample, good_s, good, self._far_test, hint), top, steepest
             good_s, good = s, sample
             top, steepest = max(top, good[0]), min(steepest, good[1])
+        return None, top, steepest
+
+    def _record(self, close, far, top, steepest):
+        """Fill the Measurement's edges, depth, top and incline from the edges found."""
+        found = self.found
         found.close_edge = self.point(*close)
         if far is not None:
             top, steepest = max(top, far[1][0]), min(steepest, far[1][1])
@@ -322,7 +336,7 @@ class _TopScan:
             found.far_edge = self.point(*far)
             found.depth = round(far[0] - close[0], 4)
         else:
-            found.depth = settings.max_scan_depth
+            found.depth = self.settings.max_scan_depth
         found.top, found.incline_deg = top, math.degrees(math.acos(min(1.0, steepest)))
 
     def point(self, s, sample):

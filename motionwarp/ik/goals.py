@@ -1,0 +1,200 @@
+"""Where each hand and foot must be this frame, and how far the pelvis moves: the contact IK's goal step.
+
+Root-only warping moves the whole body: on a crate lower than authored the feet sink into the
+ground, on a deeper one a planted hand slides. From the clip time and the warp asset's contacts
+(motionwarp.warp.contacts), the goal step finds where each touching joint must be (the phase's
+target, or the surface a ray finds under it) and returns {end joint: (correction, weight)}: move
+the joint `correction * weight` (world) from its animated place. It reads the scene only through
+a `world` (ik.SceneView: animated joints, surface hits, phase target points) and writes nothing
+but its own memory of planted feet and corrections easing out.
+"""
+import math
+from typing import NamedTuple
+
+from panda3d.core import Vec3
+
+from .twobone import reach_limit
+
+#: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
+_GROUND_EPSILON = 1e-3
+#: Metres per second of clip time: the most a contact's correction moves a joint while letting go
+#: (smoothstep's steepest slope is 1.5 per blend time).
+EASE_SPEED = 3.0
+#: Metres: the character stands (its feet are kept on the ground) when there is ground this close
+#: above or below its origin; otherwise it is in the air and its feet keep the clip's pose.
+_STANDING = 0.1
+
+
+class ClipTime(NamedTuple):
+    """The warp whose contacts apply, this frame: its asset's `contacts`, the clip time in
+    `seconds`, and its `share` of the pose (what its contacts count as)."""
+    contacts: tuple
+    seconds: float
+    share: float
+
+
+class ContactGoals:
+    """The goal step, with what it remembers between frames. `settings`: ContactIKSettings (read
+    every frame); `feet`: the foot joints kept on the ground outside warps when that is on."""
+
+    def __init__(self, settings, feet):
+        self.settings, self.feet = settings, feet
+        self._held = {}           # joint -> [correction, weight]: what eases out when a contact ends early
+        self._locks = {}          # contact index -> world point where a planted foot stays (None: no surface)
+        self._lifts = {}          # contact index -> its last correction inside the window (eases out after)
+        self._inside = {}         # joint -> index of its contact whose window holds this frame
+        self._ground = {}         # foot -> smoothed height correction (metres) outside warps
+
+    def restart(self):
+        """A new warp's contacts apply: forget the last one's planted feet and corrections."""
+        self._locks, self._lifts = {}, {}
+
+    def step(self, dt, clip, world):
+        """{end joint: (correction, weight)} this frame; `clip`: a ClipTime, or None outside warps.
+        Empty when nothing is in contact."""
+        goals = self._contact_goals(clip, world)
+        blend = self.settings.ik_blend_time
+        for joint, held in list(self._held.items()):
+            if joint in goals:
+                continue
+            held[1] = held[1] - dt / blend if blend > 0 else 0.0
+            if held[1] <= 0.0:
+                del self._held[joint]
+            else:
+                goals[joint] = tuple(held)
+        for joint, goal in goals.items():
+            self._held[joint] = list(goal)
+        if self.settings.ik_feet_on_ground and clip is None:
+            self._ground_goals(goals, dt, world)
+        return goals
+
+    def reached(self, joint, correction):
+        """Remember the correction the limb really achieved (an out-of-reach target is not), so
+        easing out starts from where the joint is and spreads over the whole blend time."""
+        if joint in self._held:
+            self._held[joint][0] = correction
+        index = self._inside.get(joint)
+        if index is not None:
+            self._lifts[index] = correction
+
+    def _contact_goals(self, clip, world):
+        self._inside = {}
+        if clip is None:
+            return {}
+        seconds, blend = clip.seconds, self.settings.ik_blend_time
+        sums = {}  # joint -> [sum of weight * correction, sum of weights]: overlapping eases add up
+        for index, contact in enumerate(clip.contacts):
+            if seconds <= contact.start - blend:   # not easing in yet
+                continue
+            lift = self._lifts.get(index) if seconds > contact.end else None
+            # a large correction lets go over longer, so the joint moves at most EASE_SPEED faster than animated
+            ease_out = blend if lift is None else max(blend, 1.5 * lift.length() / EASE_SPEED)
+            weight = contact.weight(seconds, blend, ease_out) * clip.share
+            if weight <= 0.0:
+                self._locks.pop(index, None)
+                self._lifts.pop(index, None)
+                continue
+            correction = lift if lift is not None else self._correction(index, contact, seconds, world)
+            if correction is None:
+                continue
+            total = sums.setdefault(contact.joint, [Vec3(0, 0, 0), 0.0])
+            total[0] += correction * weight
+            total[1] += weight
+            if contact.start <= seconds <= contact.end:
+                self._inside[contact.joint] = index
+        return {joint: (total / weight, min(1.0, weight)) for joint, (total, weight) in sums.items()}
+
+    def _correction(self, index, contact, seconds, world):
+        """How far `contact`'s joint is from where it must be (world), or None when no surface is under it.
+
+        Inside the window the correction is remembered: after the window the joint leaves with
+        its animation (a foot lifting off) while that last correction eases out.
+        """
+        animated = world.animated(contact.joint)
+        if contact.touches == "target":
+            point, touchdown = world.target_points(index, contact)
+            if seconds < contact.start:  # easing in: shift the joint's path by the error it would land with
+                return point - touchdown
+        else:
+            if not world.has_surfaces:
+                return None
+            if seconds >= contact.start:  # planted: the foot stays on what it touched down on
+                if index not in self._locks:
+                    self._locks[index] = world.surface_point(contact, animated)
+                point = self._locks[index]
+                if point is None:
+                    return None
+            else:  # easing in: look under where the clip will put it down; shift the joint's path by
+                where = world.ahead(contact, seconds)    # the error it would land with
+                point = world.surface_point(contact, where)
+                return None if point is None else point - where
+        correction = point - animated
+        if seconds >= contact.start:
+            self._lifts[index] = correction
+        return correction
+
+    def _ground_goals(self, goals, dt, world):
+        """Outside warps, while standing: each foot at its animated height above what is under
+        it, not above the character's own ground (slopes, steps); corrections ease in over the
+        blend time, and out while the character is in the air."""
+        if not world.has_surfaces:
+            return
+        settings = self.settings
+        origin = world.origin()
+        ground = origin.z
+        ease = min(1.0, dt / settings.ik_blend_time) if settings.ik_blend_time > 0 else 1.0
+        under = world.drop(origin.x, origin.y, ground + _STANDING, ground - _STANDING)
+        for foot in self.feet:
+            animated = world.animated(foot)
+            hit = None if under is None else world.drop(animated.x, animated.y, ground + settings.ik_ray_above,
+                                                        ground - settings.ik_ray_below)
+            wanted = hit[0] - ground if hit is not None else 0.0  # airborne (nothing under the origin): as animated
+            self._ground[foot] = self._ground.get(foot, 0.0) + (wanted - self._ground.get(foot, 0.0)) * ease
+        if all(abs(self._ground[foot]) < _GROUND_EPSILON and foot not in goals for foot in self.feet):
+            return
+        for foot in self.feet:
+            correction = Vec3(0, 0, self._ground[foot])
+            if foot in goals:  # a contact still easing out: from its correction toward the ground's
+                held, weight = goals[foot]
+                correction = correction + (held * weight - correction) * weight
+            goals[foot] = (correction, 1.0)
+
+
+class PelvisRise:
+    """How far (world metres, up) the pelvis is moved, eased toward what the feet and hands want.
+    `feet`: the foot joints whose legs hang from the pelvis (empty when it has none)."""
+
+    def __init__(self, feet):
+        self.feet = feet
+        self.rise = 0.0
+
+    def step(self, goals, arms, dt, blend):
+        """This frame's rise (0 when negligible), for `goals` (ContactGoals.step); `arms`: {hand
+        joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points}."""
+        wanted = self._feet_rise(goals)
+        # the pelvis moves away from its animated place slower than the limbs, and back as they let go
+        ease = 1.0 if abs(wanted) < abs(self.rise) else min(1.0, dt / (2.0 * blend)) if blend > 0 else 1.0
+        self.rise = _hands_bound(goals, arms, self.rise + (wanted - self.rise) * ease)
+        return self.rise if abs(self.rise) >= _GROUND_EPSILON else 0.0
+
+    def _feet_rise(self, goals):
+        """As far as the lowest foot must go, so no leg stretches toward the ground (a high crate,
+        the downhill foot on a slope); up only as far as every foot must (a low crate: the body
+        rises instead of crouching), so a free foot (no goal, counted as 0) never rises with it
+        and never makes the pelvis jump."""
+        if not self.feet:
+            return 0.0
+        return min(goals[foot][0].z * goals[foot][1] if foot in goals else 0.0 for foot in self.feet)
+
+
+def _hands_bound(goals, arms, rise):
+    """`rise`, kept so every hand in contact (`arms`) stays within reach of its shoulder; the
+    bound eases in with the hands' contacts (hands win when they and the feet disagree)."""
+    low, high, grip = -math.inf, math.inf, 0.0
+    for joint, (shoulder, elbow, hand) in arms.items():
+        correction, weight = goals[joint]
+        reach = reach_limit((hand - shoulder).length(), (elbow - shoulder).length() + (hand - elbow).length())
+        to = hand + correction * weight - shoulder
+        room = math.sqrt(max(0.0, reach * reach - to.x * to.x - to.y * to.y))
+        low, high, grip = max(low, to.z - room), min(high, to.z + room), max(grip, weight)
+    return rise + (max(low, min(high, rise)) - rise) * grip if grip > 0.0 else rise

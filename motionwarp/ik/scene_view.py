@@ -1,0 +1,72 @@
+"""What the contact IK's goal step reads from the scene, and nothing else: where joints are
+animated, the surface a ray finds under a point, where a phase target puts a contact, and where
+the clip will put a joint. Reads only; the goal step (ik.goals) stays free of NodePaths.
+"""
+from panda3d.core import Point3, Vec3
+
+from ..animation.motion import Motion
+
+
+class SceneView:
+    """The scene around `actor` as the goal step sees it: `pose` (ik.PoseWriter) for animated
+    joints, `probe` (a SceneProbe, or None) for surfaces, the warp whose contacts apply (`start`)."""
+
+    def __init__(self, actor, render, probe, pose, settings):
+        self.actor, self.render, self.probe, self.pose, self.settings = actor, render, probe, pose, settings
+        self._warp = None
+        self._points = {}         # contact index -> (what they depend on, its target_points) for the warp
+
+    @property
+    def has_surfaces(self):
+        return self.probe is not None
+
+    def start(self, warp):
+        """The contacts of `warp` apply from now on."""
+        self._warp, self._points = warp, {}
+
+    def animated(self, joint):
+        """Where (world) the animation puts `joint` this frame."""
+        return self.pose.world(joint)
+
+    def origin(self):
+        """The character's origin (world)."""
+        return self.actor.getPos(self.render)
+
+    def drop(self, x, y, top, bottom):
+        """The probe's hit on a vertical ray from `top` down to `bottom` at (x, y), or None."""
+        return self.probe.drop(x, y, top, bottom)
+
+    def surface_point(self, contact, where):
+        """Where (world) `contact`'s joint sits on the surface under `where`, or None."""
+        hit = self.probe.drop(where.x, where.y, where.z + self.settings.ik_ray_above,
+                              where.z - self.settings.ik_ray_below)
+        if hit is None:
+            return None
+        return Point3(where.x, where.y, hit[0]) + self.actor.getQuat(self.render).xform(Vec3(*contact.offset))
+
+    def ahead(self, contact, seconds):
+        """Where (world) the clip will put `contact`'s joint at its start, if the root follows the
+        clip's own motion from now on."""
+        track = self._warp.asset.track
+        ahead = track.motion(seconds * track.fps).inverse() * track.motion(contact.start * track.fps)
+        return self.render.getRelativePoint(self.actor, Point3(*(ahead * Motion(contact.touchdown)).pos))
+
+    def target_points(self, index, contact):
+        """Where `contact`'s joint must touch (world), and where the warp alone would put it then;
+        computed again only when the target follows a node or the actor's parent or scale changed."""
+        warp = self._warp
+        phase = next(i for i, p in enumerate(warp.asset.phases) if p.name == contact.phase)
+        depends = None if warp.targets[phase].follow is not None else (self.actor.getParent().getNetTransform(),
+                                                                       warp.scale)
+        known = self._points.get(index)
+        if depends is None or known is None or known[0] != depends:
+            known = self._points[index] = depends, self._resolved(warp, phase, contact)
+        return known[1]
+
+    def _resolved(self, warp, phase, contact):
+        """target_points, computed."""
+        pos, quat = warp.targets[phase].resolve(self.render, self.render)
+        goal, goal_quat = warp.phase_goal(phase)  # the root at the phase end
+        parent = self.actor.getParent()
+        touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
+        return pos + quat.xform(Vec3(*contact.offset)), touchdown

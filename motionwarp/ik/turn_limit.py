@@ -1,0 +1,145 @@
+"""The contact IK's turn-rate limit: while a contact eases in or out, no limb joint turns faster
+than the clip's own peak (or its animation this frame).
+
+A stretched limb letting go would otherwise whip: near full reach a small move of the hand or
+foot is a large turn of the elbow or knee. The limiter remembers each joint's IK rotation of
+last frame and lets this frame's move only as far from it as the limit allows.
+"""
+import functools
+import math
+
+from panda3d.core import LMatrix4f, LQuaternionf, TransformState
+
+from ..animation.rootmotion import find_channel
+from ..warp.warpmath import slerp
+
+#: Degrees: an IK rotation held back by the turn limit counts as let go below this.
+_LET_GO_DEG = 0.05
+
+
+class TurnLimiter:
+    """Last frame's IK rotation of every bent joint, the limit (`peak`, degrees per second: the
+    peak of the clip playing or played last) and the limbs still being let go (`letting_go`:
+    end joints whose IK rotation the limit held back, until it is let go)."""
+
+    def __init__(self):
+        self._last = {}          # joint -> (local TransformState frozen, animated local matrix, parent net) last frame
+        self._now = {}           # the same, this frame
+        self._peaks = {}         # clip -> fastest its limbs turn (degrees per second)
+        self.peak = math.inf
+        self.letting_go = set()
+
+    def follow_clip(self, clip, anim, joints):
+        """Limit turns to how fast `joints` (a frozenset of names) turn in `clip` (AnimBundle `anim`)."""
+        if clip not in self._peaks:
+            self._peaks[clip] = peak_turn_speed(anim, joints)
+        self.peak = self._peaks[clip]
+
+    def rest(self):
+        """No limb was bent this frame: next frame starts from the animation."""
+        self._last, self._now = {}, {}
+
+    def start_frame(self, dt):
+        """The most degrees a joint may turn in this frame of `dt` seconds while the IK blends."""
+        self._now = {}
+        return self.peak * dt
+
+    def limit(self, name, wanted, animated, parent, most):
+        """(joint `name`'s new local TransformState, held back?): `wanted`, unless that turns it
+        more than `most` degrees this frame and beyond its animation (`animated`, its animated
+        local matrix; limit_turn). `parent` (for the limb's first joint): its parent's net
+        matrix, for its turn in Character space too."""
+        last, held = self._last.get(name), False
+        if last is None or not self._within(last, wanted, parent, most):
+            anim_quat = _rotation(animated)
+            if last is None:  # not bent last frame: from the animation
+                previous, anim_turn = LQuaternionf.identQuat(), 0.0
+            else:
+                out, last_animated, last_parent = last
+                last_quat = _rotation(last_animated)
+                previous, anim_turn = out.getQuat() * last_quat.conjugate(), _turn(last_quat, None, anim_quat, None)
+                if parent is not None:
+                    anim_turn = max(anim_turn, _turn(last_quat, _rotation(last_parent), anim_quat, _rotation(parent)))
+            turn, held = limit_turn(previous, wanted.getQuat() * anim_quat.conjugate(), anim_turn, most)
+            if held:
+                wanted = TransformState.makeMat(animated).setQuat(turn * anim_quat)
+        return wanted, held
+
+    def bent(self, name, local, animated, parent):
+        """Joint `name` is frozen at `local` this frame (its animated local matrix, its limb's parent net or None)."""
+        self._now[name] = (local, animated, parent)
+
+    def let_go(self, names):
+        """Are the IK rotations of these joints, as bent this frame, all negligible?"""
+        return all(_turn(self._now[name][0].getQuat(), None, _rotation(self._now[name][1]), None) <= _LET_GO_DEG
+                   for name in names)
+
+    def end_frame(self, letting_go):
+        """This frame's rotations become last frame's; `letting_go`: the limbs still held back."""
+        self._last, self._now, self.letting_go = self._now, {}, letting_go
+
+    @staticmethod
+    def _within(last, wanted, parent, most):
+        """Does `wanted` turn the joint at most `most` degrees from last frame's pose (`last`:
+        its entry), in its parent's space and, with `parent`, in Character space?"""
+        before, now = last[0].getQuat(), wanted.getQuat()
+        if not _within(before, None, now, None, most):
+            return False
+        return parent is None or _within(before, _rotation(last[2]), now, _rotation(parent), most)
+
+
+def turn_angle(quat):
+    """Degrees a unit quaternion turns (0 to 180); atan2 keeps small angles exact in float32."""
+    return 2.0 * math.degrees(math.atan2(math.hypot(quat.getI(), quat.getJ(), quat.getK()), abs(quat.getR())))
+
+
+def limit_turn(previous, wanted, anim_turn, most):
+    """The IK's rotation of a joint this frame (a unit quaternion applied before its animated local
+    rotation): `wanted`, or as far toward it from `previous` (last frame's) as keeps the joint
+    turning at most max(`anim_turn`, `most`) degrees in this frame (`anim_turn`: how far the
+    animation alone turns it). The rotation distance is bi-invariant, so the joint turns at most
+    `anim_turn` plus how far the IK's rotation moves; with the IK's rotation held, exactly
+    `anim_turn`. Returns (rotation, held back?)."""
+    change = turn_angle(previous.conjugate() * wanted)
+    room = most - anim_turn
+    if change <= room:
+        return wanted, False
+    if room <= 0.0:
+        return LQuaternionf(previous), True
+    return slerp(previous, wanted, room / change), True
+
+
+@functools.lru_cache(maxsize=64)
+def peak_turn_speed(anim, joints):
+    """Degrees per second the fastest of `joints` (a frozenset) turns relative to its parent, from
+    frame to frame of AnimBundle `anim` at its own frame rate (inf when it has no such joints).
+    Cached: Actors loaded from one file share their AnimBundles."""
+    frames, peak = anim.getNumFrames(), 0.0
+    channels = [channel for channel in (find_channel(anim, joint) for joint in joints) if channel is not None]
+    mat = LMatrix4f()
+    for channel in channels:
+        quats = []
+        for frame in range(frames):
+            channel.getValue(frame, mat)
+            quats.append(TransformState.makeMat(mat).getQuat())
+        peak = max([peak] + [turn_angle(a.conjugate() * b) for a, b in zip(quats, quats[1:])])
+    return peak * anim.getBaseFrameRate() if channels and peak > 0.0 else math.inf
+
+
+def _rotation(mat):
+    return TransformState.makeMat(mat).getQuat()
+
+
+def _within(a, a_parent, b, b_parent, most):
+    """Is the turn from `a` to `b` (as in _turn) at most `most` degrees? (the cheap test)"""
+    if a_parent is not None:
+        a, b = a * a_parent, b * b_parent
+    return abs(a.dot(b)) >= math.cos(math.radians(min(most, 180.0)) / 2.0)
+
+
+def _turn(a, a_parent, b, b_parent):
+    """Degrees between local rotations `a` and `b` (quaternions), each under its parent's rotation
+    when given (then the turn in the parents' space)."""
+    if a_parent is not None:
+        a, b = a * a_parent, b * b_parent
+    return turn_angle(a.conjugate() * b)

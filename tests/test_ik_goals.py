@@ -1,0 +1,131 @@
+"""The contact IK's goal step on its own: plain data in (clip time, contacts, target points, surface
+hits from a scripted world), {joint: (correction, weight)} out, no actor, no scene graph.
+
+The oracle is the contract of docs/design.md 5.1 and README "Contact IK", computed here from the
+test's own numbers: inside its window a contact moves its joint onto its target (or keeps a
+planted foot where it touched down); before it, it eases in by the error the joint would land
+with; after it, the last correction eases out; weights follow smoothstep over the blend time and
+scale with the clip's share of the pose.
+"""
+import pytest
+from panda3d.core import Point3, Vec3
+
+from motionwarp.base.config import ContactIKSettings
+from motionwarp.ik.goals import EASE_SPEED, ClipTime, ContactGoals, PelvisRise
+from motionwarp.warp.contacts import Contact
+
+BLEND = 0.2
+HAND = Contact("hand_l", 0.5, 0.8, "target", phase="edge", offset=(0.0, 0.1, 0.0))
+FOOT = Contact("foot_r", 1.0, 1.3, "surface", offset=(0.0, 0.0, 0.08))
+
+
+def smooth(gap, blend=BLEND):
+    x = 1.0 - gap / blend
+    return x * x * (3.0 - 2.0 * x) if 0.0 <= x <= 1.0 else 0.0
+
+
+class World:
+    """A scripted scene: joints where the test puts them, one target, flat ground at `ground`."""
+
+    def __init__(self, ground=0.25, surfaces=True):
+        self.joints = {"hand_l": Point3(0.3, 0.9, 1.0), "foot_r": Point3(0.1, 1.2, 0.05)}
+        self.target = Point3(0.3, 1.0, 1.1)      # where the hand must be
+        self.touchdown = Point3(0.3, 0.95, 1.02)  # where the warp alone would put it
+        self.ground, self.has_surfaces = ground, surfaces
+        self.ahead_point = Point3(0.1, 1.3, 0.05)
+        self.asked = []
+
+    def animated(self, joint):
+        return Point3(self.joints[joint])
+
+    def target_points(self, index, contact):
+        return Point3(self.target), Point3(self.touchdown)
+
+    def surface_point(self, contact, where):
+        self.asked.append(("surface", Point3(where)))
+        return Point3(where.x, where.y, self.ground) + Vec3(*contact.offset)
+
+    def ahead(self, contact, seconds):
+        return Point3(self.ahead_point)
+
+    def origin(self):
+        return Point3(0, 0, 0)
+
+    def drop(self, x, y, top, bottom):
+        return (self.ground,) if bottom <= self.ground <= top else None
+
+
+def goals_at(step, seconds, world, share=1.0, contacts=(HAND, FOOT)):
+    return step.step(1 / 60, ClipTime(contacts, seconds, share), world)
+
+
+@pytest.fixture
+def step():
+    return ContactGoals(ContactIKSettings(ik_blend_time=BLEND), ("foot_l", "foot_r"))
+
+
+def close(vec, expected):
+    return (Vec3(vec) - Vec3(expected)).length() < 1e-6
+
+
+def test_a_hand_eases_in_by_its_landing_error_then_holds_its_target(step):
+    world = World()
+    correction, weight = goals_at(step, 0.4, world)["hand_l"]
+    assert weight == pytest.approx(smooth(0.1))
+    assert close(correction, world.target - world.touchdown)
+    correction, weight = goals_at(step, 0.6, world)["hand_l"]
+    assert weight == 1.0 and close(correction, world.target - world.joints["hand_l"])
+
+
+def test_nothing_before_a_contact_eases_in(step):
+    assert goals_at(step, 0.29, World()) == {}
+
+
+def test_a_hand_lets_go_from_its_last_correction_over_longer_when_it_is_large(step):
+    world = World()
+    world.target = Point3(0.3, 1.6, 1.1)     # 0.72 m away: eases out over 1.5 * 0.72 / EASE_SPEED s
+    goals_at(step, 0.7, world)
+    last = world.target - world.joints["hand_l"]
+    world.joints["hand_l"] = Point3(0, 0, 2)  # the clip moves on; the correction does not follow it
+    correction, weight = goals_at(step, 0.9, world)["hand_l"]
+    assert close(correction, last)
+    assert weight == pytest.approx(smooth(0.1, 1.5 * last.length() / EASE_SPEED))
+
+
+def test_a_planted_foot_stays_where_it_touched_down(step):
+    world = World()
+    correction, weight = goals_at(step, 0.9, world)["foot_r"]   # easing in: under where the clip puts it
+    assert weight == pytest.approx(smooth(0.1))
+    assert close(correction, Point3(0.1, 1.3, 0.25 + 0.08) - world.ahead_point)
+    goals_at(step, 1.05, world)
+    planted = Point3(0.1, 1.2, 0.25 + 0.08)
+    world.joints["foot_r"] = Point3(0.2, 1.4, 0.3)   # the animation slides it; the lock holds
+    world.ground = 0.6                               # and a surface found later does not move it
+    correction, weight = goals_at(step, 1.2, world)["foot_r"]
+    assert weight == 1.0 and close(correction, planted - world.joints["foot_r"])
+
+
+def test_without_surfaces_a_surface_contact_has_no_goal(step):
+    assert "foot_r" not in goals_at(step, 1.1, World(surfaces=False))
+
+
+def test_weights_scale_with_the_clips_share_of_the_pose(step):
+    correction, weight = goals_at(step, 0.6, World(), share=0.3)["hand_l"]
+    assert weight == pytest.approx(0.3)
+
+
+def test_a_goal_ended_early_eases_out_over_the_blend_time(step):
+    """A warp that stops mid-contact: the joint's goal keeps its correction while its weight falls by dt / blend."""
+    world = World()
+    before = goals_at(step, 0.6, world)["hand_l"]
+    after = step.step(1 / 60, None, world)["hand_l"]
+    assert close(after[0], before[0]) and after[1] == pytest.approx(1.0 - (1 / 60) / BLEND)
+
+
+def test_the_pelvis_goes_as_low_as_the_lowest_foot_and_rises_only_with_both():
+    rise = PelvisRise(("foot_l", "foot_r"))
+    down = {"foot_l": (Vec3(0, 0, -0.2), 1.0), "foot_r": (Vec3(0, 0, 0.1), 1.0)}
+    assert rise.step(down, {}, 1 / 60, 0.0) == pytest.approx(-0.2)
+    one_up = {"foot_l": (Vec3(0, 0, 0.3), 1.0)}
+    assert rise.step(one_up, {}, 1 / 60, 0.0) == 0.0
+    assert PelvisRise(()).step(down, {}, 1 / 60, 0.0) == 0.0   # no pelvis: never moves
