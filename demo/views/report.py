@@ -1,6 +1,5 @@
 """The headless run's report (docs/design.md 8): every interaction with its phases' errors, every refusal
 met, every fall."""
-import math
 import os
 
 from direct.showbase.DirectObject import DirectObject
@@ -17,7 +16,7 @@ def _vec(values):
 
 def arrival_error(result):
     """How far a finished phase (an entry of `Warp.results`) ended from its target: metres, degrees."""
-    return math.dist(result.arrived, result.target), angle_between(result.arrived_quat, result.target_quat)
+    return (result.arrived - result.target).length(), angle_between(result.arrived_quat, result.target_quat)
 
 
 def _heading(quat):
