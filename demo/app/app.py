@@ -27,6 +27,8 @@ from ..level.world import Lights
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 CHARACTERS = ASSETS.parent / "characters"
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
+#: Height above the feet at which the demo looks for what blocks the character (metres).
+CHEST_HEIGHT = 1.2
 
 
 class Demo(DirectObject):
@@ -211,6 +213,14 @@ class Demo(DirectObject):
             if obstacle == node or obstacle.isAncestorOf(node):
                 return obstacle.getName()
         return node.getName()
+
+    def obstacle_ahead(self, reach=1.0):
+        """The scene node right in front of the character's chest, within `reach` metres (None when
+        nothing is): what blocks it when the providers name nothing (a character without warp assets)."""
+        render = self.base.render
+        chest = self.actor.getPos(render) + Vec3(0, 0, CHEST_HEIGHT)
+        hit = self.probe.ray(chest, chest + self.actor.getQuat(render).getForward() * reach)
+        return hit.node if hit is not None else None
 
     def offer(self):
         """The providers' find in front of the character (an Interaction or a Refusal), None while warping."""
