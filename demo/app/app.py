@@ -99,6 +99,8 @@ class Demo(DirectObject):
         self.accept("escape", self.base.userExit)
         self.hud = Hud(base, KEYS + (TUNER_KEYS + EDITOR_KEYS if self.tuner is not None else ()))
         self.status, self.prompt = self.hud.status, self.hud.prompt
+        if self.tuner is not None:
+            self.hud.wrap(self.tuner.text, 0.5)
         self.accept("f1", self.hud.toggle_help)
         self.accept("f2", self.debug.toggle)
         self.accept("f3", self.toggle_panels)
@@ -284,6 +286,7 @@ class Demo(DirectObject):
             self.say(f"landed after falling {landings[-1][0]:.2f} m")
         found = self.offer()
         self.prompt.setText(self.prompt_text(found))
+        self.curves.keep_above(self.hud.stack())
         self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
         self.time.frame_done()
         self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp,
