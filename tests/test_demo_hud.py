@@ -178,6 +178,52 @@ def test_compare_plays_the_offer_with_its_own_root_motion(base, demo):
         assert moved[2] == pytest.approx(own[2], abs=0.01), phase.name
 
 
+def test_compare_says_the_clip_plays_unwarped_and_how_far_from_the_targets_it_ended(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it (heading 0)
+    step(base, 1 / 60)
+    found = demo.offer()
+    assert found and found.asset.clip == "vault"
+    assert demo.compare()
+    step(base, 1 / 60)
+    assert demo.hud.info.getText().splitlines()[1].startswith("compare (C): vault plays unwarped, ")
+    warp = demo.last_warp
+    run_for(base, 4.0, 1 / 60)
+    assert len(warp.results) == len(warp.asset.phases)
+    lines = demo.hud.info.getText().splitlines()
+    assert lines[2] == "last vault unwarped ended from the targets:"
+    far = 0.0
+    for line, phase, target, result in zip(lines[3:], found.asset.phases, found.targets, warp.results, strict=True):
+        goal = np.add(target.pos, phase.t_offset)   # heading 0: the offset is not turned
+        centimetres = np.linalg.norm(np.subtract(tuple(result.arrived), goal)) * 100
+        assert line.startswith(f"  {phase.name}: {centimetres:.1f} cm, "), line
+        far = max(far, centimetres)
+    assert far > 1.0   # unwarped, the clip misses the crate it was not placed for
+
+
+def test_the_phase_line_goes_when_the_warp_ends_and_a_cancel_says_why(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)
+    step(base, 1 / 60)
+    assert demo.interact()
+    run_for(base, 0.5, 1 / 60)
+    assert demo.status.getText().startswith("vault: phase close_edge at play rate ")
+    run_for(base, 4.0, 1 / 60)
+    assert not demo.warper.is_warping and demo.status.getText() == ""
+    demo.controller.place((0, 0.2, 0), 0)
+    step(base, 1 / 60)
+    assert demo.interact()
+    run_for(base, 0.5, 1 / 60)
+    demo.warper.cancel("the test stopped it")
+    run_for(base, 0.5, 1 / 60)   # it fades out (the demo's blend_out), then says why it ended
+    assert not demo.warper.is_warping and demo.status.getText() == "vault cancelled: the test stopped it"
+
+
+def test_e_without_a_dodge_clip_says_so(base, demo):
+    assert "dodge" not in demo.character.clips
+    base.messenger.send("e")
+    assert not demo.warper.is_warping
+    assert demo.status.getText() == f"E dodges, but {demo.character.path} names no dodge clip (clips.dodge)"
+
+
 def test_pause_stops_a_real_time_clock_and_a_step_lets_one_frame_through():
     from panda3d.core import ClockObject
 

@@ -71,8 +71,9 @@ def key_lines(keys):
     return "\n".join(f"{key}\t{action}" for key, action in keys)
 
 
-def warp_line(warper):
-    """The clip, phase and play rate of the warp in progress ("" when none is)."""
+def warp_line(warper, unwarped=False):
+    """The clip, phase and play rate of the warp in progress ("" when none is); `unwarped`: it is the
+    compare key's, the clip on its own root motion."""
     warp = warper.current
     if warp is None:
         return ""
@@ -81,16 +82,14 @@ def warp_line(warper):
         where = f"phase {warp.phase_index + 1}/{len(phases)} {phases[warp.phase_index].name}"
     else:
         where = "between phases" if warp.phase_index < len(phases) else "after the last phase"
+    if unwarped:
+        return f"compare (C): {warp.asset.clip} plays unwarped, {where}"
     return f"warp {warp.asset.clip}: {where}, play rate {warper.play_rate:.2f}"
 
 
-def arrival_lines(warp):
-    """Each finished phase of `warp` and how far from its target it arrived, in metres and degrees."""
-    lines = []
-    for result in warp.results:
-        metres, degrees = arrival_error(result)
-        lines.append(f"  {result['name']}: {metres * 100:.1f} cm, {degrees:.1f} deg off")
-    return lines
+def arrival_lines(misses):
+    """One line per (phase name, metres, degrees): how far from its target a phase ended."""
+    return [f"  {name}: {metres * 100:.1f} cm, {degrees:.1f} deg off" for name, metres, degrees in misses]
 
 
 class Hud(DirectObject):
@@ -143,13 +142,19 @@ class Hud(DirectObject):
     def toggle_help(self):
         self.help.show() if self.help.isHidden() else self.help.hide()
 
-    def show_info(self, fps, clip, warper, last_warp, clock=""):
+    def show_info(self, fps, clip, warper, last_warp, clock="", comparison=None):
         """Refresh the info panel: frame rate, clip (and `clock`: slow motion, pause), the warp in progress,
-        the last warp's arrival errors."""
+        the last warp's arrival errors; for the `comparison` (C, demo.editor.compare.Comparison) how far
+        from the warp's targets the unwarped clip ended."""
+        compared = comparison is not None and comparison.warp is last_warp
         lines = [f"{fps:.0f} fps   clip {clip}   {clock + '   ' if clock else ''}F1: keys",
-                 warp_line(warper) or "no warp playing"]
-        if last_warp is not None and last_warp.results:
-            lines += [f"last {last_warp.asset.clip} arrived:"] + arrival_lines(last_warp)
+                 warp_line(warper, compared and warper.current is last_warp) or "no warp playing"]
+        if compared and last_warp.results:
+            lines += [f"last {last_warp.asset.clip} unwarped ended from the targets:"] + arrival_lines(
+                comparison.misses())
+        elif last_warp is not None and last_warp.results:
+            lines += [f"last {last_warp.asset.clip} arrived:"] + arrival_lines(
+                (result.name, *arrival_error(result)) for result in last_warp.results)
         self.info.setText("\n".join(lines))
 
     def destroy(self):
