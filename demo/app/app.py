@@ -117,7 +117,7 @@ class Demo(DirectObject):
         self.camera = None
         if base.camera is not None:  # there is none with window-type none
             self.camera = OrbitCamera(base.camera, self.actor, self.probe, base.mouseWatcherNode,
-                                      view=self.VIEWS[view], follow=autopilot)
+                                      view=self.VIEWS[view], follow=autopilot, lens=base.camLens)
             self.camera.mouse_taken = lambda: self.editor.holds_mouse
             self.accept("wheel_up", self.camera.zoom, [-0.5])
             self.accept("wheel_down", self.camera.zoom, [0.5])
