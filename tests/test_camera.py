@@ -117,3 +117,41 @@ def test_boxed_in_the_camera_stays_in_the_room(base, world):
         eye = base.camera.getPos(base.render)
         assert abs(eye.x) < 0.8 and abs(eye.y) < 0.8 and eye.z < 2.2, eye
     assert demo.camera.wanted()[1] is None   # no pitch has a place 1.2 m out
+
+
+def test_at_two_frames_a_second_the_camera_keeps_up(base, world):
+    """Software GL gives 1 to 3 fps: the camera closes the same share of the way per second as at 60 fps
+    (15% per 1/60 s), so one 0.5 s frame brings it within 1% of its place, not 15% of the way."""
+    demo = world([], spawn=(0, 0, 0), h=0.0)
+    camera = demo.camera
+    camera.update(snap=True)
+    demo.actor.setPos(0, 5.0, 0)
+    look, wanted = camera.wanted()
+    before = (base.camera.getPos() - wanted).length()
+    camera.update(dt=1 / 60)
+    assert (base.camera.getPos() - wanted).length() == pytest.approx(before * 0.85, rel=1e-3)
+    camera.update(dt=0.5)
+    assert (base.camera.getPos() - wanted).length() == pytest.approx(before * 0.85 ** 31, rel=1e-2)
+    assert (base.camera.getPos() - wanted).length() < 0.01 * before
+
+
+def test_paused_the_camera_still_turns(base, world):
+    """Paused (P) on a real-time clock, the game's dt is 0; the camera follows a drag in real time anyway."""
+    from panda3d.core import ClockObject
+    demo = world([], spawn=(0, 0, 0), h=0.0)
+    step(base, DT)
+    clock = ClockObject.getGlobalClock()
+    mode = clock.getMode()
+    clock.setMode(ClockObject.MDegrade)   # what TimeControl does to a window's clock when paused
+    clock.setDegradeFactor(0.0)
+    try:
+        base.taskMgr.step()   # the frame the clock was paused in still has its dt
+        demo.camera.yaw += 90.0
+        eye = base.camera.getPos(base.render)
+        for _ in range(3):
+            base.taskMgr.step()
+            assert clock.getDt() == 0.0
+        assert (base.camera.getPos(base.render) - eye).length() > 0.0
+    finally:
+        clock.setMode(mode)
+        clock.setDegradeFactor(1.0)

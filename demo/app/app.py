@@ -4,7 +4,7 @@ import math
 import pathlib
 
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import Vec3
+from panda3d.core import ClockObject, Vec3
 
 from motionwarp import CANCELLED, FINISHED, PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
 from motionwarp.scene.providers import Refusal
@@ -121,6 +121,7 @@ class Demo(DirectObject):
             self.camera.mouse_taken = lambda: self.editor.holds_mouse
             self.accept("wheel_up", self.camera.zoom, [-0.5])
             self.accept("wheel_down", self.camera.zoom, [0.5])
+            self._camera_time = base.clock.getRealTime()
             self.addTask(self._camera_task, "demo-camera", sort=47)
             self.camera.update(snap=True)
         self.addTask(self._input_task, "demo-input", sort=39)     # before the controller (40)
@@ -297,7 +298,11 @@ class Demo(DirectObject):
         return task.cont
 
     def _camera_task(self, task):
-        self.camera.update()
+        """The camera follows in real time, in slow motion and paused too (the clock's dt is scaled then)."""
+        clock = self.base.clock
+        now = clock.getRealTime()
+        self.camera.update(dt=now - self._camera_time if clock.getMode() == ClockObject.MDegrade else clock.getDt())
+        self._camera_time = now
         return task.cont
 
     def _hud_task(self, task):

@@ -110,15 +110,17 @@ class OrbitCamera:
                 return look, place
             pitch = min(pitch + PITCH_STEP, PITCH_RANGE[1])
 
-    def update(self, snap=False):
-        """Move the camera toward its place, or straight there when the way would hide the character;
-        with no place that sees the character, pull it in front of what is in the way."""
+    def update(self, snap=False, dt=1 / 60):
+        """Move the camera toward its place (`smoothing` of the way each 1/60 s, so it follows as closely
+        at 2 fps as at 60), or straight there when the way would hide the character; with no place that
+        sees the character, pull it in front of what is in the way."""
         self._read_mouse()
         look, wanted = self.wanted()
         if wanted is None:
             pos = self._pulled_in(look, self.orbit_place(look, self.pitch))
         else:
-            pos = wanted if snap else self.camera.getPos() + (wanted - self.camera.getPos()) * self.smoothing
+            share = 1.0 if snap else 1.0 - (1.0 - self.smoothing) ** (max(dt, 0.0) * 60.0)
+            pos = self.camera.getPos() + (wanted - self.camera.getPos()) * share
             if not self.sees(look, pos):
                 pos = wanted
         self.camera.setPos(pos)
