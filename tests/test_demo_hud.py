@@ -185,7 +185,7 @@ def test_compare_says_the_clip_plays_unwarped_and_how_far_from_the_targets_it_en
     assert found and found.asset.clip == "vault"
     assert demo.compare()
     step(base, 1 / 60)
-    assert demo.hud.info.getText().splitlines()[1].startswith("compare (C): vault plays unwarped, ")
+    assert demo.hud.info.getText().splitlines()[1].startswith("vault plays unwarped (C): phase 1/3 ")
     warp = demo.last_warp
     run_for(base, 4.0, 1 / 60)
     assert len(warp.results) == len(warp.asset.phases)

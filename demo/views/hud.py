@@ -83,7 +83,7 @@ def warp_line(warper, unwarped=False):
     else:
         where = "between phases" if warp.phase_index < len(phases) else "after the last phase"
     if unwarped:
-        return f"compare (C): {warp.asset.clip} plays unwarped, {where}"
+        return f"{warp.asset.clip} plays unwarped (C): {where}"
     return f"warp {warp.asset.clip}: {where}, play rate {warper.play_rate:.2f}"
 
 
