@@ -206,3 +206,20 @@ def test_the_documented_defaults_are_what_the_parser_fills_in():
     for field, default in defaults.items():
         value = filled[field]
         assert (list(value) if isinstance(value, tuple) else value) == default, field
+
+
+def test_the_readme_defaults_agree_with_the_design():
+    """The README's short table of warp asset defaults says what design 5.1's table says."""
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("### Warp assets (`*.warp.json`)")
+    section = readme[start:readme.index("\n## ", start)]
+    rows = re.findall(r"^\| ((?:top level )?`[a-z_]+`(?:, `[a-z_]+`)*) \| (.+?) \| .+ \|$", section, re.MULTILINE)
+    assert len(rows) >= 8, "the README's table of warp asset defaults is gone"
+    design, said = documented_defaults(), {}
+    for fields, defaults in rows:
+        names = re.findall(r"`([a-z_]+)`", fields)
+        values = [json.loads(text) for text in re.findall(r"`([^`]+)`", defaults)] if defaults != "none" else [None]
+        values = values * len(names) if len(values) == 1 else values
+        for name, value in zip(names, values, strict=True):
+            said[name if fields.startswith("top level") else f"phases[].{name}"] = value
+    assert said == {field: value for field, value in design.items() if not field.startswith("contacts[]")}
