@@ -2,13 +2,15 @@
 import json
 import math
 import os
+import re
 
 import pytest
 
 from motionwarp import AssetError, WarpAsset
+from motionwarp.warp import assetdata, contacts
 from motionwarp.warp.assetdata import parse_asset
 
-from .conftest import ASSETS
+from .conftest import ASSETS, ROOT
 from .gltf_samples import two_bone_quad
 
 
@@ -173,3 +175,51 @@ def test_a_rebound_edit_places_contacts_like_a_fresh_load(base):
     for rebound, loaded in zip(edited.contacts, fresh.contacts):
         assert rebound.touchdown == pytest.approx(loaded.touchdown, abs=1e-9)
     assert edited.contacts[4].touchdown != pytest.approx(asset.contacts[4].touchdown, abs=1e-3)
+
+
+def documented_defaults():
+    """{field path: default} from the table of optional fields in docs/design.md 5.1."""
+    design = (ROOT / "docs" / "design.md").read_text()
+    section = design[design.index("### 5.1 Warp asset"):design.index("### 5.2 ")]
+    rows = re.findall(r"^\s*\| `([a-z_\[\].]+)` \| `([^`]+)` \|", section, re.MULTILINE)
+    assert rows, "docs/design.md 5.1 no longer has its table of optional fields and defaults"
+    return {field: json.loads(default) for field, default in rows}
+
+
+def test_the_documented_defaults_are_what_the_parser_fills_in():
+    """Every optional field of a warp asset is in design 5.1's table, with the value the parser gives a
+    file that leaves it out (the oracle is the document, read as text)."""
+    defaults = documented_defaults()
+    bare = {"format": "motionwarp.asset/1", "model": "m.glb", "clip": "c", "root_joint": "root",
+            "phases": [{"name": "p", "start": 0.0, "end": 1.0}],
+            "contacts": [{"joint": "foot", "start": 0.0, "end": 0.5, "touches": "surface"}]}
+    without_contacts = {key: value for key, value in bare.items() if key != "contacts"}
+    parsed, plain = parse_asset(bare, "bare.warp.json"), parse_asset(without_contacts, "plain.warp.json")
+    phase, contact = parsed.phases[0], parsed.contacts[0]
+    filled = {"root_mode": plain.root_mode, "traversal": plain.traversal, "contacts": plain.contacts}
+    filled.update({f"phases[].{key}": getattr(phase, key) for key in assetdata._PHASE_KEYS - {"name", "start", "end"}})
+    filled.update({f"contacts[].{key}": getattr(contact, key) for key in ("phase", "offset")})
+    optional = ({key for key in assetdata._TOP_KEYS if key not in bare or key == "contacts"}
+                | {f"phases[].{key}" for key in assetdata._PHASE_KEYS if key not in bare["phases"][0]}
+                | {f"contacts[].{key}" for key in contacts._KEYS if key not in bare["contacts"][0]})
+    assert set(defaults) == optional, "optional fields the design's table leaves out, or names wrongly"
+    for field, default in defaults.items():
+        value = filled[field]
+        assert (list(value) if isinstance(value, tuple) else value) == default, field
+
+
+def test_the_readme_defaults_agree_with_the_design():
+    """The README's short table of warp asset defaults says what design 5.1's table says."""
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("### Warp assets (`*.warp.json`)")
+    section = readme[start:readme.index("\n## ", start)]
+    rows = re.findall(r"^\| ((?:top level )?`[a-z_]+`(?:, `[a-z_]+`)*) \| (.+?) \| .+ \|$", section, re.MULTILINE)
+    assert len(rows) >= 8, "the README's table of warp asset defaults is gone"
+    design, said = documented_defaults(), {}
+    for fields, defaults in rows:
+        names = re.findall(r"`([a-z_]+)`", fields)
+        values = [json.loads(text) for text in re.findall(r"`([^`]+)`", defaults)] if defaults != "none" else [None]
+        values = values * len(names) if len(values) == 1 else values
+        for name, value in zip(names, values, strict=True):
+            said[name if fields.startswith("top level") else f"phases[].{name}"] = value
+    assert said == {field: value for field, value in design.items() if not field.startswith("contacts[]")}

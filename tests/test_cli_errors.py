@@ -45,8 +45,9 @@ def test_headless_without_autopilot_is_refused():
 def test_no_display_prints_exactly_one_line():
     result = run_main(env=without_display())
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == ("main.py: cannot open a window (Could not open window.: no display here?); "
-                             "try --headless --autopilot --report out/course.json\n")
+    assert result.stderr == ("main.py: cannot open a window (Could not open window.); no display here: run it on "
+                             "a desktop, or under a virtual display (xvfb-run python main.py), or without a window: "
+                             "python main.py --headless --autopilot --report out/course.json\n")
 
 
 def test_a_headless_run_prints_no_device_or_display_lines(tmp_path):

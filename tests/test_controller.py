@@ -231,7 +231,9 @@ def test_the_camera_stays_in_front_of_walls(base, world):
     wall_front = -2.0 + 0.15
     assert base.camera.getY() > wall_front
     look, wanted = demo.camera.wanted()
-    assert wanted.y < -2.0                               # it would be behind the wall
+    assert wanted.y > wall_front                         # in front of the wall, at the player's pitch
+    assert demo.camera.orbit_place(look, demo.camera.pitch).y < -2.0   # the orbit alone: behind the wall
+    assert (base.camera.getPos() - look).length() > 1.2   # not in the character
 
 
 @pytest.mark.parametrize("incline, walkable", [(25.0, True), (40.0, True), (60.0, False)])

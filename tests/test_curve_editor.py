@@ -138,6 +138,34 @@ def test_a_drag_is_one_undoable_edit_the_next_warp_plays_and_f5_saves(base, demo
     assert demo.warper.current.asset is demo.assets["vault"] and demo.warper.current.asset.phases[2].end > end
 
 
+def test_z_after_a_drag_says_what_it_undid(base, demo):
+    editor, box = demo.editor, demo.curves.box
+    before = demo.assets["vault"]
+    start, end = windows(before)[2]
+    x = panel_x(before, end, box) - 0.005
+    drag(editor, before, x, x + frames_dx(before, 3, box))
+    later = end + 3 / before.track.fps
+    assert demo.status.getText() == f"landing now {start:.2f}-{later:.2f} s (Z undoes, F5 saves)"
+    press(base, "z")
+    assert demo.assets["vault"] is before
+    assert demo.status.getText() == f"Z undid vault: landing {start:.2f}-{later:.2f} s -> {start:.2f}-{end:.2f} s"
+
+
+def test_dragging_a_window_held_on_both_sides_says_why_it_does_not_move(base, demo):
+    editor, box = demo.editor, demo.curves.box
+    before = demo.assets["vault"]
+    (_, e0), (s1, e1), (s2, _) = windows(before)
+    assert (e0, e1) == (s1, s2)   # far_edge touches close_edge and landing
+    middle = panel_x(before, (s1 + e1) / 2, box)
+    for frames, way, why in ((4, "later", "landing starts where it ends"),
+                             (-4, "earlier", "close_edge ends where it starts")):
+        drag(editor, before, middle, middle + frames_dx(before, frames, box))
+        assert demo.assets["vault"] is before
+        assert demo.status.getText() == f"far_edge cannot move {way}: {why} (drag its edge handles to resize it)"
+    drag(editor, before, panel_x(before, 0.1, box), panel_x(before, 0.1, box) - frames_dx(before, 2, box))
+    assert demo.status.getText().startswith("close_edge cannot move earlier: it starts with the clip")
+
+
 def test_key_edits_and_drags_undo_in_order(base, demo):
     editor, box = demo.editor, demo.curves.box
     original = demo.assets["vault"]

@@ -148,6 +148,26 @@ def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
     assert tower_face - 0.5 < y + capsule_radius <= tower_face + 1e-4
 
 
+def test_a_character_without_warp_assets_stops_naming_the_obstacle(tmp_path, warp_asset_dir):
+    """With no warp assets the providers name nothing; `stopped` still names the box across the path."""
+    character = json.loads((ROOT / "characters" / "mannequin.json").read_text())
+    del character["warp_assets"]
+    character["model"] = str(ROOT / "assets" / "mannequin.glb")
+    (tmp_path / "plain.json").write_text(json.dumps(character))
+    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]}]
+    scene["autopilot"] = [[0, -3], [0, 12]]
+    (tmp_path / "scene.json").write_text(json.dumps(scene))
+    out = tmp_path / "report.json"
+    result = run_main("--headless", "--autopilot", "--character", str(tmp_path / "plain.json"),
+                      "--scene", str(tmp_path / "scene.json"), "--report", str(out), env=without_display())
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert report["stopped"] == {"obstacle": "tower",
+                                 "reason": "this character has no warp assets to vault or mantle with"}
+    assert report["end"]["pos"][1] + 0.3 == pytest.approx(1.0, abs=0.5)   # the capsule against the tower's face
+
+
 def test_headless_report_takes_what_the_path_meets_after_a_fall(tmp_path, warp_asset_dir):
     report = course_report(tmp_path, warp_asset_dir,
                            [{"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}],

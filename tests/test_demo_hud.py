@@ -59,6 +59,82 @@ def test_the_info_panel_shows_the_clip_and_the_last_warps_arrival(base, demo):
         assert line.startswith(f"  {result['name']}: {centimetres:.1f} cm, ")
 
 
+@pytest.fixture
+def window_size(base):
+    """Resize the offscreen window as a player resizes theirs (the HUD hears aspectRatioChanged); restored after."""
+    before = (base.win.getXSize(), base.win.getYSize())
+
+    def resize(width, height):
+        base.win.setSize(width, height)
+        base.adjustWindowAspectRatio(base.getAspectRatio())
+    yield resize
+    resize(*before)
+
+
+def card_box(text, base):
+    """(left, right, bottom, top) of a HUD text's card in aspect2d units, as drawn."""
+    low, high = text.getTightBounds(base.aspect2d)
+    return low.x, high.x, low.z, high.z
+
+
+def hud_boxes(base, demo):
+    """The cards of the prompt, status, info and tuner panels, checked to lie inside the window, the
+    status above the prompt, the curve panel above both and the top corners in their halves."""
+    left, right, bottom, top = base.a2dLeft, base.a2dRight, base.a2dBottom, base.a2dTop
+    boxes = {name: card_box(text, base) for name, text in (("prompt", demo.prompt), ("status", demo.status),
+                                                          ("info", demo.hud.info), ("tuner", demo.tuner.text))}
+    for name, (x0, x1, z0, z1) in boxes.items():
+        assert left < x0 < x1 < right and bottom < z0 < z1 < top, (name, boxes[name], (left, right))
+    assert boxes["status"][2] > boxes["prompt"][3]                    # stacked, not overlapping
+    middle = (left + right) / 2
+    assert boxes["info"][1] < middle < boxes["tuner"][0]               # the top corners keep to their halves
+    panel_bottom = demo.curves.plot.getTightBounds(base.aspect2d)[0].z   # its card, ruler included
+    assert panel_bottom > boxes["status"][3]
+    return boxes
+
+
+@pytest.mark.parametrize("size", [(800, 600), (1920, 1080)])
+def test_long_refusals_wrap_inside_the_window(base, warp_asset_dir, window_size, size):
+    """The roofed ledge's two reasons (prompt) and a mantle_high refusal with its numbers (status, after
+    Space from too far) stay inside the window at 800x600 and 1920x1080 (the demo started in a window
+    of the other shape, then resized), one above the other and under the curve panel, a wrapped line in
+    rows of about equal length; the corner panels stay in their halves."""
+    window_size(*(1920, 1080) if size == (800, 600) else (800, 600))
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    try:
+        step(base, 1 / 60)
+        window_size(*size)
+        missing = ROOT / "out" / "a folder that is not there, with a long name" / "vault.warp.json"
+        demo.tuner.asset.path = str(missing)
+        base.messenger.send("f5")   # F5 into a missing folder: a long message on the tuner's panel
+        assert demo.tuner.message.startswith(f"could not save {missing}: ")
+        demo.controller.place((0, 25.3, 0), 0)    # the roofed ledge's face is at y = 26
+        step(base, 1 / 60)
+        two_reasons = demo.prompt.getText()
+        assert "too deep to vault" in two_reasons and "no head room on top" in two_reasons
+        demo.controller.place((0, 36.0, 0), 0)    # 1.25 m before the high ledge: too far for mantle_high
+        step(base, 1 / 60)
+        assert not demo.interact()
+        numbers = demo.status.getText()
+        assert numbers.startswith("high ledge: mantle_high refused: phase 'ledge_top' needs ") and "ratio" in numbers
+        width = base.a2dRight - base.a2dLeft
+        assert width == pytest.approx(2 * size[0] / size[1])
+        if size == (800, 600):   # unwrapped, the status and the tuner's line would not fit: this size tests wrapping
+            assert demo.status.textNode.calcWidth(numbers) * demo.status.getScale()[0] > width
+            tuner = demo.tuner.text
+            assert tuner.textNode.calcWidth(demo.tuner.message) * tuner.getScale()[0] > width / 2
+        step(base, 1 / 60)
+        assert demo.prompt.getText().startswith("high ledge: mantle_high refused: ")   # the prompt says it too
+        boxes = hud_boxes(base, demo)
+        assert boxes["status"][1] - boxes["status"][0] < 0.75 * width   # balanced rows, not a full row and a word
+        demo.controller.place((0, 25.3, 0), 0)
+        step(base, 1 / 60)
+        assert demo.prompt.getText() == two_reasons and demo.status.getText() == numbers
+        hud_boxes(base, demo)
+    finally:
+        demo.destroy()
+
+
 def test_the_debug_view_draws_the_offer_and_the_trails_of_a_warp(base, demo):
     demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it
     step(base, 1 / 60)
@@ -100,6 +176,52 @@ def test_compare_plays_the_offer_with_its_own_root_motion(base, demo):
         moved = np.asarray(result["arrived"]) - start
         assert np.linalg.norm(moved) == pytest.approx(np.linalg.norm(own), abs=0.01), phase.name
         assert moved[2] == pytest.approx(own[2], abs=0.01), phase.name
+
+
+def test_compare_says_the_clip_plays_unwarped_and_how_far_from_the_targets_it_ended(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)  # before the crate, facing it (heading 0)
+    step(base, 1 / 60)
+    found = demo.offer()
+    assert found and found.asset.clip == "vault"
+    assert demo.compare()
+    step(base, 1 / 60)
+    assert demo.hud.info.getText().splitlines()[1].startswith("vault plays unwarped (C): phase 1/3 ")
+    warp = demo.last_warp
+    run_for(base, 4.0, 1 / 60)
+    assert len(warp.results) == len(warp.asset.phases)
+    lines = demo.hud.info.getText().splitlines()
+    assert lines[2] == "last vault unwarped ended from the targets:"
+    far = 0.0
+    for line, phase, target, result in zip(lines[3:], found.asset.phases, found.targets, warp.results, strict=True):
+        goal = np.add(target.pos, phase.t_offset)   # heading 0: the offset is not turned
+        centimetres = np.linalg.norm(np.subtract(tuple(result.arrived), goal)) * 100
+        assert line.startswith(f"  {phase.name}: {centimetres:.1f} cm, "), line
+        far = max(far, centimetres)
+    assert far > 1.0   # unwarped, the clip misses the crate it was not placed for
+
+
+def test_the_phase_line_goes_when_the_warp_ends_and_a_cancel_says_why(base, demo):
+    demo.controller.place((0, 0.2, 0), 0)
+    step(base, 1 / 60)
+    assert demo.interact()
+    run_for(base, 0.5, 1 / 60)
+    assert demo.status.getText().startswith("vault: phase close_edge at play rate ")
+    run_for(base, 4.0, 1 / 60)
+    assert not demo.warper.is_warping and demo.status.getText() == ""
+    demo.controller.place((0, 0.2, 0), 0)
+    step(base, 1 / 60)
+    assert demo.interact()
+    run_for(base, 0.5, 1 / 60)
+    demo.warper.cancel("the test stopped it")
+    run_for(base, 0.5, 1 / 60)   # it fades out (the demo's blend_out), then says why it ended
+    assert not demo.warper.is_warping and demo.status.getText() == "vault cancelled: the test stopped it"
+
+
+def test_e_without_a_dodge_clip_says_so(base, demo):
+    assert "dodge" not in demo.character.clips
+    base.messenger.send("e")
+    assert not demo.warper.is_warping
+    assert demo.status.getText() == f"E dodges, but {demo.character.path} names no dodge clip (clips.dodge)"
 
 
 def test_pause_stops_a_real_time_clock_and_a_step_lets_one_frame_through():

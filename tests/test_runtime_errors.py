@@ -43,7 +43,7 @@ def test_targets_given_as_points_are_heading_zero_targets(base, rig, as_point, v
     assert run.finished
     for result, target in zip(run.warp.results, targets):
         offset = [p.t_offset for p in vault.phases if p.name == result["name"]][0]
-        assert result["arrived"] == pytest.approx(np.array(target.pos) + np.array(offset), abs=1e-3)
+        assert tuple(result["arrived"]) == pytest.approx(np.array(target.pos) + np.array(offset), abs=1e-3)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -86,3 +86,30 @@ def test_a_read_only_asset_is_saved_to_a_copy_beside_it(base, demo, tmp_path):
         assert f"saved {copy}" in demo.tuner.describe()
     finally:
         path.chmod(0o644)
+
+
+def test_unsaved_means_unlike_the_file_so_undoing_back_to_it_clears_it(base, demo, tmp_path):
+    """`(unsaved)` is shown exactly while the asset differs from its file; Z says what it undid."""
+    path = tmp_path / "vault.warp.json"
+    on_file = lambda: json.loads(path.read_text())["phases"]  # noqa: E731
+    press(base, "i")
+    assert "(unsaved)" in demo.tuner.describe()
+    press(base, "z")
+    assert "(unsaved)" not in demo.tuner.describe()   # back to what the file holds
+    press(base, "]", "]", "i", "f5", "i")   # the landing's y offset +1 cm, saved, then +1 cm more
+    x, y, z = on_file()[2]["t_offset"]
+    assert "(unsaved)" in demo.tuner.describe()
+    press(base, "z")
+    assert demo.assets["vault"].phases[2].t_offset[1] == pytest.approx(y)
+    assert "(unsaved)" not in demo.tuner.describe()   # undone back to the saved file
+    assert demo.status.getText() == (f"Z undid vault: landing t_offset [{x:+.2f}, {y + 0.01:+.2f}, {z:+.2f}] -> "
+                                     f"[{x:+.2f}, {y:+.2f}, {z:+.2f}]")
+    press(base, "z")
+    assert "(unsaved)" in demo.tuner.describe() and on_file()[2]["t_offset"][1] == pytest.approx(y)
+
+
+def test_tab_clears_the_previous_assets_message(base, demo):
+    press(base, "i", "z")
+    assert demo.tuner.describe().endswith("undone")
+    press(base, "tab")
+    assert demo.tuner.asset.clip == "mantle" and "undone" not in demo.tuner.describe()

@@ -89,6 +89,26 @@ def test_turned_course_and_turned_start(base, rig, vault):
     assert_exact_arrival(run)
 
 
+def test_results_are_panda3d_points_and_quats(base, rig, vault):
+    """design 11: a PhaseResult's points are Point3s and rotations Quats (so `(r.arrived - r.target).length()`
+    works), `result["name"]` still reads a field; the target is the test's own point plus the phase's t_offset
+    (heading 0: no turn), and the first phase starts where the actor stood."""
+    from panda3d.core import Quat
+    actor, warper = rig
+    actor.setPos(0.3, -0.2, 0)
+    targets = vault_targets(1.2, 0.6, 1.0)
+    run = WarpRun(base, warper, vault, targets)
+    assert run.finished
+    assert run.warp.results[0].origin == Point3(0.3, -0.2, 0)
+    for phase, target, result in zip(vault.phases, targets, run.warp.results, strict=True):
+        assert result["name"] == result.name == phase.name
+        assert all(type(getattr(result, f)) is Point3 for f in ("origin", "target", "arrived")), phase.name
+        assert type(result.target_quat) is Quat and type(result.arrived_quat) is Quat
+        assert tuple(result.target) == pytest.approx(np.add(target.pos, phase.t_offset), abs=1e-5)
+        assert (result.arrived - result.target).length() < 1e-3
+        assert result.arrived_quat.getHpr()[0] == pytest.approx(0.0, abs=0.1)
+
+
 def test_no_velocity_spike(base, rig, vault):
     actor, warper = rig
     clip_speed = clip_max_speed(vault.track)

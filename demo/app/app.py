@@ -4,16 +4,16 @@ import math
 import pathlib
 
 from direct.showbase.DirectObject import DirectObject
-from panda3d.core import Vec3
+from panda3d.core import ClockObject, Vec3
 
-from motionwarp import PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
+from motionwarp import CANCELLED, FINISHED, PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
 from motionwarp.scene.providers import Refusal
 
 from ..character.autopilot import Autopilot
 from ..character.character_file import Character
 from ..character.camera import OrbitCamera
 from ..character.controller import Controller
-from ..editor.compare import TimeControl, unwarped
+from ..editor.compare import Comparison, TimeControl, unwarped
 from ..editor.curve_editor import KEYS as EDITOR_KEYS, CurveEditor
 from ..editor.curves import CurvePanel
 from ..views.debugview import DebugView
@@ -27,6 +27,8 @@ from ..level.world import Lights
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 CHARACTERS = ASSETS.parent / "characters"
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
+#: Height above the feet at which the demo looks for what blocks the character (metres).
+CHEST_HEIGHT = 1.2
 
 
 class Demo(DirectObject):
@@ -73,7 +75,7 @@ class Demo(DirectObject):
         self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
         self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
                           else _NoTraversal())
-        self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight) if self.assets else None
+        self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight, say=self.say) if self.assets else None
         self.curves = CurvePanel(base.a2dBottomLeft)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
                                   StandIn(self.actor, render), lambda: self.time.paused, self.say)
@@ -89,6 +91,9 @@ class Demo(DirectObject):
         self._landings_said = 0
         #: The last warp played (its results are the arrival errors the HUD shows) and its interaction.
         self.last_warp = self.last_interaction = None
+        #: The last clip the compare key (C) played unwarped, with the targets it did not aim at.
+        self.comparison = None
+        self._phase_said = None   # the status line of the phase in progress, until the warp ends
         self.debug = DebugView(render)
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
         self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
@@ -97,6 +102,8 @@ class Demo(DirectObject):
         self.accept("escape", self.base.userExit)
         self.hud = Hud(base, KEYS + (TUNER_KEYS + EDITOR_KEYS if self.tuner is not None else ()))
         self.status, self.prompt = self.hud.status, self.hud.prompt
+        if self.tuner is not None:
+            self.hud.wrap(self.tuner.text, 0.5)
         self.accept("f1", self.hud.toggle_help)
         self.accept("f2", self.debug.toggle)
         self.accept("f3", self.toggle_panels)
@@ -110,16 +117,18 @@ class Demo(DirectObject):
         self.camera = None
         if base.camera is not None:  # there is none with window-type none
             self.camera = OrbitCamera(base.camera, self.actor, self.probe, base.mouseWatcherNode,
-                                      view=self.VIEWS[view], follow=autopilot)
+                                      view=self.VIEWS[view], follow=autopilot, lens=base.camLens)
             self.camera.mouse_taken = lambda: self.editor.holds_mouse
             self.accept("wheel_up", self.camera.zoom, [-0.5])
             self.accept("wheel_down", self.camera.zoom, [0.5])
+            self._camera_time = base.clock.getRealTime()
             self.addTask(self._camera_task, "demo-camera", sort=47)
             self.camera.update(snap=True)
         self.addTask(self._input_task, "demo-input", sort=39)     # before the controller (40)
         self.addTask(self._hud_task, "demo-hud", sort=48)         # before render (50)
-        self.accept(PHASE_START, lambda warper, name, index: self.say(
-            f"{warper.current.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"))
+        self.accept(PHASE_START, self._phase_started)
+        self.accept(FINISHED, self._warp_ended)
+        self.accept(CANCELLED, self._warp_ended)
 
     @property
     def done(self):
@@ -128,6 +137,22 @@ class Demo(DirectObject):
 
     def say(self, text):
         self.status.setText(text)
+
+    def _phase_started(self, warper, name, index):
+        warp = warper.current
+        if self.comparison is not None and self.comparison.warp is warp:
+            self._phase_said = f"{warp.asset.clip} unwarped: phase {name} on the clip's own root motion"
+        else:
+            self._phase_said = f"{warp.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"
+        self.say(self._phase_said)
+
+    def _warp_ended(self, warper, clip, reason=None):
+        """The warp ended: its phase line goes (a cancel says why)."""
+        if reason is not None:
+            self.say(f"{clip} cancelled: {reason}")
+        elif self.status.getText() == self._phase_said:
+            self.say("")
+        self._phase_said = None
 
     def interact(self, within=None):
         """Vault or mantle what is in front of the character, or say why not.
@@ -170,7 +195,10 @@ class Demo(DirectObject):
     def dodge(self):
         """Play the character's dodge with its own root motion (a warp aimed where the clip goes anyway)."""
         clip = self.character.clips.get("dodge")
-        if clip is None or self.warper.is_warping or self.controller.airborne:
+        if clip is None:
+            self.say(f"E dodges, but {self.character.path} names no dodge clip (clips.dodge)")
+            return False
+        if self.warper.is_warping or self.controller.airborne:
             return False
         asset = WarpAsset.from_dict(
             {"format": "motionwarp.asset/1", "model": self.character.model_path, "clip": clip,
@@ -190,10 +218,11 @@ class Demo(DirectObject):
             self.say(found.reason)
             return False
         try:
-            self._play(*unwarped(found.asset, self.actor, self.base.render))
+            warp = self._play(*unwarped(found.asset, self.actor, self.base.render))
         except WarpRefused as refusal:
             self.say(f"{found.asset.clip} unwarped refused: {refusal.reason}")
             return False
+        self.comparison = Comparison(warp, found.asset, found.targets, self.actor, self.base.render)
         self.last_interaction = found
         self.say(f"compare: {found.asset.clip} unwarped (its own root motion)")
         return True
@@ -211,6 +240,14 @@ class Demo(DirectObject):
             if obstacle == node or obstacle.isAncestorOf(node):
                 return obstacle.getName()
         return node.getName()
+
+    def obstacle_ahead(self, reach=1.0):
+        """The scene node right in front of the character's chest, within `reach` metres (None when
+        nothing is): what blocks it when the providers name nothing (a character without warp assets)."""
+        render = self.base.render
+        chest = self.actor.getPos(render) + Vec3(0, 0, CHEST_HEIGHT)
+        hit = self.probe.ray(chest, chest + self.actor.getQuat(render).getForward() * reach)
+        return hit.node if hit is not None else None
 
     def offer(self):
         """The providers' find in front of the character (an Interaction or a Refusal), None while warping."""
@@ -261,7 +298,11 @@ class Demo(DirectObject):
         return task.cont
 
     def _camera_task(self, task):
-        self.camera.update()
+        """The camera follows in real time, in slow motion and paused too (the clock's dt is scaled then)."""
+        clock = self.base.clock
+        now = clock.getRealTime()
+        self.camera.update(dt=now - self._camera_time if clock.getMode() == ClockObject.MDegrade else clock.getDt())
+        self._camera_time = now
         return task.cont
 
     def _hud_task(self, task):
@@ -274,10 +315,11 @@ class Demo(DirectObject):
             self.say(f"landed after falling {landings[-1][0]:.2f} m")
         found = self.offer()
         self.prompt.setText(self.prompt_text(found))
+        self.curves.keep_above(self.hud.stack())
         self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
         self.time.frame_done()
         self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp,
-                           self.time.describe())
+                           self.time.describe(), self.comparison)
         self.editor.update(self.warper.current, found)
         return task.cont
 

@@ -94,8 +94,13 @@ def open_base(headless, render_frames):
                 return ShowBase()
         except Exception as exc:  # Panda3D raises a bare Exception when no window can be opened
             problem = exc
-    hint = "" if headless else "; try --headless --autopilot --report out/course.json"
-    print(f"main.py: cannot open a window ({problem}: no display here?){hint}", file=sys.stderr)
+    if headless:
+        advice = ("neither p3headlessgl nor p3tinydisplay could open an offscreen buffer: install Mesa's EGL "
+                  "(libegl1), or leave out --screenshot (a report needs no window)")
+    else:
+        advice = ("no display here: run it on a desktop, or under a virtual display (xvfb-run python main.py), "
+                  "or without a window: python main.py --headless --autopilot --report out/course.json")
+    print(f"main.py: cannot open a window ({problem}); {advice}", file=sys.stderr)
     return None
 
 

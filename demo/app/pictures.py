@@ -5,6 +5,7 @@ docs/demo_hud.png: the HUD and the debug view (targets, edges, root trails) as t
 docs/demo_compare.png: the tall crate (1.4 m, the clip was authored over 1.0 m) vaulted with warping (top)
 and with warping off (bottom, the demo's compare key C), at the same moments, debug view on.
 docs/editor.png: the curve editor mid-drag, in front of the first crate with the vault on offer.
+docs/hud_800x600.png: the HUD in an 800x600 window with two long refusals, wrapped.
 
 Each picture is one run of the course in this process, by the autopilot, or for the editor by
 Panda3D's mouse and key input (demo/character/virtual_input.py), drawn in the demo's own look (demo.views.looks)
@@ -172,6 +173,29 @@ def editor_picture(base, looks, path):
     hand.remove()
 
 
+#: The small-window picture: Space 1.25 m before the high ledge (too far: the mantle_high refusal with its
+#: numbers stays on the status line), then the roofed ledge in front (its two reasons on the prompt).
+SMALL_WINDOW = (800, 600)
+HIGH_LEDGE_AT, ROOFED_LEDGE_AT = (0.0, 36.0), (0.0, 25.3)
+
+
+def small_window_picture(base, looks, path):
+    """The HUD in an 800x600 window (Panda3D's default size) with two long refusals, wrapped to fit."""
+    base.win.setSize(*SMALL_WINDOW)
+    base.adjustWindowAspectRatio(SMALL_WINDOW[0] / SMALL_WINDOW[1])
+    run = CourseRun(base, looks, autopilot=False, view="side")
+    demo = run.demo
+    demo.controller.place((*HIGH_LEDGE_AT, 0), 0)
+    run.step()
+    if demo.interact():
+        raise RuntimeError("the high ledge was taken from 1.25 m: the picture needs its refusal")
+    demo.controller.place((*ROOFED_LEDGE_AT, 0), 0)
+    demo.camera.update(snap=True)
+    run.step(2)
+    run.shoot(path)
+    run.destroy()
+
+
 def main():
     base = open_base(headless=True, render_frames=True)
     if base is None:
@@ -195,8 +219,9 @@ def main():
         tile(compare_frames(base, looks, True, temp) + compare_frames(base, looks, False, temp),
              DOCS / "demo_compare.png")
     editor_picture(base, looks, DOCS / "editor.png")
-    print(f"wrote {DOCS / 'demo_vault.png'}, {DOCS / 'demo_hud.png'}, {DOCS / 'demo_compare.png'} and "
-          f"{DOCS / 'editor.png'}")
+    small_window_picture(base, looks, DOCS / "hud_800x600.png")   # last: it resizes the window
+    print(f"wrote {DOCS / 'demo_vault.png'}, {DOCS / 'demo_hud.png'}, {DOCS / 'demo_compare.png'}, "
+          f"{DOCS / 'editor.png'} and {DOCS / 'hud_800x600.png'}")
 
 
 if __name__ == "__main__":

@@ -88,7 +88,8 @@ class Autopilot:
             away.normalize()
             self._back_off = (BACK_OFF_S, away)
             return
-        name = demo.obstacle_name(found.node) if found.node is not None else "something"
+        node = found.node if found.node is not None else demo.obstacle_ahead()
+        name = demo.obstacle_name(node) if node is not None else "something"
         reason = demo.last_refusal.get(name) or (found.reason if not found else "blocked")
         self.stopped = {"obstacle": name, "reason": reason}
         demo.say(f"autopilot stopped at {name}: {reason}")

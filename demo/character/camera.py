@@ -1,8 +1,12 @@
-"""A camera orbiting the character that never goes through walls.
+"""A camera orbiting the character that never goes through walls nor into the character.
 
 Drag with a mouse button held to turn it around the character, the wheel moves it nearer or
-farther. A ray from the character's head to the camera (the plugin's scene probe) brings it in
-front of whatever is in between.
+farther. When something hides the character, the camera comes in front of it (the plugin's
+scene probe: a ray for the view, a sphere for room around the lens's near plane), unless that
+is nearer than MIN_VIEW_M (walking along a tall crate with the camera on its far side): then it
+rises over it to the lowest pitch from which the character is in view, instead of going into
+the character, so the wheel still moves it. Only when no pitch sees the character is it
+pulled in as close as it must.
 """
 import math
 
@@ -12,8 +16,14 @@ from panda3d.core import MouseButton, Point3, Vec3
 DRAG_DEG = (240.0, 120.0)
 PITCH_RANGE = (-15.0, 75.0)
 DISTANCE_RANGE = (1.5, 20.0)
-#: Gap kept between the camera and a wall in the way (metres).
-WALL_GAP = 0.2
+#: The lens's near distance (metres): Panda3D's default, 1 m, cuts open walls and the character up close.
+NEAR = 0.1
+#: Radius of the sphere swept from the head to the camera: the near plane's corners stay out of walls.
+CLEARANCE = 0.2
+#: Nearest the camera comes to the point it looks at, in front of a wall; nearer, it rises instead (metres).
+MIN_VIEW_M = 1.2
+#: Pitch steps tried above the player's when something hides the character (degrees).
+PITCH_STEP = 10.0
 
 
 class OrbitCamera:
@@ -25,8 +35,10 @@ class OrbitCamera:
     """
 
     def __init__(self, camera, target, probe, watcher=None, view=Vec3(0, -6.5, 1.8), follow=False,
-                 look_height=1.0, smoothing=0.15):
+                 look_height=1.0, smoothing=0.15, lens=None):
         self.camera, self.target, self.probe, self.watcher = camera, target, probe, watcher
+        if lens is not None:
+            lens.setNear(NEAR)
         self.follow, self.look_height, self.smoothing = follow, look_height, smoothing
         self.distance = view.length()
         self.pitch = math.degrees(math.asin(view.z / self.distance))
@@ -56,23 +68,65 @@ class OrbitCamera:
                              PITCH_RANGE[1])
         self._drag = Point3(mouse.x, mouse.y, 0) if held else None
 
-    def wanted(self):
-        """(the point looked at, where the camera would be with nothing in the way)."""
-        look = self.target.getPos(self.camera.getParent()) + Vec3(0, 0, self.look_height)
-        h, p = math.radians(self.heading), math.radians(self.pitch)
-        back = Vec3(math.sin(h) * math.cos(p), -math.cos(h) * math.cos(p), math.sin(p)) * self.distance
-        return look, look + back
+    def look_point(self):
+        return self.target.getPos(self.camera.getParent()) + Vec3(0, 0, self.look_height)
 
-    def update(self, snap=False):
-        """Move the camera toward its place, in front of any wall between it and the character."""
+    def orbit_place(self, look, pitch):
+        """Where the camera is at `pitch` (degrees) with nothing in the way."""
+        h, p = math.radians(self.heading), math.radians(pitch)
+        return look + Vec3(math.sin(h) * math.cos(p), -math.cos(h) * math.cos(p), math.sin(p)) * self.distance
+
+    def sees(self, look, place):
+        """Whether a camera at `place` sees `look` with nothing in between and no wall within its near plane."""
+        return (not self.probe.blocked(look, place)
+                and self.probe.capsule_overlaps(CLEARANCE, 2 * CLEARANCE, place) is None)
+
+    def place_at(self, look, pitch):
+        """Where the camera can be at `pitch`: its orbit place, or in front of what hides the character from
+        there; None when that is nearer than MIN_VIEW_M (inside the character) or has no room for the lens."""
+        place = self.orbit_place(look, pitch)
+        hit = self.probe.ray(look, place)
+        if hit is not None:
+            ray = place - look
+            length = ray.length()
+            ray /= length
+            # Back along the view far enough to be CLEARANCE off the surface hit (more at a glancing angle).
+            normal = Vec3(hit.normal)
+            normal.normalize()
+            reach = hit.fraction * length - CLEARANCE * 1.05 / max(abs(ray.dot(normal)), 0.25)
+            if reach < MIN_VIEW_M:
+                return None
+            place = look + ray * reach
+        return place if self.probe.capsule_overlaps(CLEARANCE, 2 * CLEARANCE, place) is None else None
+
+    def wanted(self):
+        """(the point looked at, where the camera goes): its place at the player's pitch or, when there is
+        none there, at the lowest pitch above it that has one (None when no pitch has)."""
+        look = self.look_point()
+        pitch = self.pitch
+        while True:
+            place = self.place_at(look, pitch)
+            if place is not None or pitch >= PITCH_RANGE[1]:
+                return look, place
+            pitch = min(pitch + PITCH_STEP, PITCH_RANGE[1])
+
+    def update(self, snap=False, dt=1 / 60):
+        """Move the camera toward its place (`smoothing` of the way each 1/60 s, so it follows as closely
+        at 2 fps as at 60), or straight there when the way would hide the character; with no place that
+        sees the character, pull it in front of what is in the way."""
         self._read_mouse()
         look, wanted = self.wanted()
-        pos = wanted if snap else self.camera.getPos() + (wanted - self.camera.getPos()) * self.smoothing
-        hit = self.probe.ray(look, pos)
-        if hit is not None:
-            ray = pos - look
-            reach = max(0.0, hit.fraction * ray.length() - WALL_GAP)
-            ray.normalize()
-            pos = look + ray * reach
+        if wanted is None:
+            pos = self._pulled_in(look, self.orbit_place(look, self.pitch))
+        else:
+            share = 1.0 if snap else 1.0 - (1.0 - self.smoothing) ** (max(dt, 0.0) * 60.0)
+            pos = self.camera.getPos() + (wanted - self.camera.getPos()) * share
+            if not self.sees(look, pos):
+                pos = wanted
         self.camera.setPos(pos)
         self.camera.lookAt(look)
+
+    def _pulled_in(self, look, place):
+        """`place` brought toward `look` until a sphere of CLEARANCE swept from `look` stops short of the scene."""
+        hit = self.probe.sweep_sphere(CLEARANCE, look, place)
+        return place if hit is None else look + (place - look) * hit.fraction

@@ -7,6 +7,9 @@ at that phase's end, so every phase plays at rate 1 and nothing bends.
 from panda3d.core import ClockObject, Point3
 
 from motionwarp import WarpTarget
+from motionwarp.warp.placement import goal_pose
+
+from ..views.report import arrival_error
 
 #: Slow-motion factors the speed key cycles through.
 SPEEDS = (1.0, 0.25, 0.1)
@@ -24,6 +27,21 @@ def unwarped(asset, actor, space):
         motion = plain.track.motion(phase.end * plain.track.fps)
         targets.append(WarpTarget(space.getRelativePoint(actor, Point3(*motion.pos)), h=actor.getH(space) + motion.h))
     return plain, targets
+
+
+class Comparison:
+    """A clip played unwarped (C) and the goals the warp would have aimed its phases at (offsets
+    included, read when it started): how far from each the clip's own root motion ended."""
+
+    def __init__(self, warp, asset, targets, actor, space):
+        self.warp = warp
+        parent = actor.getParent()
+        self.goals = [goal_pose(phase, WarpTarget.of(target).resolve(parent, space), actor.getScale().x)
+                      for phase, target in zip(asset.phases, targets)]
+
+    def misses(self):
+        """(phase name, metres, degrees) from where each finished phase ended to its goal."""
+        return [(result.name, *arrival_error(result, goal)) for result, goal in zip(self.warp.results, self.goals)]
 
 
 class TimeControl:

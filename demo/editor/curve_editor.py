@@ -15,7 +15,7 @@ from panda3d.core import Point3
 from motionwarp import WarpRefused
 
 from .panel_map import dragged, grab_at, time_at
-from .phase_edit import phase_motion, snap, windows
+from .phase_edit import phase_motion, snap, stuck, windows
 
 #: The editor's mouse controls, as the demo's F1 panel lists them.
 KEYS = (("drag a phase", "move it, or resize it by an edge handle"),
@@ -104,11 +104,20 @@ class CurveEditor(DirectObject):
             if x != self.drag_x:  # a new asset is checked and prepared (~2 ms) only when the mouse moved
                 self.preview = dragged(self.before, self.grab, self.panel.box, self.press_x, x)
                 self.drag_x = x
+                self._say_if_stuck(x)
         elif self.mode == "scrub":
             asset = self.tuner.asset
             track = asset.track
             self.scrub_time = snap(time_at(self.panel.box, track.duration, x), track.fps)
             self.standin.pose(asset.clip, track, round(self.scrub_time * track.fps))
+
+    def _say_if_stuck(self, x):
+        """A window dragged by its body that cannot go the way it is dragged says what holds it."""
+        index, later = self.grab.index, x > self.press_x
+        why = stuck(self.before, index, later) if self.grab.part == "body" and x != self.press_x else None
+        if why is not None:
+            self.say(f"{self.before.phases[index].name} cannot move {'later' if later else 'earlier'}: {why} "
+                     "(drag its edge handles to resize it)")
 
     def release(self):
         """The left button is up: a drag that changed the window becomes one edit (the mouse may have

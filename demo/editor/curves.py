@@ -156,6 +156,10 @@ class CurvePanel:
                            0, bottom - RULER)
         self.cursor.setSz(top - bottom + RULER)
 
+    def keep_above(self, z):
+        """Lift the panel (its ruler) clear of what the HUD stacks at the bottom up to `z` (a2dBottomLeft units)."""
+        self.root.setZ(max(0.0, z - (self.box[2] - RULER)))
+
     @property
     def visible(self):
         return not self.root.isHidden()

@@ -25,6 +25,17 @@ def _bounds(asset, index):
     return low, high
 
 
+def stuck(asset, index, later):
+    """Why phase `index` cannot move later (or earlier): what it already touches on that side; None when it can."""
+    phases, phase = asset.phases, asset.phases[index]
+    low, high = _bounds(asset, index)
+    if later and phase.end >= high - 1e-9:
+        return f"{phases[index + 1].name} starts where it ends" if index + 1 < len(phases) else "it ends with the clip"
+    if not later and phase.start <= low + 1e-9:
+        return f"{phases[index - 1].name} ends where it starts" if index > 0 else "it starts with the clip"
+    return None
+
+
 def _with_phase(asset, index, start, end):
     data = asset.to_dict()
     data["phases"][index]["start"], data["phases"][index]["end"] = round(start, 6), round(end, 6)
@@ -56,6 +67,26 @@ def phase_motion(asset, index):
     phase, track = asset.phases[index], asset.track
     start, end = track.motion(phase.start * track.fps).pos, track.motion(phase.end * track.fps).pos
     return tuple(float(b - a) for a, b in zip(start, end))
+
+
+def _shown(value):
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(f"{v:+.2f}" for v in value) + "]"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def changes(before, after):
+    """What differs from `before` to `after` (two versions of one asset), phase by phase, such as
+    "landing 1.43-2.30 s -> 1.40-2.27 s" or "close_edge min_rate 0.50 -> 0.45" ("" when nothing does)."""
+    said = []
+    for old, new in zip(before.phases, after.phases):
+        if (old.start, old.end) != (new.start, new.end):
+            said.append(f"{new.name} {old.start:.2f}-{old.end:.2f} s -> {new.start:.2f}-{new.end:.2f} s")
+        old_data, new_data = old.to_dict(), new.to_dict()
+        for key in sorted((old_data.keys() | new_data.keys()) - {"name", "start", "end"}):
+            if old_data.get(key) != new_data.get(key):
+                said.append(f"{new.name} {key} {_shown(old_data.get(key))} -> {_shown(new_data.get(key))}")
+    return "; ".join(said)
 
 
 @dataclasses.dataclass

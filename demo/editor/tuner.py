@@ -9,7 +9,7 @@ from panda3d.core import TextNode
 from motionwarp import MotionWarpError
 
 from ..views.hud import panel_text
-from .phase_edit import EditHistory
+from .phase_edit import EditHistory, changes
 
 OFFSET_STEP = 0.01  # metres
 RATE_STEP = 0.05
@@ -42,15 +42,19 @@ class AssetTuner(DirectObject):
 
     `assets` is the demo's name -> WarpAsset dict; edited assets replace their entry, so the
     next warp uses them (the curve editor's too, through `replace`). Each asset keeps its own
-    undo history. Saving writes the asset's own file atomically.
+    undo history. Saving writes the asset's own file atomically. An asset is unsaved while it
+    differs from its file as last loaded or saved (undoing back to it makes it saved again).
+    `say(text)` shows what an undo did on the demo's status line.
     """
 
-    def __init__(self, assets, show=True, parent=None):
+    def __init__(self, assets, show=True, parent=None, say=lambda text: None):
         super().__init__()
         self.assets = assets
         self.names = list(assets)
         self.asset_index = self.phase_index = 0
-        self.unsaved = set()
+        self.say = say
+        #: name -> the asset's content as its file holds it (loaded or saved).
+        self.on_disk = {name: asset.to_dict() for name, asset in assets.items()}
         self.history = {name: EditHistory() for name in self.names}
         self.message = ""
         self.text = panel_text(parent, (-0.06, -0.1), TextNode.ARight, scale=0.048,
@@ -72,9 +76,14 @@ class AssetTuner(DirectObject):
     def phase(self):
         return self.asset.phases[self.phase_index]
 
+    def unsaved(self, name):
+        return self.assets[name].to_dict() != self.on_disk[name]
+
     def next_asset(self):
+        """Tab: the next asset, its first phase; the last message was about the one before."""
         self.asset_index = (self.asset_index + 1) % len(self.names)
         self.phase_index = 0
+        self.message = ""
         self._show()
 
     def next_phase(self, step):
@@ -106,20 +115,20 @@ class AssetTuner(DirectObject):
         name = self.names[self.asset_index]
         self.history[name].record(self.assets[name])
         self.assets[name] = edited
-        self.unsaved.add(name)
         self.message = ""
         self._show()
 
     def undo(self):
-        """Bring back the selected asset as it was before its last edit."""
+        """Bring back the selected asset as it was before its last edit, and say what that changed."""
         name = self.names[self.asset_index]
         history = self.history[name]
         if not history.undo_stack:
             self.message = "nothing to undo"
         else:
-            self.assets[name] = history.undo(self.assets[name])
-            self.unsaved.add(name)
+            undone = self.assets[name]
+            self.assets[name] = history.undo(undone)
             self.message = "undone"
+            self.say(f"Z undid {self.asset.clip}: {changes(undone, self.asset) or 'no change'}")
         self._show()
 
     def save(self):
@@ -129,13 +138,13 @@ class AssetTuner(DirectObject):
         except OSError as exc:
             self.message = f"could not save {self.asset.path}: {exc}"
         else:
-            self.unsaved.discard(self.names[self.asset_index])
+            self.on_disk[self.names[self.asset_index]] = self.asset.to_dict()
             self.message = f"saved {self.asset.path}"
         self._show()
 
     def describe(self):
         phase = self.phase
-        star = " (unsaved)" if self.names[self.asset_index] in self.unsaved else ""
+        star = " (unsaved)" if self.unsaved(self.names[self.asset_index]) else ""
         offset = ", ".join(f"{v:+.2f}" for v in phase.t_offset)
         lines = [f"{self.asset.clip}{star}: phase {self.phase_index + 1}/{len(self.asset.phases)} {phase.name} "
                  f"({phase.start:.2f}-{phase.end:.2f} s)",

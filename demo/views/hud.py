@@ -2,14 +2,23 @@
 
 Panels hang from the a2d* corner nodes, so they stay in their corners at any aspect ratio, and
 aspect2d scales them with the window's height, so text keeps its size relative to the window.
+Lines wrap at the window's width (the prompt and status) or half of it (the corner panels), and
+are wrapped again when the window's shape changes, so nothing is cut at 800x600 or at 1920x1080.
 """
+import math
+
 from direct.gui.OnscreenText import OnscreenText
+from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode, TransparencyAttrib
 
 from .report import arrival_error
 
 PANEL_COLOR = (0.04, 0.05, 0.07, 0.92)
 TEXT_SCALE = 0.055
+#: The card's margins around a panel's text (left, right, bottom, top), in text units.
+CARD_MARGIN = (0.5, 0.5, 0.3, 0.3)
+#: Space kept between a panel and the window's edge, and between stacked panels (aspect2d units).
+EDGE_GAP = 0.04
 #: The demo's own keys, in the order the F1 panel lists them (the tuner adds its own).
 KEYS = (
     ("W A S D / arrows", "move (camera-relative)"),
@@ -32,9 +41,29 @@ def panel_text(parent, pos, align=TextNode.ALeft, scale=TEXT_SCALE, fg=(1, 1, 1,
     """An OnscreenText drawn on a dark translucent card that grows with its text."""
     text = OnscreenText(parent=parent, text="", pos=pos, scale=scale, align=align, fg=fg, mayChange=True)
     text.textNode.setCardColor(*PANEL_COLOR)
-    text.textNode.setCardAsMargin(0.5, 0.5, 0.3, 0.3)
+    text.textNode.setCardAsMargin(*CARD_MARGIN)
     text.setTransparency(TransparencyAttrib.M_alpha)
     return text
+
+
+def wrap_to(text, width, balance=False):
+    """Wrap `text` (a panel_text) so its card is at most `width` aspect2d units wide; with `balance`,
+    in rows of about equal length for the text it shows now (no word left alone on the last row)."""
+    node = text.textNode
+    most = max(width / text.getScale()[0] - CARD_MARGIN[0] - CARD_MARGIN[1], 1.0)
+    longest = max((node.calcWidth(line) for line in text.getText().split("\n")), default=0.0)
+    rows = math.ceil(longest / most) if balance and longest > most else 1
+    wrap = most if rows == 1 else min(most, longest / rows + 1.0)
+    if node.getWordwrap() != wrap:
+        node.setWordwrap(wrap)
+
+
+def extent(text):
+    """(bottom, top) of a panel_text's card, in its parent's units from the text's origin (0, 0 when empty)."""
+    if not text.getText():
+        return 0.0, 0.0
+    node, scale = text.textNode, text.getScale()[1]
+    return (node.getBottom() - CARD_MARGIN[2]) * scale, (node.getTop() + CARD_MARGIN[3]) * scale
 
 
 def key_lines(keys):
@@ -42,8 +71,9 @@ def key_lines(keys):
     return "\n".join(f"{key}\t{action}" for key, action in keys)
 
 
-def warp_line(warper):
-    """The clip, phase and play rate of the warp in progress ("" when none is)."""
+def warp_line(warper, unwarped=False):
+    """The clip, phase and play rate of the warp in progress ("" when none is); `unwarped`: it is the
+    compare key's, the clip on its own root motion."""
     warp = warper.current
     if warp is None:
         return ""
@@ -52,22 +82,23 @@ def warp_line(warper):
         where = f"phase {warp.phase_index + 1}/{len(phases)} {phases[warp.phase_index].name}"
     else:
         where = "between phases" if warp.phase_index < len(phases) else "after the last phase"
+    if unwarped:
+        return f"{warp.asset.clip} plays unwarped (C): {where}"
     return f"warp {warp.asset.clip}: {where}, play rate {warper.play_rate:.2f}"
 
 
-def arrival_lines(warp):
-    """Each finished phase of `warp` and how far from its target it arrived, in metres and degrees."""
-    lines = []
-    for result in warp.results:
-        metres, degrees = arrival_error(result)
-        lines.append(f"  {result['name']}: {metres * 100:.1f} cm, {degrees:.1f} deg off")
-    return lines
+def arrival_lines(misses):
+    """One line per (phase name, metres, degrees): how far from its target a phase ended."""
+    return [f"  {name}: {metres * 100:.1f} cm, {degrees:.1f} deg off" for name, metres, degrees in misses]
 
 
-class Hud:
-    """The info panel (top left), the prompt and status (bottom centre) and the F1 help panel."""
+class Hud(DirectObject):
+    """The info panel (top left), the prompt and status (bottom centre, stacked from the window's
+    bottom edge up) and the F1 help panel."""
 
     def __init__(self, base, keys):
+        super().__init__()
+        self.base = base
         self.info = panel_text(base.a2dTopLeft, (0.06, -0.1))
         self.status = panel_text(base.a2dBottomCenter, (0, 0.2), TextNode.ACenter)
         self.prompt = panel_text(base.a2dBottomCenter, (0, 0.08), TextNode.ACenter, fg=(1, 1, 0.6, 1))
@@ -75,19 +106,58 @@ class Hud:
         self.help.textNode.setTabWidth(10)
         self.help.setText("Keys\n" + key_lines(keys))
         self.help.hide()
+        #: (panel_text, share of the window's width it may take): wrapped again when the window changes.
+        self.wrapped = [(self.info, 0.5)]
+        self.accept("aspectRatioChanged", self.fit)
+        self.fit()
+
+    @property
+    def width(self):
+        """The window's width in aspect2d units."""
+        return self.base.a2dRight - self.base.a2dLeft
+
+    def wrap(self, text, share):
+        """Keep `text` (a panel_text, such as the tuner's) within `share` of the window's width."""
+        self.wrapped.append((text, share))
+        self.fit()
+
+    def fit(self):
+        """Wrap every panel to its share of the window's width (less the gaps at the edges)."""
+        for text, share in self.wrapped:
+            wrap_to(text, self.width * share - 2 * EDGE_GAP)
+
+    def stack(self):
+        """Once a frame: wrap the prompt and status (their text changes often) and place the prompt on the
+        window's bottom edge and the status above it, however many rows each has. Returns the top of the
+        status card (a2dBottomCenter units), for panels that must stay above."""
+        z = EDGE_GAP
+        for text in (self.prompt, self.status):
+            wrap_to(text, self.width - 2 * EDGE_GAP, balance=True)
+            bottom, top = extent(text)
+            if top > bottom:
+                text.setPos(0, z - bottom)
+                z += top - bottom + EDGE_GAP / 2
+        return z
 
     def toggle_help(self):
         self.help.show() if self.help.isHidden() else self.help.hide()
 
-    def show_info(self, fps, clip, warper, last_warp, clock=""):
+    def show_info(self, fps, clip, warper, last_warp, clock="", comparison=None):
         """Refresh the info panel: frame rate, clip (and `clock`: slow motion, pause), the warp in progress,
-        the last warp's arrival errors."""
+        the last warp's arrival errors; for the `comparison` (C, demo.editor.compare.Comparison) how far
+        from the warp's targets the unwarped clip ended."""
+        compared = comparison is not None and comparison.warp is last_warp
         lines = [f"{fps:.0f} fps   clip {clip}   {clock + '   ' if clock else ''}F1: keys",
-                 warp_line(warper) or "no warp playing"]
-        if last_warp is not None and last_warp.results:
-            lines += [f"last {last_warp.asset.clip} arrived:"] + arrival_lines(last_warp)
+                 warp_line(warper, compared and warper.current is last_warp) or "no warp playing"]
+        if compared and last_warp.results:
+            lines += [f"last {last_warp.asset.clip} unwarped ended from the targets:"] + arrival_lines(
+                comparison.misses())
+        elif last_warp is not None and last_warp.results:
+            lines += [f"last {last_warp.asset.clip} arrived:"] + arrival_lines(
+                (result.name, *arrival_error(result)) for result in last_warp.results)
         self.info.setText("\n".join(lines))
 
     def destroy(self):
+        self.ignoreAll()
         for text in (self.info, self.status, self.prompt, self.help):
             text.destroy()

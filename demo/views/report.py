@@ -1,6 +1,5 @@
 """The headless run's report (docs/design.md 8): every interaction with its phases' errors, every refusal
 met, every fall."""
-import math
 import os
 
 from direct.showbase.DirectObject import DirectObject
@@ -15,9 +14,11 @@ def _vec(values):
     return [round(float(v), 4) for v in values]
 
 
-def arrival_error(result):
-    """How far a finished phase (an entry of `Warp.results`) ended from its target: metres, degrees."""
-    return math.dist(result.arrived, result.target), angle_between(result.arrived_quat, result.target_quat)
+def arrival_error(result, goal=None):
+    """How far a finished phase (an entry of `Warp.results`) ended from its target, or from `goal`
+    (Point3, Quat) when given: metres, degrees."""
+    pos, quat = goal if goal is not None else (result.target, result.target_quat)
+    return (result.arrived - pos).length(), angle_between(result.arrived_quat, quat)
 
 
 def _heading(quat):

@@ -10,11 +10,10 @@ import enum
 import math
 import weakref
 
-import numpy as np
 from direct.actor.Actor import Actor
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from direct.showbase.MessengerGlobal import messenger
-from panda3d.core import ClockObject, LQuaternion, PartBundle
+from panda3d.core import ClockObject, PartBundle, Point3, Quat
 
 from ..base.config import MotionWarpSettings, from_base
 from ..animation.driver import RootMotionDriver
@@ -261,16 +260,17 @@ def pose_updater(actor):
 class PhaseResult:
     """How one phase of a warp ended: `origin` (where it started), `target` and `target_quat`
     (where it had to end, offsets included), `arrived` and `arrived_quat` (where it did end),
-    all in the actor's parent's space, and `play_rate` (the phase's rate scale).
+    all in the actor's parent's space, and `play_rate` (the phase's rate scale). Points are
+    Panda3D `Point3`s and rotations `Quat`s, so `(r.arrived - r.target).length()` works.
 
     `result["name"]` reads a field too, as the dicts that results used to be did."""
 
     name: str
-    origin: np.ndarray
-    target: np.ndarray
-    target_quat: LQuaternion
-    arrived: np.ndarray
-    arrived_quat: LQuaternion
+    origin: Point3
+    target: Point3
+    target_quat: Quat
+    arrived: Point3
+    arrived_quat: Quat
     play_rate: float
 
     def __getitem__(self, field):
@@ -507,8 +507,8 @@ class Warp:
         self.frame = phase.motion.f1
         plan = self._plan(phase)
         pos, quat = self._pose
-        self.results.append(PhaseResult(phase.name, np.array(self.origin[0]), np.array(plan.goal), plan.goal_quat,
-                                        np.array(pos), LQuaternion(quat), self.rate_scale))
+        self.results.append(PhaseResult(phase.name, Point3(self.origin[0]), Point3(plan.goal), Quat(plan.goal_quat),
+                                        Point3(pos), Quat(quat), self.rate_scale))
         self.state = WarpState.BETWEEN
         self.phase_index += 1
         self._set_rate(1.0)
