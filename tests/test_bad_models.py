@@ -2,6 +2,7 @@
 traceback printed by the glTF loader plugin."""
 import builtins
 import json
+import os
 import re
 import shutil
 
@@ -21,6 +22,14 @@ def test_a_directory_named_like_a_model(tmp_path):
     folder.mkdir()
     with pytest.raises(LoadError, match=re.escape(f"{folder}: expected a glTF file, this is a directory")):
         load_actor(folder)
+
+
+def test_a_fifo_named_like_a_model_is_not_opened(tmp_path):
+    """Opening a FIFO would block until a writer comes: it is refused by what it is."""
+    fifo = tmp_path / "hero.glb"
+    os.mkfifo(fifo)
+    with pytest.raises(LoadError, match=re.escape(f"{fifo}: expected a glTF file, this is a FIFO (named pipe)")):
+        load_actor(fifo)
 
 
 def test_an_unreadable_model(tmp_path, monkeypatch):

@@ -12,6 +12,7 @@ from panda3d.core import BamCache, Filename, NodePath
 from . import _gltf_fix
 from ..base.config import gltf_settings_from_prc
 from ..base.errors import LoadError
+from ..base.filekind import not_regular
 
 # Converted models by (path, mtime, settings): Actors made from one entry share its
 # animation bundles, exactly as Actors loaded by path share them through Panda3D's ModelPool.
@@ -21,10 +22,11 @@ _model_cache = {}
 def load_model_node(path, gltf_settings=None):
     """The converted ModelRoot of the glTF file at `path` (cached; never modify it in place)."""
     path = os.path.abspath(os.fspath(path))
-    if not os.path.exists(path):
+    kind = not_regular(path)
+    if kind == "does not exist":
         raise LoadError(f"{path}: file not found")
-    if not os.path.isfile(path):
-        raise LoadError(f"{path}: expected a glTF file, this is a directory or a device")
+    if kind:
+        raise LoadError(f"{path}: expected a glTF file, this {kind}")
     settings = gltf_settings or gltf_settings_from_prc()
     key = (path, os.path.getmtime(path), dataclasses.astuple(settings))
     if key not in _model_cache:

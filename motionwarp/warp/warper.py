@@ -136,6 +136,8 @@ class MotionWarper:
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
             raise UsageError(f"MotionWarper.play: targets: expected a list of WarpTarget (one per phase), "
                              f"got {shown(targets)}")
+        if isinstance(rate, bool):
+            raise UsageError(f"MotionWarper.play: rate: expected a number above 0 and at most 100, got {rate!r}")
         blend_in = self.settings.blend_in if blend_in is None else self.settings.checked("blend_in", blend_in)
         blend_out = self.settings.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
