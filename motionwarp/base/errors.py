@@ -1,4 +1,5 @@
 """Errors motionwarp raises for user mistakes: each names what was wrong and where."""
+import os
 import reprlib
 
 #: How much of a bad value an error message shows.
@@ -31,6 +32,15 @@ def shown_text(text, limit=TEXT_LIMIT):
         keep = (limit - 1) // 2
         text = f"{text[:keep]}\u2026{text[-keep:]}"
     return text
+
+
+def os_reason(exc, path):
+    """What went wrong in an OSError about `path`, without repeating that path (a message names a
+    file once); another file it names (a model's .bin) is kept."""
+    if not (isinstance(exc, OSError) and exc.strerror):
+        return shown_text(exc) or type(exc).__name__
+    other = exc.filename is not None and os.path.abspath(os.fsdecode(exc.filename)) != os.path.abspath(path)
+    return f"{exc.strerror}: {shown_text(os.fsdecode(exc.filename))}" if other else exc.strerror
 
 
 class MotionWarpError(Exception):
