@@ -90,6 +90,13 @@ BAD = {
     "end outside clip": (lambda d: d["phases"][1].update(end=1.5), r"phases\[1\].end: expected a time inside the clip \(0 to 1.000 s\)"),
     "end before start": (lambda d: d["phases"][0].update(end=0.0), r"phases\[0\].end: expected a time after start"),
     "overlap": (lambda d: d["phases"][1].update(start=0.4), r"phases\[1\].start: expected phases in order, not overlapping"),
+    "an end past the clip is not named an overlap": (lambda d: d["phases"][0].update(end=5.0),
+                                                     r"phases\[0\].end: expected a time inside the clip \(0 to 1.000 s\), got 5.0"),
+    "a phase under one clip frame": (lambda d: d["phases"][0].update(end=1e-9),
+                                     r"phases\[0\].end: expected a phase at least one clip frame long \(0.0333 s at 30 fps\) "
+                                     r"after its start \(0.0\), got 1e-09"),
+    "a phase a hair under one frame": (lambda d: d["phases"][1].update(start=0.97),
+                                       r"phases\[1\].end: expected a phase at least one clip frame long"),
     "duplicate name": (lambda d: d["phases"][1].update(name="rise"), r"phases\[1\].name: expected a unique phase name"),
     "min rate zero": (lambda d: d["phases"][0].update(min_rate=0), r"phases\[0\].min_rate: expected 0 < min_rate <= 1"),
     "min rate above one": (lambda d: d["phases"][0].update(min_rate=1.2), r"phases\[0\].min_rate: expected 0 < min_rate <= 1"),

@@ -133,7 +133,7 @@ def test_a_long_string_is_not_echoed_whole(base, model):
     data = good()
     data["clip"] = "x" * 3_000_000
     message = one_line_error("asset", model, asset_text(data))
-    assert ": clip: expected a non-empty string of at most 4096 characters, got 'xxx" in message
+    assert ": clip: expected a non-empty string of at most 4096 printable characters (no control characters, line breaks or lone surrogates), got 'xxx" in message
 
 
 def test_a_long_unknown_key_is_shortened_in_the_field_path(base, model):
@@ -157,12 +157,17 @@ def many_phases(count):
     return data
 
 
-def test_ten_thousand_phases_load(base, model):
-    path, load = load_asset(model, asset_text(many_phases(10_000)))
+def test_a_phase_per_clip_frame_loads(base, model):
+    path, load = load_asset(model, asset_text(many_phases(30)))   # the 1 s clip has 30 frames
     asset = load()
-    assert len(asset.phases) == 10_000 and asset.phases[-1].end == 1.0
+    assert len(asset.phases) == 30 and asset.phases[-1].end == 1.0
     total = np.sum([p.total_root_motion for p in asset.phases], axis=0)
     assert total == pytest.approx((0.0, 2.0, 1.0), abs=1e-3)  # the clip: 2 m forward, up 0.5 m and down
+
+
+def test_ten_thousand_phases_in_a_one_second_clip_are_refused_at_the_first(base, model):
+    message = one_line_error("asset", model, asset_text(many_phases(10_000)))
+    assert ": phases[0].end: expected a phase at least one clip frame long (0.0333 s at 30 fps)" in message
 
 
 def test_a_repeated_name_among_ten_thousand_phases_is_found(base, model):

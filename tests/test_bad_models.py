@@ -2,6 +2,7 @@
 traceback printed by the glTF loader plugin."""
 import builtins
 import json
+import os
 import re
 import shutil
 
@@ -23,6 +24,14 @@ def test_a_directory_named_like_a_model(tmp_path):
         load_actor(folder)
 
 
+def test_a_fifo_named_like_a_model_is_not_opened(tmp_path):
+    """Opening a FIFO would block until a writer comes: it is refused by what it is."""
+    fifo = tmp_path / "hero.glb"
+    os.mkfifo(fifo)
+    with pytest.raises(LoadError, match=re.escape(f"{fifo}: expected a glTF file, this is a FIFO (named pipe)")):
+        load_actor(fifo)
+
+
 def test_an_unreadable_model(tmp_path, monkeypatch):
     """chmod 000 does not stop root (tests may run as root), so the refusal comes from `open`."""
     locked = tmp_path / "locked.glb"
@@ -34,7 +43,7 @@ def test_an_unreadable_model(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
     monkeypatch.setattr(builtins, "open", refusing_open)
-    with pytest.raises(LoadError, match=re.escape(f"{locked}: cannot be read ([Errno 13] Permission denied")):
+    with pytest.raises(LoadError, match=re.escape(f"{locked}: cannot be read (Permission denied)")):
         load_model_node(locked)
 
 

@@ -124,3 +124,27 @@ def test_the_knight_dodges_with_its_own_root_motion(base, knight_demo):
     moved = demo.actor.getPos() - start
     assert not demo.warper.is_warping and demo.actor.getH() == pytest.approx(heading, abs=1e-3)
     assert moved.y == pytest.approx(travel, abs=1e-3) and abs(moved.x) < 1e-3
+
+
+def mannequin_file(tmp_path, **changes):
+    data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
+    data.update(model=str(ROOT / "assets" / "mannequin.glb"), **changes)
+    path = tmp_path / "mannequin.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_root_joint_the_model_lacks_names_the_file_and_field(base, tmp_path):
+    path = mannequin_file(tmp_path, root_joint="pelvis")
+    with pytest.raises(CharacterError, match=rf"^{path}: root_joint: a joint of the model: joint 'pelvis' not "
+                                             r"found; the skeleton has: root, hips"):
+        Character.load(path).load_actor()
+
+
+def test_warp_assets_without_a_mantle_name_the_file_and_field(base, tmp_path, warp_asset_dir):
+    path = mannequin_file(tmp_path, warp_assets=["vault"])
+    scene = Scene.load(ROOT / "scenes" / "course.json")
+    with pytest.raises(CharacterError, match=rf"^{path}: warp_assets: expected assets the demo can traverse "
+                                             r"with: no mantle asset among \['vault'\]"):
+        Demo(base, scene, character=Character.load(path), asset_dir=warp_asset_dir)
+    assert not [task for task in base.taskMgr.getTasks() if task.name.startswith(("motionwarp-", "demo-"))]

@@ -94,7 +94,15 @@ def test_a_target_that_is_not_finite_is_refused(base, turn, settings):
     _, asset, goals = turn
     bad = WarpTarget(Point3(0.0, math.inf, 0.0))
     assert why(asset, goals, settings, targets=[target(goals[0][0]), bad]) == (
-        f"target of phase 'second' is not finite: {bad}")
+        f"target of phase 'second' is not finite (or beyond float32, about 3.4e38): {bad}")
+
+
+@pytest.mark.parametrize("h", [1e39, -1e300, math.nan])
+def test_a_heading_beyond_float32_blames_the_target_not_the_asset(base, turn, settings, h):
+    _, asset, goals = turn
+    for bad in (WarpTarget(Point3(0.0, 1.0, 0.0), h=h), WarpTarget(Point3(0.0, 1.0, 0.0), hpr=(0.0, h, 0.0))):
+        assert why(asset, goals, settings, targets=[target(goals[0][0]), bad]) == (
+            f"target of phase 'second' is not finite (or beyond float32, about 3.4e38): {bad}")
 
 
 @pytest.mark.parametrize("rate", [0, -1.0, MAX_BASE_RATE * 1.01, math.nan, "fast"])

@@ -115,6 +115,22 @@ def test_absurd_play_rates_are_refused_up_front(base, rig, rate, vault):
     assert not warper.is_warping
 
 
+@pytest.mark.parametrize("rate", [True, False])
+def test_a_bool_play_rate_is_a_usage_error_not_a_rate_of_1(base, rig, rate, vault):
+    actor, warper = rig
+    with pytest.raises(UsageError, match=rf"^MotionWarper.play: rate: expected a number above 0 and at most 100, got {rate}$"):
+        warper.play(vault, vault_targets(1.0, 0.6, 1.0), rate=rate)
+    assert not warper.is_warping
+
+
+def test_a_huge_heading_is_blamed_on_the_target(base, rig, vault):
+    actor, warper = rig
+    targets = vault_targets(1.0, 0.6, 1.0)
+    targets[1] = WarpTarget(targets[1].pos, h=1e39)
+    with pytest.raises(WarpRefused, match=r"^target of phase 'far_edge' is not finite \(or beyond float32"):
+        warper.play(vault, targets)
+
+
 def test_a_non_finite_goal_is_refused_up_front(base, rig, vault):
     actor, warper = rig
     asset = copy.copy(vault)

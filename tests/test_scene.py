@@ -1,6 +1,8 @@
 """Scene files (docs/design.md 6): the shipped course loads and builds; every bad field is named."""
 import copy
 import json
+import os
+import re
 import shutil
 
 import pytest
@@ -66,6 +68,31 @@ def test_each_bad_field_is_named(tmp_path, case):
         Scene.load(path)
 
 
+@pytest.mark.parametrize("make, kind", [(os.mkfifo, "is a FIFO (named pipe)"), (os.mkdir, "is a directory")])
+def test_a_model_path_that_is_not_a_file_says_what_it_is(tmp_path, make, kind):
+    make(tmp_path / "rock.glb")
+    data = change(lambda d: d["obstacles"].append({"name": "rock", "shape": "model", "path": "rock.glb", "pos": [0, 0, 0]}))
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(data))
+    shutil.copytree(COURSE.parent / "meshes", tmp_path / "meshes")
+    with pytest.raises(SceneError, match=rf"\.path: expected a model file next to the scene, 'rock.glb' {re.escape(kind)}$"):
+        Scene.load(path)
+
+
 def test_missing_scene_file(tmp_path):
     with pytest.raises(SceneError, match="nowhere.json: file not found"):
         Scene.load(tmp_path / "nowhere.json")
+
+
+@pytest.mark.parametrize("size", [80.0, 1e5])
+def test_the_grounds_build_cost_is_bounded_whatever_its_size(size):
+    """At most MAX_TILES x MAX_TILES quads (two triangles each), and the whole square covered."""
+    from panda3d.core import NodePath
+    from demo.level.world import MAX_TILES, add_ground
+    ground = add_ground(NodePath("level"), size)
+    triangles = sum(geom.getNumPrimitives() for node in ground.findAllMatches("**/+GeomNode")
+                    for geom in (node.node().getGeom(i).decompose().getPrimitive(0)
+                                 for i in range(node.node().getNumGeoms())))
+    assert triangles <= 2 * MAX_TILES ** 2
+    low, high = ground.getTightBounds()
+    assert (low[0], low[1], high[0], high[1]) == pytest.approx((-size / 2, -size / 2, size / 2, size / 2), rel=1e-6)

@@ -6,11 +6,11 @@ import pathlib
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
-from motionwarp import CANCELLED, FINISHED, PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
+from motionwarp import CANCELLED, FINISHED, PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused
 from motionwarp.scene.providers import Refusal
 
 from ..character.autopilot import Autopilot
-from ..character.character_file import Character
+from ..character.character_file import Character, CharacterError
 from ..character.camera import OrbitCamera
 from ..character.controller import Controller
 from ..editor.compare import Comparison, TimeControl, unwarped
@@ -55,6 +55,8 @@ class Demo(DirectObject):
         # Built before the character is added: the probe sees the level, not the mannequin.
         self.probe = SceneProbe.from_geometry(render)
         self.character = character or Character.load(CHARACTERS / "mannequin.json")
+        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
+        self.traversal = self._traversal(render)
         self.actor = self.character.load_actor()
         self.actor.reparentTo(render)
         self.actor.setPos(*scene.spawn_pos)
@@ -72,9 +74,6 @@ class Demo(DirectObject):
                                     render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render)
-        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
-        self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
-                          else _NoTraversal())
         self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight, say=self.say) if self.assets else None
         self.curves = CurvePanel(base.a2dBottomLeft)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
@@ -129,6 +128,15 @@ class Demo(DirectObject):
         self.accept(PHASE_START, self._phase_started)
         self.accept(FINISHED, self._warp_ended)
         self.accept(CANCELLED, self._warp_ended)
+
+    def _traversal(self, render):
+        """The provider of the character's warp assets; a set it cannot use names the character file's field."""
+        if not self.assets:
+            return _NoTraversal()
+        try:
+            return TraversalProvider(self.probe, self.assets.values(), space=render)
+        except UsageError as exc:
+            raise CharacterError(self.character.path, "warp_assets", f"expected assets the demo can traverse with: {exc}") from None
 
     @property
     def done(self):

@@ -10,7 +10,9 @@ import os
 import pathlib
 import sys
 
-from panda3d.core import ClockObject, Filename, loadPrcFileData
+from panda3d.core import ClockObject, Filename, PNMImage, loadPrcFileData
+
+from motionwarp.base.errors import shown_text
 
 SCENES = pathlib.Path(__file__).resolve().parents[2] / "scenes"
 
@@ -65,9 +67,24 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if (args.report or args.screenshot or args.at is not None) and not args.headless:
         parser.error("--report, --screenshot and --at need --headless")
+    if args.at is not None and not args.screenshot:
+        parser.error("--at needs --screenshot (it is the screenshot's time)")
+    if args.at is not None and args.at > args.max_seconds:
+        parser.error(f"--at {args.at:g} is past the run's end (--max-seconds {args.max_seconds:g})")
+    if args.report and args.screenshot and _same_file(args.report, args.screenshot):
+        parser.error(f"--report and --screenshot name the same file ({shown_text(args.report)}); "
+                     "each needs its own")
     if args.headless and not args.autopilot:
         parser.error("--headless needs --autopilot (without a window nothing else moves the character)")
     return args
+
+
+def _same_file(first, second):
+    """True when two paths name one file (through links and relative parts), existing or not."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:   # one does not exist yet
+        return os.path.realpath(first) == os.path.realpath(second)
 
 
 def open_base(headless, render_frames):
@@ -111,7 +128,16 @@ def save_screenshot(window, path):
     def write(temp):
         if not window.saveScreenshot(Filename.fromOsSpecific(temp)):
             raise OSError(errno.EIO, "Panda3D could not save the image (is it a .png or .jpg name?)")
+        check_image(temp)
     write_atomic(path, write, suffix=os.path.splitext(path)[1])
+
+
+def check_image(path):
+    """An OSError unless `path` holds an image that reads back: `saveScreenshot` reports success
+    even when the disk filled up and the file is empty or cut short."""
+    image = PNMImage()
+    if os.path.getsize(path) == 0 or not image.read(Filename.fromOsSpecific(path)) or image.getXSize() == 0:
+        raise OSError(errno.ENOSPC, "the saved image is empty or does not read back (is the disk full?)")
 
 
 def set_drawing(base, active):
@@ -149,8 +175,11 @@ def run_headless(base, demo, args):
         if report is not None:
             report.write(args.report, frames)
     except OSError as exc:
-        print(f"main.py: could not write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        print(f"main.py: could not write {shown_text(exc.filename)}: {exc.strerror}", file=sys.stderr)
         return 2
+    if shot_frame is not None and frames < shot_frame:
+        print(f"main.py: the run ended at {frames / args.fps:.2f} s, before --at {args.at:g}: "
+              "the screenshot shows its last frame", file=sys.stderr)
     print(f"{frames / args.fps:.2f} s simulated: {demo.status.getText() or 'walking'}")
     return 0
 

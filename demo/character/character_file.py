@@ -12,7 +12,7 @@ from panda3d.core import AnimBundleNode, LMatrix4f, LVector3f, NodePath
 from motionwarp import LoadError, load_actor
 from motionwarp.base.errors import FieldError, shown
 from motionwarp.base.jsonfields import FieldChecker, read_json
-from motionwarp.animation.actor_clips import clip_control
+from motionwarp.animation.actor_clips import clip_control, require_joint
 
 FORMAT = "motionwarp.character/1"
 #: Locomotion roles every character fills (demo/character/locomotion.py), and the optional ones.
@@ -76,6 +76,10 @@ class Character:
     def load_actor(self):
         """The model's Actor, with each role also playable under its role's name (same bundle)."""
         actor = load_actor(self.model_path)
+        try:
+            require_joint(actor, self.root_joint)
+        except LoadError as exc:
+            raise CharacterError(self.path, "root_joint", f"a joint of the model: {exc}") from None
         # Turn the skeleton itself (the Actor's own transform is the demo's): root motion is read through it.
         actor.getPartBundle("modelRoot").setRootXform(LMatrix4f.rotateMat(self.turn, LVector3f.up()))
         for role, clip in self.clips.items():

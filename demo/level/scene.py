@@ -5,6 +5,7 @@ import os
 from panda3d.core import Filename
 
 from motionwarp.base.errors import FieldError, shown
+from motionwarp.base.filekind import not_regular
 from motionwarp.base.jsonfields import FieldChecker, read_json
 
 from .quiet import captured_output
@@ -116,8 +117,9 @@ def _obstacle(check, data, field, scene_path):
         if "path" not in data:
             check.fail(f"{field}.path", "missing (required for a model)")
         obstacle.path = check.string(data, "path", field)
-        if not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(scene_path)), obstacle.path)):
-            check.fail(f"{field}.path", f"expected a model file next to the scene, {shown(obstacle.path)} does not exist")
+        kind = not_regular(os.path.join(os.path.dirname(os.path.abspath(scene_path)), obstacle.path))
+        if kind:
+            check.fail(f"{field}.path", f"expected a model file next to the scene, {shown(obstacle.path)} {kind}")
         obstacle.scale = check.number(data, "scale", field, 1.0)
         if obstacle.scale <= 0:
             check.fail(f"{field}.scale", f"expected a positive scale, got {obstacle.scale}")

@@ -9,6 +9,8 @@ DARK = 160
 GROUND_COLOR = (0.78, 0.78, 0.76, 1)
 #: Metres of ground one repeat of the checker texture covers (its squares are 1 m), and the ground's largest tile.
 TEXTURE_M, TILE_M = 8.0, 5.0
+#: Tiles along a side of the ground at most (32 x 32 quads from a 160 m ground up: about 0.15 s to build).
+MAX_TILES = 32
 SUN_DIRECTION = Vec3(-0.4, 0.8, -1.0)
 #: Light colours per pipeline: simplepbr's are linear radiance (its diffuse is albedo / pi).
 FIXED_LIGHT = {"ambient": (0.45, 0.45, 0.5), "sun": (0.8, 0.78, 0.7)}
@@ -49,12 +51,13 @@ def surface(color):
 
 
 def add_ground(parent, size=60.0):
-    """A square of `size` metres, textured every TEXTURE_M, in tiles of at most TILE_M.
+    """A square of `size` metres, textured every TEXTURE_M, in tiles of TILE_M (larger past
+    MAX_TILES a side, so the cost stays bounded whatever the size).
 
     Tiles, not one quad: the software renderer picks one mipmap level per triangle.
     """
     ground = parent.attachNewNode("ground")
-    tiles = max(1, math.ceil(size / TILE_M))
+    tiles = min(max(1, math.ceil(size / TILE_M)), MAX_TILES)
     edges = [-size / 2 + size * i / tiles for i in range(tiles + 1)]
     maker = CardMaker("ground")
     for x0, x1 in zip(edges, edges[1:]):

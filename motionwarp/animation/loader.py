@@ -11,7 +11,8 @@ from panda3d.core import BamCache, Filename, NodePath
 
 from . import _gltf_fix
 from ..base.config import gltf_settings_from_prc
-from ..base.errors import LoadError
+from ..base.errors import LoadError, os_reason, shown_text
+from ..base.filekind import not_regular
 
 # Converted models by (path, mtime, settings): Actors made from one entry share its
 # animation bundles, exactly as Actors loaded by path share them through Panda3D's ModelPool.
@@ -21,10 +22,11 @@ _model_cache = {}
 def load_model_node(path, gltf_settings=None):
     """The converted ModelRoot of the glTF file at `path` (cached; never modify it in place)."""
     path = os.path.abspath(os.fspath(path))
-    if not os.path.exists(path):
-        raise LoadError(f"{path}: file not found")
-    if not os.path.isfile(path):
-        raise LoadError(f"{path}: expected a glTF file, this is a directory or a device")
+    kind = not_regular(path)
+    if kind == "does not exist":
+        raise LoadError(f"{shown_text(path)}: file not found")
+    if kind:
+        raise LoadError(f"{shown_text(path)}: expected a glTF file, this {kind}")
     settings = gltf_settings or gltf_settings_from_prc()
     key = (path, os.path.getmtime(path), dataclasses.astuple(settings))
     if key not in _model_cache:
@@ -36,10 +38,10 @@ def _convert(path, settings):
     try:
         return _gltf_fix.convert(path, settings)
     except OSError as exc:  # the file itself, or a .bin or texture it refers to
-        raise LoadError(f"{path}: cannot be read ({exc})") from exc
+        raise LoadError(f"{shown_text(path)}: cannot be read ({os_reason(exc, path)})") from exc
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, UnicodeDecodeError, RuntimeError,
             RecursionError, struct.error) as exc:
-        raise LoadError(f"{path}: not a readable glTF file ({type(exc).__name__}: {exc})") from exc
+        raise LoadError(f"{shown_text(path)}: not a readable glTF file ({type(exc).__name__}: {shown_text(exc)})") from exc
 
 
 @functools.lru_cache(maxsize=None)
@@ -89,7 +91,7 @@ def load_actor(path, gltf_settings=None):
     node = load_model_node(path, gltf_settings)
     model = NodePath(node)
     if model.find("**/+Character").isEmpty():
-        raise LoadError(f"{os.path.abspath(path)}: the model has no skeleton (no skinned character to animate)")
+        raise LoadError(f"{shown_text(os.path.abspath(path))}: the model has no skeleton (no skinned character to animate)")
     return Actor(model)
 
 

@@ -1,8 +1,12 @@
 """Replacing a file atomically, so a failed or killed save never loses the user's old file."""
+import errno
 import os
 import re
+import stat
 import tempfile
 import time
+
+from .filekind import not_regular
 
 #: A save writes `.motionwarp-XXXX.tmp[.ext]` next to the file, then renames it over the file.
 TEMP_PREFIX = ".motionwarp-"
@@ -15,13 +19,15 @@ def write_atomic(path, write, suffix=""):
     """Create `path` by `write(temp_path)` on a temporary file in its folder, then a rename.
 
     The old file survives any failure. A symlink is followed, so its target gets the new
-    content and the link stays. OSErrors name `path`, never the temporary file. `suffix`
-    ends the temporary name (an image writer picks the format by extension).
+    content and the link stays. Only a regular file is ever replaced: a directory, FIFO,
+    device or socket there is an OSError. OSErrors name `path`, never the temporary file.
+    `suffix` ends the temporary name (an image writer picks the format by extension).
     """
     target = os.path.realpath(os.fspath(path))
     folder = os.path.dirname(target)
     temp = None
     try:
+        _refuse_non_regular(target)
         remove_stale_temps(folder)
         handle, temp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=".tmp" + suffix, dir=folder)
         os.close(handle)
@@ -34,6 +40,17 @@ def write_atomic(path, write, suffix=""):
         if isinstance(exc, OSError):
             raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from None
         raise
+
+
+def _refuse_non_regular(target):
+    """An OSError when `target` exists and is not a regular file (a rename would replace it)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return   # nothing there (or nothing reachable): the write itself says what is wrong
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EISDIR if stat.S_ISDIR(mode) else errno.EINVAL,
+                      f"it {not_regular(target)}, and only a regular file is replaced", target)
 
 
 def write_text_atomic(path, text):

@@ -4,7 +4,8 @@ import os
 import re
 import stat
 
-from .errors import AssetError, shown
+from .errors import AssetError, os_reason, shown
+from .filekind import not_regular
 
 #: Largest JSON file read (bytes): every format here is a few kilobytes; this stops `/dev/zero`.
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -42,7 +43,7 @@ def read_json(path, error=AssetError):
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            raise error(path, "", "expected a regular JSON file (this is a directory or a device)")
+            raise error(path, "", f"expected a regular JSON file, this {not_regular(path)}")
         if info.st_size > MAX_FILE_BYTES:
             raise error(path, "", f"expected a JSON file of at most {MAX_FILE_BYTES // 2**20} MB, "
                                   f"this one has {info.st_size / 2**20:.1f} MB")
@@ -54,7 +55,7 @@ def read_json(path, error=AssetError):
     except FileNotFoundError:
         raise error(path, "", "file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise error(path, "", f"cannot be read ({exc})") from None
+        raise error(path, "", f"cannot be read ({os_reason(exc, path)})") from None
     except json.JSONDecodeError as exc:
         raise error(path, "", f"is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except RecursionError:
@@ -95,10 +96,12 @@ class FieldChecker:
                 self.fail(join(field, key), "missing (required)")
 
     def string(self, data, key, field=""):
+        """A non-empty string of printable characters: a control character, a line break or a lone
+        surrogate (which Panda3D cannot hold in a name) is refused, so every echo stays one line."""
         value = data[key]
-        if not isinstance(value, str) or not value or len(value) > MAX_STRING:
-            self.fail(join(field, key), f"expected a non-empty string of at most {MAX_STRING} characters, "
-                                        f"got {shown(value)}")
+        if not isinstance(value, str) or not value or len(value) > MAX_STRING or not value.isprintable():
+            self.fail(join(field, key), f"expected a non-empty string of at most {MAX_STRING} printable characters "
+                                        f"(no control characters, line breaks or lone surrogates), got {shown(value)}")
         return value
 
     def number(self, data, key, field, default=None, limit=LIMIT):

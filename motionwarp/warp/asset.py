@@ -12,7 +12,7 @@ from panda3d.core import CharacterJoint, NodePath
 
 from ..animation import rootmotion
 from ..animation.alignment import joint_offsets
-from .assetdata import FORMAT, TRAVERSAL_PHASES, AssetData, Traversal, WarpPhase, parse_asset
+from .assetdata import FORMAT, TRAVERSAL_PHASES, AssetData, Traversal, WarpPhase, check_phase_order, parse_asset
 from ..base.atomicfile import write_text_atomic
 from .contacts import check_contacts
 from ..base.errors import LoadError, shown
@@ -76,7 +76,7 @@ class WarpAsset(AssetData):
     @classmethod
     def from_dict(cls, data, path="<asset>", clips=None):
         """Validate a decoded asset and bind it to its model (`clips`, when it is that model's)."""
-        return cls.bind(parse_asset(data, path), clips)
+        return cls.bind(parse_asset(data, path, check_order=False), clips)
 
     def rebind(self, data):
         """The asset `data` (e.g. this one's `to_dict()`, edited) describes, validated and bound to
@@ -103,6 +103,7 @@ class WarpAsset(AssetData):
         asset.contacts = [dataclasses.replace(contact) for contact in parsed.contacts]
         for index, phase in enumerate(asset.phases):
             _check_in_clip(check, phase, f"phases[{index}]", asset, clips.joints)
+        check_phase_order(check, asset.phases)
         check_contacts(check, asset.contacts, asset.model, clips.joints, asset.duration)
         _prepare(asset)
         return asset
@@ -149,6 +150,10 @@ def _check_in_clip(check, phase, field, asset, joints):
     for key in ("start", "end"):
         if not 0.0 <= getattr(phase, key) <= duration:
             check.fail(f"{field}.{key}", f"expected a time inside the clip (0 to {duration:.3f} s), got {getattr(phase, key)}")
+    frame = 1.0 / asset.track.fps
+    if phase.end - phase.start < frame - 1e-9:
+        check.fail(f"{field}.end", f"expected a phase at least one clip frame long ({frame:.4f} s at {asset.track.fps:g} "
+                                   f"fps) after its start ({phase.start}), got {phase.end}")
     if phase.align_joint is not None and phase.align_joint not in joints:
         check.fail(f"{field}.align_joint", f"expected a joint of {asset.model}: {', '.join(joints)}; got {shown(phase.align_joint)}")
 

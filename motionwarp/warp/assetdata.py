@@ -112,8 +112,11 @@ class AssetData:
         return data
 
 
-def parse_asset(data, path="<asset>"):
-    """Decoded `*.warp.json` -> AssetData; an AssetError names `path`, the field and what was expected."""
+def parse_asset(data, path="<asset>", check_order=True):
+    """Decoded `*.warp.json` -> AssetData; an AssetError names `path`, the field and what was expected.
+
+    Binding passes `check_order=False` and checks the phases' order after their times in the clip,
+    so an end past the clip is named as such, not as the next phase overlapping it."""
     check = FieldChecker(path)
     check.object(data, "", _TOP_KEYS, required=("format", "model", "clip", "root_joint", "phases"))
     if data["format"] != FORMAT:
@@ -124,10 +127,12 @@ def parse_asset(data, path="<asset>"):
     if parsed.root_mode not in ROOT_MODES:
         check.fail("root_mode", f"expected one of {', '.join(map(repr, ROOT_MODES))}, got {shown(parsed.root_mode)}")
     for phase_data, field in check.items(data, "phases"):
-        phase = _read_phase(check, phase_data, field, parsed.phases)
+        phase = _read_phase(check, phase_data, field)
         if any(phase.name == other.name for other in parsed.phases):
             check.fail(f"{field}.name", f"expected a unique phase name, {shown(phase.name)} is used twice")
         parsed.phases.append(phase)
+    if check_order:
+        check_phase_order(check, parsed.phases)
     if "traversal" in data:
         parsed.traversal = _read_traversal(check, data["traversal"], len(parsed.phases))
     if "contacts" in data:
@@ -153,8 +158,17 @@ def _read_traversal(check, data, phase_count):
     return Traversal(kind, ranges["height"], ranges["depth"])
 
 
-def _read_phase(check, data, field, before):
-    """One phase, checked on its own and against the phases `before` it (times in the clip: at binding)."""
+def check_phase_order(check, phases):
+    """Each phase starts at or after the one before it ends."""
+    for index in range(1, len(phases)):
+        before, phase = phases[index - 1], phases[index]
+        if phase.start < before.end:
+            check.fail(f"phases[{index}].start", f"expected phases in order, not overlapping: at or after "
+                                                 f"{shown(before.name)} ends ({before.end}), got {phase.start}")
+
+
+def _read_phase(check, data, field):
+    """One phase, checked on its own (its order: check_phase_order; its times in the clip: at binding)."""
     check.object(data, field, _PHASE_KEYS, required=("name", "start", "end"))
     phase = WarpPhase(name=check.string(data, "name", field),
                       start=check.number(data, "start", field), end=check.number(data, "end", field),
@@ -165,9 +179,6 @@ def _read_phase(check, data, field, before):
                       axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"))
     if phase.end <= phase.start:
         check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")
-    if before and phase.start < before[-1].end:
-        check.fail(f"{field}.start", f"expected phases in order, not overlapping: at or after "
-                                     f"{shown(before[-1].name)} ends ({before[-1].end}), got {phase.start}")
     if not 0.0 < phase.min_rate <= 1.0:
         check.fail(f"{field}.min_rate", f"expected 0 < min_rate <= 1, got {phase.min_rate}")
     if phase.max_rate < 1.0:

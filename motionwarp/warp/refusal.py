@@ -63,7 +63,7 @@ def refusal(asset, driven, targets, anchors, rate, pose, scale, settings):
                 f"but {len(targets)} targets were given")
     for phase, target in zip(phases, targets):
         if not target.is_finite():
-            return f"target of phase {phase.name!r} is not finite: {target}"
+            return f"target of phase {phase.name!r} is not finite (or beyond float32, about 3.4e38): {target}"
     if not ((type(rate) is float or isinstance(rate, numbers.Real)) and 0 < rate <= MAX_BASE_RATE):
         return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
     for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale):

@@ -8,6 +8,10 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 from ..base.errors import UsageError, shown
 
 
+#: The largest float32, what Panda3D's transforms hold (NaN and infinities fail `<=` it too).
+FLOAT32_MAX = 3.4028234663852886e38
+
+
 @dataclasses.dataclass
 class WarpTarget:
     """A world point plus a heading (or a full HPR rotation), optionally riding a moving NodePath.
@@ -38,9 +42,10 @@ class WarpTarget:
         return value if isinstance(value, cls) else cls(value)
 
     def is_finite(self):
-        # One sum: NaN and infinities carry through it, and float32 components cannot overflow it.
-        pos, turn = self.pos, (self.h if self.hpr is None else self.hpr[0] + self.hpr[1] + self.hpr[2])
-        return math.isfinite(pos[0] + pos[1] + pos[2] + turn)
+        """True when Panda3D can hold it: `pos` is float32 already (a sum of three cannot overflow);
+        a heading is a Python float until it becomes a rotation, so it must fit float32 too."""
+        pos, turn = self.pos, ((self.h,) if self.hpr is None else tuple(self.hpr))
+        return math.isfinite(pos[0] + pos[1] + pos[2]) and all(abs(angle) <= FLOAT32_MAX for angle in turn)
 
     def local_quat(self):
         quat = LQuaternion()

@@ -5,6 +5,7 @@ character at a clip frame) and `refusal` (whether a warp can play at all) are pu
 a `Warp` is one warp's lifecycle (its WarpState) and calls them; the `MotionWarper` owns the
 warp, alone sends its events, and writes the actor's NodePath once a frame.
 """
+import contextlib
 import dataclasses
 import enum
 import math
@@ -75,6 +76,8 @@ class MotionWarper:
         self._task_name = f"motionwarp-warper-{id(self)}"
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.task_sort)
         self._last_error = None
+        self._handler_error = None   # the first exception a game's handler raised in this operation
+        self._depth = 0              # operations (play, cancel, destroy, a frame) in progress
         self._clock = ClockObject.getGlobalClock()
         self._update_pose = pose_updater(actor)
         actor.setPythonTag(_WARPER_TAG, weakref.ref(self))
@@ -104,10 +107,15 @@ class MotionWarper:
         the Actor blends (`enableBlend()`); see Warp.
         """
         warp = self._checked_warp(asset, targets, rate, blend_in, blend_out)
-        if self._warp is not None:
-            self.cancel("a new warp replaced it", blend_out=0.0)
-        warp._start()
-        self._warp = warp
+        with self._game_errors("play()"):
+            if self._warp is not None:
+                self.cancel("a new warp replaced it", blend_out=0.0)
+                if self._warp is not None:   # a motionwarp-cancelled handler started its own warp: it stays
+                    raise WarpRefused("a motionwarp-cancelled handler started another warp in its place")
+            if self.destroyed:
+                raise WarpRefused("a motionwarp-cancelled handler destroyed the warper")
+            warp._start()
+            self._warp = warp
         return warp
 
     def check(self, asset, targets, rate=1.0):
@@ -127,6 +135,8 @@ class MotionWarper:
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
             raise UsageError(f"MotionWarper.play: targets: expected a list of WarpTarget (one per phase), "
                              f"got {shown(targets)}")
+        if isinstance(rate, bool):
+            raise UsageError(f"MotionWarper.play: rate: expected a number above 0 and at most 100, got {rate!r}")
         blend_in = self.settings.blend_in if blend_in is None else self.settings.checked("blend_in", blend_in)
         blend_out = self.settings.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
@@ -147,34 +157,58 @@ class MotionWarper:
         if warp is None:
             return
         fade = warp.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
-        if fade > 0.0 and warp.effect is not None:
-            warp._fade_out(fade, CANCELLED, reason)
-        else:
-            warp._end(CANCELLED, stop_clip=True, reason=reason)
+        with self._game_errors("cancel()"):
+            if fade > 0.0 and warp.effect is not None:
+                warp._fade_out(fade, CANCELLED, reason)
+            else:
+                warp._end(CANCELLED, stop_clip=True, reason=reason)
 
     def destroy(self):
         """Cancel any warp (even when the actor was just removed: its event is still due) and remove
         the task; `play()` raises UsageError afterwards."""
-        self.cancel("the warper was destroyed", blend_out=0.0)
-        self._taskmgr.remove(self._task_name)
-        self.destroyed = True
-        claim = None if self.actor.isEmpty() else self.actor.getPythonTag(_WARPER_TAG)
-        if claim is not None and claim() is self:
-            self.actor.clearPythonTag(_WARPER_TAG)
+        with self._game_errors("destroy()"):
+            self.cancel("the warper was destroyed", blend_out=0.0)
+            self._taskmgr.remove(self._task_name)
+            self.destroyed = True
+            claim = None if self.actor.isEmpty() else self.actor.getPythonTag(_WARPER_TAG)
+            if claim is not None and claim() is self:
+                self.actor.clearPythonTag(_WARPER_TAG)
 
     def _task(self, task):
-        if self.actor.isEmpty():
-            if self._warp is not None:
-                self._warp._end(CANCELLED, reason="the actor was removed")
-            return task.done
-        try:
-            if self._warp is not None:
-                self._warp._fade(self._clock.getDt())   # before the pose is computed
-            self._update_pose()
-            self.step()
-        except Exception as exc:  # a game's task loop must never see motionwarp fail
-            self._fail(exc)
+        with self._game_errors("frame task"):
+            if self.actor.isEmpty():
+                if self._warp is not None:
+                    self._warp._end(CANCELLED, reason="the actor was removed")
+                return task.done
+            try:
+                if self._warp is not None:
+                    self._warp._fade(self._clock.getDt())   # before the pose is computed
+                self._update_pose()
+                self.step()
+            except Exception as exc:  # a game's task loop must never see motionwarp fail
+                self._fail(exc)
         return task.cont
+
+    @contextlib.contextmanager
+    def _game_errors(self, operation):
+        """Finish `operation` whatever the game's event handlers raise, then raise the first of their
+        exceptions, unchanged, to its caller (taskMgr.step() for the frame), as Panda3D's messenger
+        and task manager pass a handler's or a task's exception on (docs/design.md 10, Events).
+        An operation inside another (play's cancel) leaves it to the outer one; one a handler calls
+        (a handler's play()) is outermost and raises its own handlers' exceptions to that handler."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            error = None
+            if self._depth == 0:
+                error, self._handler_error = self._handler_error, None
+        if error is not None:
+            note = f"(a game's motionwarp event handler raised this during MotionWarper {operation}, which finished first)"
+            if note not in getattr(error, "__notes__", ()):
+                error.add_note(note)
+            raise error
 
     def _fail(self, exc):
         """Cancel the warp that failed (its reason names the error) and log the error once."""
@@ -225,11 +259,32 @@ class MotionWarper:
         if event in (FINISHED, CANCELLED) and self._warp is warp:
             self._warp = None
         if pose is None or self.actor.isEmpty():
-            messenger.send(event, [self] + args)
+            self._send_to_game(event, args)
             return pose
         self.actor.setPosQuat(*pose)
-        messenger.send(event, [self] + args)
+        self._send_to_game(event, args)
         return (self.actor.getPos(), self.actor.getQuat()) if not self.actor.isEmpty() else pose
+
+    def _send_to_game(self, event, args):
+        """messenger.send, keeping a handler's exception for the operation's end (see _game_errors);
+        a second one in the same operation is only logged."""
+        depth, pending = self._depth, self._handler_error
+        self._depth, self._handler_error = 0, None   # the handler's own calls are outermost
+        try:
+            messenger.send(event, [self] + args)
+        except Exception as exc:
+            pending = self._keep_first(pending, exc, event)
+        finally:
+            self._depth, self._handler_error = depth, pending
+
+    @staticmethod
+    def _keep_first(pending, exc, event):
+        """The exception to re-raise: the first; a later one is only logged."""
+        if pending is None:
+            return exc
+        _notify.warning(f"{event} handler raised {type(exc).__name__}: {shown(str(exc))} "
+                        f"(after {type(pending).__name__}, which is re-raised)")
+        return pending
 
     def clip_share(self, warp):
         """(the warp clip's part of the pose: its effect over all effects, the other clips' total effect)."""
@@ -237,6 +292,12 @@ class MotionWarper:
         others = sum(max(bundle.getControlEffect(control), 0.0) for control in warp.other_controls)
         total = warp.effect + others
         return (1.0 if total <= 0.0 else warp.effect / total), others
+
+
+def _invertible(mat):
+    """True when a node's transform (an LMatrix4) keeps its space: finite, and no axis scaled to nothing."""
+    det = mat.getUpper3().determinant()
+    return math.isfinite(det) and abs(det) > 1e-12
 
 
 def pose_updater(actor):
@@ -371,6 +432,19 @@ class Warp:
         for name, follow in self._follows:
             if follow.isEmpty():
                 return f"the follow node of phase {name!r}'s target was removed"
+            if not _invertible(follow.getMat(self._render)):
+                return f"the follow node of phase {name!r}'s target is scaled to nothing (its transform cannot be inverted)"
+        return None
+
+    def _stalled(self):
+        """Why the clip will not reach the phases still to come (the game stopped it or set its
+        play rate to 0), or None."""
+        if self.phase_index >= len(self.asset.phases):
+            return None
+        if not self.control.isPlaying():
+            return "the warp's clip was stopped before its last phase ended"
+        if self.control.getPlayRate() == 0.0:
+            return "the warp's clip was set to play at rate 0 before its last phase ended"
         return None
 
     # -- targets --------------------------------------------------------------------------
@@ -429,9 +503,13 @@ class Warp:
         self._set_rate(1.0)
         self._send(BLEND_OUT, [self.asset.clip, seconds])
 
-    def _end(self, event, stop_clip=False, reason=None):
-        """Restore the play rate and send `event`; `motionwarp-cancelled` also carries `reason`."""
-        self._set_rate(1.0)
+    def _end(self, event, stop_clip=False, reason=None, keep_rate=False):
+        """Restore the play rate (unless `keep_rate`: the game set it) and send `event`;
+        `motionwarp-cancelled` also carries `reason`."""
+        if keep_rate:
+            self.rate_scale = 1.0
+        else:
+            self._set_rate(1.0)
         if stop_clip:
             self.control.stop()
         self.state = WarpState.ENDED
@@ -486,7 +564,10 @@ class Warp:
                 break
             self._start_phase(phases[self.phase_index], blend)
         self.frame = cur
-        if self.phase_index >= len(phases) and self.state is not _ENDED:
+        stalled = self._stalled() if self.state is not _ENDED else None
+        if stalled:
+            self._end(CANCELLED, reason=stalled, keep_rate=True)
+        elif self.phase_index >= len(phases) and self.state is not _ENDED:
             if self.blend_out > 0.0 and self.effect is not None:
                 if self._seconds_left(cur) <= self.blend_out + 1e-9:
                     self._fade_out(self.blend_out)
