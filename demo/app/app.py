@@ -1,5 +1,4 @@
 """The interactive demo: walk the mannequin around a course and vault or mantle what the providers find."""
-import json
 import math
 import pathlib
 
@@ -7,7 +6,7 @@ from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Vec3
 
 from motionwarp import PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
-from motionwarp.scene.providers import Refusal
+from motionwarp.scene.providers import Refusal, authored_target
 
 from ..character.autopilot import Autopilot
 from ..character.character_file import Character
@@ -70,16 +69,18 @@ class Demo(DirectObject):
                                     render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render)
-        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
-        self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
+        self.assets = self.character.load_warp_assets(asset_dir)
+        taken = {provider.kind for provider in TraversalProvider.KINDS}
+        self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render)
+                          if any(a.traversal is not None and a.traversal.kind in taken for a in self.assets.values())
                           else _NoTraversal())
         self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight) if self.assets else None
         self.curves = CurvePanel(base.a2dBottomLeft)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
                                   StandIn(self.actor, render), lambda: self.time.paused, self.say)
-        contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
-        #: How far from the near face each clip was authored: where the autopilot starts it.
-        self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
+        #: How far from the near face each clip was authored (its first target ahead of where it starts, read
+        #: from the asset): where the autopilot starts it, by clip.
+        self.authored_distance = {asset.clip: authored_target(asset, 0).y for asset in self.assets.values()}
         #: Where the autopilot gives up on an obstacle no clip can take.
         self.skip_distance = max(self.authored_distance.values(), default=0.0)
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).

@@ -9,8 +9,8 @@ import os
 
 from panda3d.core import AnimBundleNode, LMatrix4f, LVector3f, NodePath
 
-from motionwarp import LoadError, load_actor
-from motionwarp.base.errors import FieldError, shown
+from motionwarp import LoadError, WarpAsset, load_actor
+from motionwarp.base.errors import AssetError, FieldError, shown
 from motionwarp.base.jsonfields import FieldChecker, read_json
 from motionwarp.animation.actor_clips import clip_control
 
@@ -72,6 +72,21 @@ class Character:
             check.fail("model", f"expected a glTF file relative to the character file; "
                                 f"{os.path.normpath(character.model_path)} does not exist")
         return character
+
+    def load_warp_assets(self, folder):
+        """{name: WarpAsset} of `warp_assets`, each `folder/<name>.warp.json`; a missing or bad one is a
+        CharacterError naming this file, the entry and the asset's own error."""
+        assets = {}
+        for index, name in enumerate(self.warp_assets):
+            path = os.path.join(os.fspath(folder), f"{name}.warp.json")
+            if not os.path.isfile(path):
+                raise CharacterError(self.path, f"warp_assets[{index}]",
+                                     f"the name of a *.warp.json in {os.fspath(folder)}; {path} does not exist")
+            try:
+                assets[name] = WarpAsset.load(path)
+            except (AssetError, LoadError) as exc:
+                raise CharacterError(self.path, f"warp_assets[{index}]", f"a valid warp asset: {exc}") from None
+        return assets
 
     def load_actor(self):
         """The model's Actor, with each role also playable under its role's name (same bundle)."""

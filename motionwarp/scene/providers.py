@@ -104,14 +104,15 @@ class _Asked:
 class _Provider(_Asked):
     kind = None
 
-    def __init__(self, probe, assets, space=None, **settings):
-        """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits."""
+    def __init__(self, probe, assets, space=None, *, need_assets=True, **settings):
+        """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits.
+        Without `need_assets` (a TraversalProvider's), none of this kind among them is no error."""
         self.probe = probe
         self.space = space
         self.settings = ProviderSettings.from_prc(**settings)
         self._given = assets
         self._runs = {}  # id(asset): (asset, its track, its phases' (end, t_offset), run)
-        if not self.assets:
+        if need_assets and not self.assets:
             raise UsageError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
                              f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
 
@@ -220,6 +221,12 @@ def authored_root(asset, seconds):
     return Vec3(*(float(v) for v in asset.track.position(seconds * asset.track.fps)))
 
 
+def _clear_of_the_edge(run, least):
+    """`run` (clip space) carried forward to at least `least` metres: a clip authored in place (its
+    root barely moves) still lands, or stands, where the capsule is clear of the edge."""
+    return run if run.y >= least else Vec3(run.x, least, run.z)
+
+
 def _across(found, run):
     """A clip-space offset (x right, y forward) turned into the obstacle's frame (y = inward)."""
     inward = found.inward
@@ -241,7 +248,7 @@ class VaultProvider(_Provider):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
         if found.far_edge is None:
             return refuse(f"too deep to vault (more than {_metres(found.depth)})")
-        run = self._run(asset)
+        run = _clear_of_the_edge(self._run(asset), radius + clearance)
         ahead = found.far_edge + _across(found, run)
         ground = self.probe.ray(Point3(ahead.x, ahead.y, found.far_edge.z + clearance),
                                 Point3(ahead.x, ahead.y, found.ground - self.settings.max_drop))
@@ -261,8 +268,9 @@ class VaultProvider(_Provider):
             return refuse(f"no head room over the top ({_metres(room)})", head_room=room)
         if across is not None:
             blocker = across.node
-        else:
-            down = self.probe.sweep_sphere(radius, above_landing, landing + _UP * (radius + clearance))
+        else:  # down onto the landing, when it lies below the top (a sweep needs a length)
+            down = (self.probe.sweep_sphere(radius, above_landing, landing + _UP * (radius + clearance))
+                    if found.top - landing.z > 1e-6 else None)
             blocker = down.node if down is not None else self.probe.capsule_overlaps(
                 radius, height, landing + _UP * (height / 2 + clearance))
         if blocker is not None:
@@ -287,7 +295,7 @@ class MantleProvider(_Provider):
 
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
-        run = self._run(asset)
+        run = _clear_of_the_edge(self._run(asset), radius + clearance)
         needed = run.y + radius
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
@@ -310,25 +318,35 @@ class MantleProvider(_Provider):
 
 
 class TraversalProvider(_Asked):
-    """Vault if possible, else mantle, on one measurement; refusals of both are joined."""
+    """Vault if possible, else mantle, on one measurement; refusals of both are joined. Either kind
+    may be missing among the assets (a character with only a vault, or only a mantle)."""
+
+    KINDS = (VaultProvider, MantleProvider)
 
     def __init__(self, probe, assets, space=None, **settings):
-        """`assets` as for the providers: re-read at every query."""
-        self.providers = [VaultProvider(probe, assets, space, **settings),
-                          MantleProvider(probe, assets, space, **settings)]
+        """`assets` as for the providers: re-read at every query; one of some kind is needed."""
+        self.providers = [kind(probe, assets, space, need_assets=False, **settings) for kind in self.KINDS]
         self.probe, self.space, self._given = probe, space, assets
         self.settings = self.providers[0].settings
+        if not any(provider.assets for provider in self.providers):
+            raise UsageError(f"no {self._kinds()} asset among {[getattr(a, 'clip', a) for a in assets]}: a "
+                             f"traversal asset has \"traversal\": {{\"kind\": ..., ...}}")
+
+    def _kinds(self):
+        return " or ".join(provider.kind for provider in self.providers)
 
     def _settings_values(self):
         return [provider._settings_values() for provider in self.providers]
 
     def _answer(self, pos, h, given):
-        own = [provider._own(given) for provider in self.providers]
-        found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for assets in own))
+        asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
+        if not asked:
+            return Refusal(f"no {self._kinds()} asset to traverse with")
+        found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for _, assets in asked))
         if found is None:
-            return Refusal(NOTHING)  # what both would say
+            return Refusal(NOTHING)  # what each would say
         answers = []
-        for provider, assets in zip(self.providers, own):
+        for provider, assets in asked:
             answers.append(provider._judge(found, assets))
             if answers[-1]:
                 return answers[-1]
