@@ -9,7 +9,7 @@ from panda3d.core import NodePath
 from motionwarp.animation import rootmotion
 from motionwarp.animation.loader import load_model_node
 from motionwarp.animation.planting import Skeleton, detect, stance_velocity
-from motionwarp.animation.poses import ClipPoses
+from motionwarp.animation.poses import ClipPoses, rest_positions
 from motionwarp.warp.asset import joint_parents
 
 from .conftest import CONTACTS, MANNEQUIN
@@ -22,8 +22,9 @@ FRAMES = 2
 def model_parts(path):
     model = NodePath(load_model_node(path))
     bundles = {n.node().getBundle().getName(): n.node().getBundle() for n in model.findAllMatches("**/+AnimBundleNode")}
-    skeleton = Skeleton(joint_parents(model.find("**/+Character").node().getBundle(0)))
-    return bundles, skeleton, rootmotion.character_base(model)
+    base = rootmotion.character_base(model)
+    bundle = model.find("**/+Character").node().getBundle(0)
+    return bundles, Skeleton(joint_parents(bundle), rest_positions(bundle, base)), base
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def mannequin():
 
 def test_the_mannequins_limbs_are_found_by_name(mannequin):
     _, skeleton, _ = mannequin
-    limbs = skeleton.limbs()
+    limbs = skeleton.limbs
     assert {role: limb.joint for role, limb in limbs.items()} == {
         "foot_l": "foot_l", "foot_r": "foot_r", "hand_l": "hand_l", "hand_r": "hand_r"}
     assert skeleton.hips == "hips" and skeleton.top == "root"
@@ -45,9 +46,7 @@ def test_windows_match_the_ground_truth_within_two_frames(mannequin, clip):
     bundles, skeleton, base = mannequin
     poses = ClipPoses(bundles[clip], base, clip)
     fps = TRUTH["fps"]
-    # The height: feet on the ground to the top of the head at frame 0, read from the raw positions.
-    height = poses.height()
-    found = detect(poses, skeleton.limbs(), skeleton, height)
+    found = detect(poses, skeleton)
     truth = TRUTH["clips"][clip]["contacts"]
     unmatched = list(found)
     for contact in truth:
@@ -63,7 +62,7 @@ def test_a_travelling_cycle_has_no_stance_velocity(mannequin):
     already (what is left is the central differences at touch-down and lift-off: 1 cm/s)."""
     bundles, skeleton, base = mannequin
     poses = ClipPoses(bundles["walk"], base, "walk")
-    assert np.linalg.norm(stance_velocity(poses, skeleton.limbs(), poses.height())) < 0.02
+    assert np.linalg.norm(stance_velocity(poses, skeleton)) < 0.02
 
 
 def test_positions_of_a_stripped_clip_are_as_authored(mannequin, rig):

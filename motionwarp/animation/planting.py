@@ -7,17 +7,20 @@ metre rig give the same windows. A clip authored in place stands on a treadmill:
 feet slide backward at the speed it should be played at, so stillness is measured against
 that ground velocity (`stance_velocity`).
 
-- Feet: still, and either low (near the lowest the foot gets in the clip, or as high above
-  the top joint as there: a root bone climbs with the character onto a ledge) or still for
+- Feet: still, and either low (near the height the rest pose stands it at, over the ground
+  or over the top joint: a root bone climbs with the character onto a ledge) or still for
   long while the body moves over it (a foot a climb stands up on); a foot stopping at a
   jump's apex, or held in the air with the body, is none of these.
 - Hands: still while the body moves around them (the hips travel relative to the hand by a
   fraction of the height): a vault's plant, a mantle's grab, not an idle's hanging arms.
 """
 import dataclasses
+import functools
 import re
 
 import numpy as np
+
+from .poses import standing_height
 
 #: Planted: slower than this fraction of the height per second...
 STILL = 0.1
@@ -26,8 +29,8 @@ SHORTEST = 0.06
 #: On a treadmill (a cycle authored in place) planted feet slide unevenly: stiller than this, against
 #: the stance velocity, is planted.
 TREADMILL = 0.25
-#: A foot is low within this fraction of the height above the lowest it gets in the clip.
-LOW = 0.02
+#: A foot is low within this fraction of the height above where the rest pose stands it.
+LOW = 0.01
 #: A still foot that is not low is planted when still for this long (seconds): a ledge, not an apex.
 LONG = 0.15
 #: A hand is planted when the hips travel this fraction of the height relative to it while it stays.
@@ -75,11 +78,13 @@ class Planted:
 
 
 class Skeleton:
-    """A joint tree (name -> parent name, None at the top) and what the detector asks of it."""
+    """A joint tree (name -> parent name, None at the top), its rest pose ({joint: model-space
+    position}: where feet stand on the ground) and what the detector asks of it."""
 
-    def __init__(self, parents):
-        self.parents = parents
+    def __init__(self, parents, rest):
+        self.parents, self.rest = parents, rest
         self.children = {name: [c for c, p in parents.items() if p == name] for name in parents}
+        self.height = standing_height(rest)
 
     def size(self, name):
         """How many joints `name` carries, itself included."""
@@ -105,6 +110,7 @@ class Skeleton:
         top = self.top
         return max(self.children[top], key=self.size) if self.children[top] else top
 
+    @functools.cached_property
     def limbs(self):
         """The feet and hands: {role: Limb}, from joint names (`foot.l`, `LeftFoot`, `hand_R`, a wrist
         when there is no hand) under the hips; rig helpers (IK targets, controls, slots) are left out."""
@@ -135,13 +141,14 @@ def _side(joint):
     return None
 
 
-def stance_velocity(poses, limbs, height):
+def stance_velocity(poses, skeleton):
     """The model-space ground velocity (x, y) of a cycle authored in place: how its planted feet
     slide, which played at minus this stand still. First the median velocity of the feet's soles
     where they are lowest, then the mean over the frames that slide within STILL of it (heel
     strikes and toe-offs left out): the speed at which the planted feet travel no net distance."""
+    height = skeleton.height
     soles = [(poses.positions[limb.points[-1]], poses.velocity(limb.points[-1])[:, :2])
-             for limb in limbs.values() if limb.is_foot]
+             for limb in skeleton.limbs.values() if limb.is_foot]
     low = [path[:, 2] <= path[:, 2].min() + LOW * height for path, _ in soles]
     steps = np.concatenate([velocity[mask] for (_, velocity), mask in zip(soles, low)] or [np.zeros((0, 2))])
     if not len(steps):
@@ -151,17 +158,19 @@ def stance_velocity(poses, limbs, height):
     return planted.mean(axis=0) if len(planted) else guess
 
 
-def detect(poses, limbs, skeleton, height, ground_velocity=(0.0, 0.0)):
+def detect(poses, skeleton, ground_velocity=(0.0, 0.0)):
     """Every contact window of every limb, in clip order: a list of Planted.
 
-    A hand plants when the skeleton's hips move around it.
+    A foot is low near where the rest pose stands it (over the ground, or over the top joint: a
+    root bone climbs onto a ledge with the character); a hand plants when the hips move around it.
     `ground_velocity` (model x, y per second) is what stands still in the world: (0, 0) for a
     clip with root motion, `stance_velocity` for a cycle authored in place.
     """
     found = []
+    height, rest = skeleton.height, skeleton.rest
     still_limit = (TREADMILL if any(ground_velocity) else STILL) * height
     ground = poses.positions[skeleton.top][:, 2]
-    for limb in limbs.values():
+    for limb in skeleton.limbs.values():
         still = np.zeros(poses.num_frames, dtype=bool)
         low = np.zeros(poses.num_frames, dtype=bool)
         for point in limb.points:
@@ -169,10 +178,9 @@ def detect(poses, limbs, skeleton, height, ground_velocity=(0.0, 0.0)):
             z = poses.positions[point][:, 2]
             point_still = speed < still_limit
             still |= point_still
-            lowest = int(np.argmin(z))
-            over_root = z - ground   # a root bone climbs with the character: a foot standing on what it climbed
-            low |= point_still & ((z <= z[lowest] + LOW * height)
-                                  | (np.abs(over_root - over_root[lowest]) <= LOW * height))
+            standing = rest[point][2]
+            low |= point_still & ((z <= standing + LOW * height)
+                                  | (np.abs(z - ground - (standing - rest[skeleton.top][2])) <= LOW * height))
         for first, last in _runs(still):
             if (last - first) / poses.fps < SHORTEST:
                 continue

@@ -6,7 +6,7 @@ one joint, here for all of them at once). Positions are as authored, root motion
 also for a bundle motionwarp has stripped (its track is put back).
 """
 import numpy as np
-from panda3d.core import AnimChannelMatrixXfmTable
+from panda3d.core import AnimChannelMatrixXfmTable, CharacterJoint
 
 from . import rootmotion
 
@@ -47,10 +47,27 @@ class ClipPoses:
         velocity[:, 1] += ground_speed
         return velocity
 
-    def height(self):
-        """The model's standing height: from its lowest joint to its highest at frame 0."""
-        heights = [path[0, 2] for path in self.positions.values()]
-        return float(max(heights) - min(heights))
+
+
+def rest_positions(part_bundle, base=None):
+    """{joint: model-space position} of a Character's joints in its rest (bind) pose."""
+    top = np.eye(4) if base is None else np.asarray(base, dtype=np.float64)
+    positions = {}
+    stack = [(part_bundle, top)]
+    while stack:
+        group, above = stack.pop()
+        if isinstance(group, CharacterJoint):
+            mat = group.getDefaultValue()
+            above = np.array([list(mat.getRow(r)) for r in range(4)]) @ above
+            positions[group.getName()] = above[3, :3].copy()
+        stack.extend((group.getChild(i), above) for i in range(group.getNumChildren()))
+    return positions
+
+
+def standing_height(rest):
+    """The height of a skeleton standing in its rest pose: its lowest joint to its highest."""
+    heights = [point[2] for point in rest.values()]
+    return float(max(heights) - min(heights))
 
 
 def _moved(path, track):
