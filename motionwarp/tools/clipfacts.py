@@ -61,15 +61,21 @@ class ClipFacts:
         return self.loops and (self.speed > 0.0 or self.travel > 0.0)
 
 
-def clip_facts(poses, skeleton, track):
-    """The ClipFacts of a clip from its joint positions (`ClipPoses`), the character's Skeleton and
-    its root-motion track (in the recommended root joint and mode)."""
+def clip_facts(poses, skeleton, track, root_joint, cycle):
+    """The ClipFacts of a clip from its joint positions (`ClipPoses`), the character's Skeleton,
+    its root-motion track (of `root_joint`, in the recommended mode) and `cycle`, the root joint's
+    own motion (x, y, z, heading) from the first frame to the last, turn included."""
     height = skeleton.height
     n = poses.num_frames
     end = track.sample(n - 1)
     travel = math.hypot(end[0], end[1])
     travel = travel if travel > IN_PLACE * height else 0.0
-    returns = n > 2 and _returns(poses, track, height)
+    above = set()
+    parent = skeleton.parents.get(root_joint)
+    while parent is not None:   # the root joint's ancestors stay with the body: no motion to take off
+        above.add(parent)
+        parent = skeleton.parents[parent]
+    returns = n > 2 and _returns(poses, cycle, height, above)
     speed, direction = 0.0, (end[0], end[1]) if travel else (0.0, 0.0)
     ground = (0.0, 0.0)
     if returns and not travel:
@@ -88,12 +94,13 @@ def clip_facts(poses, skeleton, track):
     return facts
 
 
-def _returns(poses, track, height):
-    """The last pose repeats the first at every joint, the clip's root motion taken off."""
-    x, y, z, h = track.sample(poses.num_frames - 1)
+def _returns(poses, cycle, height, above):
+    """The last pose repeats the first at every joint, the root joint's motion over the clip taken
+    off (not off the joints `above` the root joint: they stay with the body)."""
+    x, y, z, h = cycle
     undo = np.linalg.inv(rootmotion.motion_matrix((x, y, z), h))
-    for path in poses.positions.values():
-        back = (np.append(path[-1], 1.0) @ undo)[:3]
+    for joint, path in poses.positions.items():
+        back = path[-1] if joint in above else (np.append(path[-1], 1.0) @ undo)[:3]
         if np.linalg.norm(back - path[0]) > SAME_POSE * height:
             return False
     return True

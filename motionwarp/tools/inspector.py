@@ -94,8 +94,13 @@ class Model:
     def facts(self, clip):
         """The ClipFacts of `clip` (its root motion read with the recommended root)."""
         joint, mode, _, _ = self.recommended()
-        track = rootmotion.extract(self.bundles[clip], joint, mode, clip=clip, base=self.base)
-        return clip_facts(ClipPoses(self.bundles[clip], self.base, clip), self.skeleton, track)
+        track = self._track(clip, joint, mode)
+        bone = track if mode == "bone" else self._track(clip, joint, "bone")
+        return clip_facts(ClipPoses(self.bundles[clip], self.base, clip), self.skeleton, track, joint,
+                          bone.sample(bone.num_frames - 1))
+
+    def _track(self, clip, joint, mode):
+        return rootmotion.extract(self.bundles[clip], joint, mode, clip=clip, base=self.base)
 
     @functools.cached_property
     def facing(self):
