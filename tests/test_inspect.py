@@ -13,10 +13,15 @@ from . import rig_samples
 from .conftest import ROOT
 
 
-def run_inspect(*args):
+def run_tool(command, *args):
+    """`python -m motionwarp COMMAND ARGS...` from the project's root, as a user runs it."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "motionwarp", "inspect", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "motionwarp", command, *map(str, args)], capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=120)
+
+
+def run_inspect(*args):
+    return run_tool("inspect", *args)
 
 
 @pytest.fixture(scope="module")

@@ -104,6 +104,11 @@ class _Asked:
 class _Provider(_Asked):
     kind = None
 
+    @property
+    def verb(self):
+        """The kind as its reasons say it: "jump over" for jump_over."""
+        return self.kind.replace("_", " ")
+
     def __init__(self, probe, assets, space=None, *, need_assets=True, **settings):
         """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits.
         Without `need_assets` (a TraversalProvider's), none of this kind among them is no error."""
@@ -160,10 +165,10 @@ class _Provider(_Asked):
             return refuse(f"not facing it ({found.approach_deg:.1f}° > {self.settings.max_approach_deg:.0f}°)",
                           approach_deg=found.approach_deg)
         if found.too_tall is not None:
-            return refuse(f"too high to {self.kind} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
+            return refuse(f"too high to {self.verb} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
                           height=found.too_tall)
         if found.taller_than is not None:
-            return refuse(f"too high to {self.kind} (more than {_metres(found.taller_than)})",
+            return refuse(f"too high to {self.verb} (more than {_metres(found.taller_than)})",
                           height=found.taller_than)
         if found.close_edge is None and found.incline_deg is None:
             return refuse("no top in line with the face (its corner is in the way)")
@@ -194,15 +199,15 @@ class _Provider(_Asked):
         deep = max(t.depth[1] for t in ranges)
         shallow = min(t.depth[0] for t in ranges)
         if height > high:
-            reason = f"too high to {self.kind} ({_metres(height)} > {_metres(high)})"
+            reason = f"too high to {self.verb} ({_metres(height)} > {_metres(high)})"
         elif height < low:
-            reason = f"too low to {self.kind} ({_metres(height)} < {_metres(low)})"
+            reason = f"too low to {self.verb} ({_metres(height)} < {_metres(low)})"
         elif depth > deep:
-            reason = f"too deep to {self.kind} ({_metres(depth)} > {_metres(deep)})"
+            reason = f"too deep to {self.verb} ({_metres(depth)} > {_metres(deep)})"
         elif depth < shallow:
-            reason = f"too shallow to {self.kind} ({_metres(depth)} < {_metres(shallow)})"
+            reason = f"too shallow to {self.verb} ({_metres(depth)} < {_metres(shallow)})"
         else:
-            reason = f"no {self.kind} clip fits {_metres(height)} high and {_metres(depth)} deep"
+            reason = f"no {self.verb} clip fits {_metres(height)} high and {_metres(depth)} deep"
         return self._refuser(found)(reason)
 
 
@@ -247,7 +252,7 @@ class VaultProvider(_Provider):
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
         if found.far_edge is None:
-            return refuse(f"too deep to vault (more than {_metres(found.depth)})")
+            return refuse(f"too deep to {self.verb} (more than {_metres(found.depth)})")
         run = _clear_of_the_edge(self._run(asset), radius + clearance)
         ahead = found.far_edge + _across(found, run)
         ground = self.probe.ray(Point3(ahead.x, ahead.y, found.far_edge.z + clearance),
@@ -317,11 +322,23 @@ class MantleProvider(_Provider):
                            found.normal, found.node, found.distance)
 
 
-class TraversalProvider(_Asked):
-    """Vault if possible, else mantle, on one measurement; refusals of both are joined. Either kind
-    may be missing among the assets (a character with only a vault, or only a mantle)."""
+class JumpOverProvider(VaultProvider):
+    """A jump over what a vault would cross: the same close edge, far edge and landing."""
 
-    KINDS = (VaultProvider, MantleProvider)
+    kind = "jump_over"
+
+
+class JumpOntoProvider(MantleProvider):
+    """A jump onto what a mantle would climb: the same ledge top and room to stand."""
+
+    kind = "jump_onto"
+
+
+class TraversalProvider(_Asked):
+    """Vault if possible, else mantle, else jump over, else jump onto, on one measurement; refusals
+    are joined. Any kind may be missing among the assets (a character with only a jump)."""
+
+    KINDS = (VaultProvider, MantleProvider, JumpOverProvider, JumpOntoProvider)
 
     def __init__(self, probe, assets, space=None, **settings):
         """`assets` as for the providers: re-read at every query; one of some kind is needed."""
@@ -333,7 +350,8 @@ class TraversalProvider(_Asked):
                              f"traversal asset has \"traversal\": {{\"kind\": ..., ...}}")
 
     def _kinds(self):
-        return " or ".join(provider.kind for provider in self.providers)
+        verbs = [provider.verb for provider in self.providers]
+        return ", ".join(verbs[:-1]) + " or " + verbs[-1]
 
     def _settings_values(self):
         return [provider._settings_values() for provider in self.providers]
@@ -358,7 +376,7 @@ class TraversalProvider(_Asked):
 def _join(reasons):
     """Refusals of several providers as one reason: "too high to vault (..) or mantle (..)" when they agree."""
     reasons = list(dict.fromkeys(reasons))
-    parts = [re.match(r"^(too \w+) to (\w+) (\(.*\))$", reason) for reason in reasons]
+    parts = [re.match(r"^(too \w+) to (.+?) (\(.*\))$", reason) for reason in reasons]
     if len(reasons) > 1 and all(parts) and len({part.group(1) for part in parts}) == 1:
         return parts[0].group(1) + " to " + " or ".join(f"{part.group(2)} {part.group(3)}" for part in parts)
     return "; ".join(reasons)

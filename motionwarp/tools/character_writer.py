@@ -8,8 +8,8 @@ at, and the file says which way the model faces (`turn`) and what makes it metre
 import os
 
 from ..base.atomicfile import write_text_atomic
-from ..base.errors import UsageError
-from ..base.jsonfields import dumps
+from ..base.errors import FieldError, UsageError
+from ..base.jsonfields import dumps, read_json
 
 FORMAT = "motionwarp.character/1"
 #: Roles the demo needs, and the optional ones (demo/character/character_file.py).
@@ -63,3 +63,21 @@ def write_character(model, out):
     data, notes = character_data(model, out)
     write_text_atomic(out, dumps(data))
     return data, notes
+
+
+def add_asset(character, asset):
+    """List the warp asset at `asset` in the character file's `warp_assets` (by its name in the demo's
+    assets/ folder beside the file's folder); returns the name. The file is rewritten atomically."""
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(character))), "assets")
+    name = os.path.relpath(os.path.abspath(asset), folder).replace(os.sep, "/")
+    if name.startswith("../") or not name.endswith(".warp.json"):
+        raise UsageError(f"{character}: warp_assets are *.warp.json under {folder}; {asset} is not")
+    name = name[:-len(".warp.json")]
+    data = read_json(character, FieldError)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise UsageError(f"{character}: not a {FORMAT} file")
+    listed = data.setdefault("warp_assets", [])
+    if name not in listed:
+        listed.append(name)
+    write_text_atomic(character, dumps(data))
+    return name

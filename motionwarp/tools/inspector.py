@@ -94,12 +94,18 @@ class Model:
     def facts(self, clip):
         """The ClipFacts of `clip` (its root motion read with the recommended root)."""
         joint, mode, _, _ = self.recommended()
-        track = self._track(clip, joint, mode)
-        bone = track if mode == "bone" else self._track(clip, joint, "bone")
-        return clip_facts(ClipPoses(self.bundles[clip], self.base, clip), self.skeleton, track, joint,
-                          bone.sample(bone.num_frames - 1))
+        track = self.track(clip, joint, mode)
+        bone = track if mode == "bone" else self.track(clip, joint, "bone")
+        return clip_facts(self.poses(clip), self.skeleton, track, joint, bone.sample(bone.num_frames - 1))
 
-    def _track(self, clip, joint, mode):
+    @functools.lru_cache(maxsize=None)
+    def poses(self, clip):
+        """Every joint's model-space positions over `clip` (ClipPoses)."""
+        return ClipPoses(self.bundles[clip], self.base, clip)
+
+    @functools.lru_cache(maxsize=None)
+    def track(self, clip, joint, mode):
+        """The root motion `clip` would have with `joint` in `mode`, read without stripping."""
         return rootmotion.extract(self.bundles[clip], joint, mode, clip=clip, base=self.base)
 
     @functools.cached_property
