@@ -50,7 +50,9 @@ def test_the_shipped_knight_file_names_the_rig_beside_the_project_or_says_it_is_
     ({"root_mode": "hips"}, "root_mode: expected 'bone' or 'projected', got 'hips'"),
     ({"speeds": {"run": -2}}, "speeds.run: expected a speed above 0 (m/s), got -2"),
     ({"speeds": {"crawl": 1}}, "speeds.crawl: unknown key; expected one of run, walk"),
-    ({"scale": 2}, "scale: unknown key"),
+    ({"scale": 0}, "scale: expected a scale above 0 (0.01 for a centimetre rig), got 0"),
+    ({"scale": "big"}, "scale: expected a finite number"),
+    ({"size": 2}, "size: unknown key"),
     ({"warp_assets": "vault"}, "warp_assets: expected a list of warp asset names"),
     ({"format": "motionwarp.character/9"}, "format: expected 'motionwarp.character/1'"),
 ])
@@ -97,10 +99,11 @@ def test_the_knight_walks_its_in_place_cycle_at_the_files_speed(base, knight_dem
     run_for(base, 0.5, 1 / 60)
     start = demo.actor.getPos()
     demo.controller.direction = Vec3(0, 1, 0)
-    run_for(base, 1.0, 1 / 60)  # the blend into walk takes 0.2 s: then 1.6 m/s
+    speed = KNIGHT_FILE["speeds"]["walk"]
+    run_for(base, 1.0, 1 / 60)  # the blend into walk takes 0.2 s: then the file's speed
     run_for(base, 1.0, 1 / 60)
     moved = demo.actor.getPos() - start
-    assert abs(moved.x) < 1e-3 and 1.6 * 1.5 < moved.y < 1.6 * 2.0
+    assert abs(moved.x) < 1e-3 and speed * 1.5 < moved.y < speed * 2.0
 
 
 @knight_only

@@ -13,10 +13,15 @@ from . import rig_samples
 from .conftest import ROOT
 
 
-def run_inspect(*args):
+def run_tool(command, *args):
+    """`python -m motionwarp COMMAND ARGS...` from the project's root, as a user runs it."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "motionwarp", "inspect", *map(str, args)], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "motionwarp", command, *map(str, args)], capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=120)
+
+
+def run_inspect(*args):
+    return run_tool("inspect", *args)
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +34,9 @@ def test_lists_clips_joints_and_recommends_the_projected_hips(fox):
     assert result.returncode == 0, result.stderr
     out = result.stdout
     for clip, (frames, *_rest) in rig_samples.CLIPS.items():  # closed cycles, one key per frame plus the last
-        assert f"  {clip:32s} {frames / rig_samples.FPS:7.3f} s {frames + 1:5d} frames  loop" in out
+        line = next(line for line in out.splitlines() if line.startswith(f"  {clip} "))
+        assert line.startswith(f"  {clip:32s} {frames / rig_samples.FPS:7.3f} s {frames + 1:5d} frames")
+        assert " loop " in line
     assert "joints:\n  root\n    hips\n      leg\n        foot\n      head\n" in out
     # The rig's root joint never moves; its hips walk furthest in stride32 (1.5 m forward).
     assert "recommendation: no root bone carries motion; `hips` in projected mode carries 1.50 m in stride32" in out

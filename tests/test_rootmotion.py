@@ -337,9 +337,12 @@ def test_a_blended_clip_restarting_does_not_stop_the_others_moving(base):
         actor.cleanup()
 
 
-def test_a_clip_speed_walks_straight_ahead_at_that_speed(base, tmp_path):
+@pytest.mark.parametrize("scale", [1.0, 0.01, 3.0])
+def test_a_clip_speed_walks_straight_ahead_at_that_speed(base, tmp_path, scale):
+    """The speed is metres per second in the world, on an actor of any scale (docs/design.md 3)."""
     actor = load_actor(MANNEQUIN)
     actor.setH(90)    # facing world -X
+    actor.setScale(scale)
     driver = RootMotionDriver(actor, task=False, clip_speeds={"idle": 2.0})
     try:
         control = clip_control(actor, "idle")

@@ -192,12 +192,15 @@ def test_destroy_leaves_nothing_running(base, vault):
     actor.removeNode()
 
 
-def test_clip_speeds_reach_the_warpers_driver(base):
+@pytest.mark.parametrize("scale", [1.0, 0.01, 2.5])
+def test_clip_speeds_reach_the_warpers_driver(base, scale):
     """MotionWarper(clip_speeds=) moves an in-place cycle straight ahead at that speed (docs/design.md 3),
-    as its own root-motion driver: 120 frames of 1/60 s at 2 m/s facing world -X are 4 m along -X."""
+    as its own root-motion driver: 120 frames of 1/60 s at 2 m/s facing world -X are 4 m along -X,
+    whatever the actor's scale (a speed is metres per second in the world)."""
     actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
     actor.setH(90)
+    actor.setScale(scale)
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render, clip_speeds={"idle": 2.0})
     try:
         warper.driver.loop("idle")

@@ -1,5 +1,4 @@
 """The interactive demo: walk the mannequin around a course and vault or mantle what the providers find."""
-import json
 import math
 import pathlib
 
@@ -7,7 +6,7 @@ from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
 from motionwarp import CANCELLED, FINISHED, PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused
-from motionwarp.scene.providers import Refusal
+from motionwarp.scene.providers import Refusal, authored_target
 
 from ..character.autopilot import Autopilot
 from ..character.character_file import Character, CharacterError
@@ -55,7 +54,7 @@ class Demo(DirectObject):
         # Built before the character is added: the probe sees the level, not the mannequin.
         self.probe = SceneProbe.from_geometry(render)
         self.character = character or Character.load(CHARACTERS / "mannequin.json")
-        self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
+        self.assets = self.character.load_warp_assets(asset_dir)
         self.traversal = self._traversal(render)
         self.actor = self.character.load_actor()
         self.actor.reparentTo(render)
@@ -78,9 +77,9 @@ class Demo(DirectObject):
         self.curves = CurvePanel(base.a2dBottomLeft)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
                                   StandIn(self.actor, render), lambda: self.time.paused, self.say)
-        contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
-        #: How far from the near face each clip was authored: where the autopilot starts it.
-        self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
+        #: How far from the near face each clip was authored (its first target ahead of where it starts, read
+        #: from the asset): where the autopilot starts it, by clip.
+        self.authored_distance = {asset.clip: authored_target(asset, 0).y for asset in self.assets.values()}
         #: Where the autopilot gives up on an obstacle no clip can take.
         self.skip_distance = max(self.authored_distance.values(), default=0.0)
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
@@ -131,7 +130,8 @@ class Demo(DirectObject):
 
     def _traversal(self, render):
         """The provider of the character's warp assets; a set it cannot use names the character file's field."""
-        if not self.assets:
+        taken = {provider.kind for provider in TraversalProvider.KINDS}
+        if not any(a.traversal is not None and a.traversal.kind in taken for a in self.assets.values()):
             return _NoTraversal()
         try:
             return TraversalProvider(self.probe, self.assets.values(), space=render)

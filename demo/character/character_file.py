@@ -9,16 +9,14 @@ import os
 
 from panda3d.core import AnimBundleNode, LMatrix4f, LVector3f, NodePath
 
-from motionwarp import LoadError, load_actor
-from motionwarp.base.errors import FieldError, shown
+from motionwarp import LoadError, WarpAsset, load_actor
+from motionwarp.base.errors import AssetError, FieldError, shown
 from motionwarp.base.jsonfields import FieldChecker, read_json
 from motionwarp.animation.actor_clips import clip_control, require_joint
 
-FORMAT = "motionwarp.character/1"
-#: Locomotion roles every character fills (demo/character/locomotion.py), and the optional ones.
-ROLES = ("idle", "walk", "run", "fall", "land")
-OPTIONAL_ROLES = ("dodge",)
-_KEYS = ("format", "model", "turn", "root_joint", "root_mode", "clips", "speeds", "warp_assets", "contact_ik")
+from motionwarp.tools.character_writer import FORMAT, OPTIONAL as OPTIONAL_ROLES, REQUIRED as ROLES
+
+_KEYS = ("format", "model", "scale", "turn", "root_joint", "root_mode", "clips", "speeds", "warp_assets", "contact_ik")
 
 
 class CharacterError(FieldError):
@@ -29,6 +27,7 @@ class CharacterError(FieldError):
 class Character:
     path: str
     model: str
+    scale: float = 1.0      # the actor's scale: what makes the model metres (0.01 for a centimetre rig)
     turn: float = 0.0       # degrees about Z that make the model face +Y (glTF's +Z forward faces -Y: 180)
     root_joint: str = "root"
     root_mode: str = "bone"
@@ -50,9 +49,12 @@ class Character:
         check.object(data, "", _KEYS, required=("format", "model", "clips"))
         if data["format"] != FORMAT:
             check.fail("format", f"expected {FORMAT!r}, got {shown(data['format'])}")
-        character = cls(path=path, model=check.string(data, "model"), turn=check.number(data, "turn", "", 0.0),
+        character = cls(path=path, model=check.string(data, "model"), scale=check.number(data, "scale", "", 1.0),
+                        turn=check.number(data, "turn", "", 0.0),
                         root_joint=check.string(data, "root_joint") if "root_joint" in data else "root",
                         root_mode=data.get("root_mode", "bone"))
+        if not character.scale > 0:
+            check.fail("scale", f"expected a scale above 0 (0.01 for a centimetre rig), got {character.scale:g}")
         if character.root_mode not in ("bone", "projected"):
             check.fail("root_mode", f"expected 'bone' or 'projected', got {shown(character.root_mode)}")
         check.object(data["clips"], "clips", ROLES + OPTIONAL_ROLES, required=ROLES)
@@ -73,6 +75,21 @@ class Character:
                                 f"{os.path.normpath(character.model_path)} does not exist")
         return character
 
+    def load_warp_assets(self, folder):
+        """{name: WarpAsset} of `warp_assets`, each `folder/<name>.warp.json`; a missing or bad one is a
+        CharacterError naming this file, the entry and the asset's own error."""
+        assets = {}
+        for index, name in enumerate(self.warp_assets):
+            path = os.path.join(os.fspath(folder), f"{name}.warp.json")
+            if not os.path.isfile(path):
+                raise CharacterError(self.path, f"warp_assets[{index}]",
+                                     f"the name of a *.warp.json in {os.fspath(folder)}; {path} does not exist")
+            try:
+                assets[name] = WarpAsset.load(path)
+            except (AssetError, LoadError) as exc:
+                raise CharacterError(self.path, f"warp_assets[{index}]", f"a valid warp asset: {exc}") from None
+        return assets
+
     def load_actor(self):
         """The model's Actor, with each role also playable under its role's name (same bundle)."""
         actor = load_actor(self.model_path)
@@ -81,7 +98,14 @@ class Character:
         except LoadError as exc:
             raise CharacterError(self.path, "root_joint", f"a joint of the model: {exc}") from None
         # Turn the skeleton itself (the Actor's own transform is the demo's): root motion is read through it.
-        actor.getPartBundle("modelRoot").setRootXform(LMatrix4f.rotateMat(self.turn, LVector3f.up()))
+        # The turn is about the model's up axis: the root transform sits inside the Character node's
+        # transform (where a Y-up armature's turn upright is), so it is carried into that frame.
+        bundle = actor.getPartBundle("modelRoot")
+        frame = actor.find("**/+Character").getMat(actor)
+        into = LMatrix4f(frame)
+        into.invertInPlace()
+        bundle.setRootXform(bundle.getRootXform() * frame * LMatrix4f.rotateMat(self.turn, LVector3f.up()) * into)
+        actor.setScale(self.scale)
         for role, clip in self.clips.items():
             try:
                 bundle = clip_control(actor, clip).getAnim()

@@ -15,10 +15,11 @@ GROUNDED_TOLERANCE = 1e-3
 class _DrivenClip:
     """One driven clip as the per-frame pass reads it: plain attributes, no dict lookups."""
 
-    __slots__ = ("name", "control", "controls", "track", "fps", "grounded", "cycle", "prev", "seen")
+    __slots__ = ("name", "control", "controls", "track", "fps", "grounded", "cycle", "prev", "seen", "in_world")
 
-    def __init__(self, name, control, controls, track, grounded):
+    def __init__(self, name, control, controls, track, grounded, in_world=False):
         self.name, self.control, self.track, self.grounded = name, control, track, grounded
+        self.in_world = in_world            # the track is in world metres (a clip speed), not model units
         self.controls = controls            # the clip's AnimControls on every part and LOD: what actor.play() starts
         self.fps = control.getFrameRate()   # the anim's own rate: play rates do not change it
         self.cycle = track.num_frames       # it loops over frames [0, cycle)
@@ -42,8 +43,9 @@ class RootMotionDriver:
     clips started with `actor.loop()` / `actor.play()` are followed too.
 
     `clip_speeds` ({clip: metres per second}) is for cycles authored in place: such a clip
-    moves the character straight forward at that speed (at play rate 1) instead of by its
-    own root motion, with everything else (loops, blending, play rates) as for any clip.
+    moves the character straight forward at that speed in the world (at play rate 1, whatever
+    the actor's scale) instead of by its own root motion, with everything else (loops,
+    blending, play rates) as for any clip.
     """
 
     def __init__(self, actor, root_joint="root", root_mode="bone", projected_yaw=False,
@@ -63,8 +65,9 @@ class RootMotionDriver:
             self.tracks[clip] = rootmotion.straight_track(clip, track.fps, track.num_frames, speed)
         # Clips that end at the height they start at: their vertical root motion is an offset, not travel.
         self._clips = [_DrivenClip(clip, clip_control(actor, clip), tuple(actor.getAnimControls(clip)), track,
-                                   abs(track.positions[-1][2]) < GROUNDED_TOLERANCE)
+                                   abs(track.positions[-1][2]) < GROUNDED_TOLERANCE, clip in (clip_speeds or {}))
                        for clip, track in self.tracks.items()]
+        self._in_world = any(driven.in_world for driven in self._clips)
         self._clip_named = {clip.name: clip for clip in self._clips}
         self._lift = 0.0
         self.part_bundle = actor.getPartBundle("modelRoot")
@@ -151,6 +154,8 @@ class RootMotionDriver:
         comes back to 0 whenever they are at frame 0 or stop, however often clips switch.
         """
         effect_of = self.part_bundle.getControlEffect
+        # A move is applied in the actor's own frame, scale included: world speeds are divided by it.
+        unscale = 1.0 / self.actor.getSx() if self._in_world else 1.0
         total_weight = x = y = z = heading = lift_weight = lift = 0.0
         for driven in self._clips:
             control = driven.control
@@ -169,6 +174,8 @@ class RootMotionDriver:
             step = None if prev is None else self._clip_step(driven, prev, cur, now, seen, dt)
             if step is None:
                 continue
+            if driven.in_world:
+                step = (step[0] * unscale, step[1] * unscale, step[2] * unscale, step[3])
             total_weight += effect
             x += effect * step[0]
             y += effect * step[1]

@@ -136,7 +136,7 @@ def channel_path(bundle, joint):
     return search(bundle)
 
 
-def _local_matrices(channel, num_frames):
+def local_matrices(channel, num_frames):
     """Per-frame local matrices (row-vector convention, like Panda3D's) of one channel, Nx4x4."""
     mat = LMatrix4f()
     out = np.empty((num_frames, 4, 4))
@@ -159,8 +159,8 @@ def joint_model_matrices(bundle, joint, base=None, clip=None):
     n = bundle.getNumFrames()
     parent = np.broadcast_to(np.eye(4) if base is None else np.asarray(base, dtype=np.float64), (n, 4, 4))
     for channel in reversed(path[:-1]):
-        parent = _local_matrices(channel, n) @ parent
-    return _local_matrices(path[-1], n) @ parent, parent
+        parent = local_matrices(channel, n) @ parent
+    return local_matrices(path[-1], n) @ parent, parent
 
 
 def channel_names(bundle):
@@ -248,7 +248,7 @@ def strip(bundle, track, base=None):
     scale, shear, hpr, pos = LVecBase3f(), LVecBase3f(), LVecBase3f(), LVecBase3f()
     for channel in top_channels(bundle):
         tables = {c: [] for c in "ijkabchprxyz"}
-        for frame, local in enumerate(_local_matrices(channel, n)):
+        for frame, local in enumerate(local_matrices(channel, n)):
             stripped = local @ base @ undo[frame] @ np.linalg.inv(base)
             decompose_matrix(LMatrix4f(*stripped.ravel()), scale, shear, hpr, pos)
             for names, values in (("ijk", scale), ("abc", shear), ("hpr", hpr), ("xyz", pos)):

@@ -104,14 +104,20 @@ class _Asked:
 class _Provider(_Asked):
     kind = None
 
-    def __init__(self, probe, assets, space=None, **settings):
-        """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits."""
+    @property
+    def verb(self):
+        """The kind as its reasons say it: "jump over" for jump_over."""
+        return self.kind.replace("_", " ")
+
+    def __init__(self, probe, assets, space=None, *, need_assets=True, **settings):
+        """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits.
+        Without `need_assets` (a TraversalProvider's), none of this kind among them is no error."""
         self.probe = probe
         self.space = space
         self.settings = ProviderSettings.from_prc(**settings)
         self._given = assets
         self._runs = {}  # id(asset): (asset, its track, its phases' (end, t_offset), run)
-        if not self.assets:
+        if need_assets and not self.assets:
             raise UsageError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
                              f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
 
@@ -159,10 +165,10 @@ class _Provider(_Asked):
             return refuse(f"not facing it ({found.approach_deg:.1f}° > {self.settings.max_approach_deg:.0f}°)",
                           approach_deg=found.approach_deg)
         if found.too_tall is not None:
-            return refuse(f"too high to {self.kind} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
+            return refuse(f"too high to {self.verb} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
                           height=found.too_tall)
         if found.taller_than is not None:
-            return refuse(f"too high to {self.kind} (more than {_metres(found.taller_than)})",
+            return refuse(f"too high to {self.verb} (more than {_metres(found.taller_than)})",
                           height=found.taller_than)
         if found.close_edge is None and found.incline_deg is None:
             return refuse("no top in line with the face (its corner is in the way)")
@@ -193,15 +199,15 @@ class _Provider(_Asked):
         deep = max(t.depth[1] for t in ranges)
         shallow = min(t.depth[0] for t in ranges)
         if height > high:
-            reason = f"too high to {self.kind} ({_metres(height)} > {_metres(high)})"
+            reason = f"too high to {self.verb} ({_metres(height)} > {_metres(high)})"
         elif height < low:
-            reason = f"too low to {self.kind} ({_metres(height)} < {_metres(low)})"
+            reason = f"too low to {self.verb} ({_metres(height)} < {_metres(low)})"
         elif depth > deep:
-            reason = f"too deep to {self.kind} ({_metres(depth)} > {_metres(deep)})"
+            reason = f"too deep to {self.verb} ({_metres(depth)} > {_metres(deep)})"
         elif depth < shallow:
-            reason = f"too shallow to {self.kind} ({_metres(depth)} < {_metres(shallow)})"
+            reason = f"too shallow to {self.verb} ({_metres(depth)} < {_metres(shallow)})"
         else:
-            reason = f"no {self.kind} clip fits {_metres(height)} high and {_metres(depth)} deep"
+            reason = f"no {self.verb} clip fits {_metres(height)} high and {_metres(depth)} deep"
         return self._refuser(found)(reason)
 
 
@@ -218,6 +224,12 @@ def authored_target(asset, index):
 
 def authored_root(asset, seconds):
     return Vec3(*(float(v) for v in asset.track.position(seconds * asset.track.fps)))
+
+
+def _clear_of_the_edge(run, least):
+    """`run` (clip space) carried forward to at least `least` metres: a clip authored in place (its
+    root barely moves) still lands, or stands, where the capsule is clear of the edge."""
+    return run if run.y >= least else Vec3(run.x, least, run.z)
 
 
 def _across(found, run):
@@ -240,8 +252,8 @@ class VaultProvider(_Provider):
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
         if found.far_edge is None:
-            return refuse(f"too deep to vault (more than {_metres(found.depth)})")
-        run = self._run(asset)
+            return refuse(f"too deep to {self.verb} (more than {_metres(found.depth)})")
+        run = _clear_of_the_edge(self._run(asset), radius + clearance)
         ahead = found.far_edge + _across(found, run)
         ground = self.probe.ray(Point3(ahead.x, ahead.y, found.far_edge.z + clearance),
                                 Point3(ahead.x, ahead.y, found.ground - self.settings.max_drop))
@@ -261,8 +273,9 @@ class VaultProvider(_Provider):
             return refuse(f"no head room over the top ({_metres(room)})", head_room=room)
         if across is not None:
             blocker = across.node
-        else:
-            down = self.probe.sweep_sphere(radius, above_landing, landing + _UP * (radius + clearance))
+        else:  # down onto the landing, when it lies below the top (a sweep needs a length)
+            down = (self.probe.sweep_sphere(radius, above_landing, landing + _UP * (radius + clearance))
+                    if found.top - landing.z > 1e-6 else None)
             blocker = down.node if down is not None else self.probe.capsule_overlaps(
                 radius, height, landing + _UP * (height / 2 + clearance))
         if blocker is not None:
@@ -287,7 +300,7 @@ class MantleProvider(_Provider):
 
     def _targets(self, found, asset, refuse):
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
-        run = self._run(asset)
+        run = _clear_of_the_edge(self._run(asset), radius + clearance)
         needed = run.y + radius
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
@@ -309,26 +322,49 @@ class MantleProvider(_Provider):
                            found.normal, found.node, found.distance)
 
 
+class JumpOverProvider(VaultProvider):
+    """A jump over what a vault would cross: the same close edge, far edge and landing."""
+
+    kind = "jump_over"
+
+
+class JumpOntoProvider(MantleProvider):
+    """A jump onto what a mantle would climb: the same ledge top and room to stand."""
+
+    kind = "jump_onto"
+
+
 class TraversalProvider(_Asked):
-    """Vault if possible, else mantle, on one measurement; refusals of both are joined."""
+    """Vault if possible, else mantle, else jump over, else jump onto, on one measurement; refusals
+    are joined. Any kind may be missing among the assets (a character with only a jump)."""
+
+    KINDS = (VaultProvider, MantleProvider, JumpOverProvider, JumpOntoProvider)
 
     def __init__(self, probe, assets, space=None, **settings):
-        """`assets` as for the providers: re-read at every query."""
-        self.providers = [VaultProvider(probe, assets, space, **settings),
-                          MantleProvider(probe, assets, space, **settings)]
+        """`assets` as for the providers: re-read at every query; one of some kind is needed."""
+        self.providers = [kind(probe, assets, space, need_assets=False, **settings) for kind in self.KINDS]
         self.probe, self.space, self._given = probe, space, assets
         self.settings = self.providers[0].settings
+        if not any(provider.assets for provider in self.providers):
+            raise UsageError(f"no {self._kinds()} asset among {[getattr(a, 'clip', a) for a in assets]}: a "
+                             f"traversal asset has \"traversal\": {{\"kind\": ..., ...}}")
+
+    def _kinds(self):
+        verbs = [provider.verb for provider in self.providers]
+        return ", ".join(verbs[:-1]) + " or " + verbs[-1]
 
     def _settings_values(self):
         return [provider._settings_values() for provider in self.providers]
 
     def _answer(self, pos, h, given):
-        own = [provider._own(given) for provider in self.providers]
-        found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for assets in own))
+        asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
+        if not asked:
+            return Refusal(f"no {self._kinds()} asset to traverse with")
+        found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for _, assets in asked))
         if found is None:
-            return Refusal(NOTHING)  # what both would say
+            return Refusal(NOTHING)  # what each would say
         answers = []
-        for provider, assets in zip(self.providers, own):
+        for provider, assets in asked:
             answers.append(provider._judge(found, assets))
             if answers[-1]:
                 return answers[-1]
@@ -340,7 +376,7 @@ class TraversalProvider(_Asked):
 def _join(reasons):
     """Refusals of several providers as one reason: "too high to vault (..) or mantle (..)" when they agree."""
     reasons = list(dict.fromkeys(reasons))
-    parts = [re.match(r"^(too \w+) to (\w+) (\(.*\))$", reason) for reason in reasons]
+    parts = [re.match(r"^(too \w+) to (.+?) (\(.*\))$", reason) for reason in reasons]
     if len(reasons) > 1 and all(parts) and len({part.group(1) for part in parts}) == 1:
         return parts[0].group(1) + " to " + " or ".join(f"{part.group(2)} {part.group(3)}" for part in parts)
     return "; ".join(reasons)

@@ -1,7 +1,9 @@
-"""`python -m motionwarp inspect MODEL.glb`: what a character offers motionwarp (docs/design.md 3).
+"""`python -m motionwarp inspect MODEL.glb`: what a character offers motionwarp (docs/design.md 3, 12).
 
-Reads the model's clips and skeleton without stripping anything, and for the joints that
-could carry root motion (each top joint, and the joint under it with the largest subtree:
+Reads the model's clips and skeleton without stripping anything: its height and units, which
+way it faces, per clip what it is (loop or one-shot, in place or travelling, the speed its
+planted feet stand still at, its contact windows, a guess at its role), and for the joints
+that could carry root motion (each top joint, and the joint under it with the largest subtree:
 the hips), how far each clip would move the character in each root mode.
 """
 import dataclasses
@@ -12,7 +14,10 @@ import os
 from panda3d.core import NodePath
 
 from ..animation import rootmotion
+from ..animation.planting import Skeleton
+from ..animation.poses import ClipPoses, rest_positions
 from ..warp.asset import FORMAT, WarpAsset, joint_parents
+from .clipfacts import clip_facts, direction_word, guess_role, stepping_names_first
 from ..base.atomicfile import write_text_atomic
 from ..base.errors import LoadError
 from ..base.jsonfields import dumps
@@ -20,6 +25,10 @@ from ..animation.loader import load_model_node
 
 #: Below this a clip is said to carry no root motion (metres).
 STILL_DISTANCE = 0.01
+#: A model taller than this many units is in centimetres (a 1.8 m character is 180 units tall).
+CENTIMETRE_RIG = 20.0
+#: A facing within this many degrees of an axis is that axis.
+SNAP_DEG = 10.0
 
 
 @dataclasses.dataclass
@@ -45,6 +54,12 @@ class Model:
         self.bundles = dict(sorted((np_.node().getBundle().getName(), np_.node().getBundle())
                                    for np_ in model.findAllMatches("**/+AnimBundleNode")))
         self.candidates = self._candidates()
+        self.skeleton = Skeleton(self.joints, rest_positions(character.node().getBundle(0), self.base))
+        bounds = model.getTightBounds()
+        #: Model units from the feet to the top of the mesh (the skeleton's when it has no mesh).
+        self.height = float(bounds[1].z - bounds[0].z) if bounds is not None else self.skeleton.height
+        #: What makes the model metres: 0.01 for a centimetre rig.
+        self.scale = 0.01 if self.height > CENTIMETRE_RIG else 1.0
 
     def _candidates(self):
         children = {name: [c for c, p in self.joints.items() if p == name] for name in self.joints}
@@ -75,6 +90,59 @@ class Model:
         loops = rootmotion.is_closed_loop(bundle, joint, track=track, base=self.base)
         return Carry(math.hypot(x, y), (float(positions[:, 2].min()), float(positions[:, 2].max())), h, loops)
 
+    @functools.lru_cache(maxsize=None)
+    def facts(self, clip):
+        """The ClipFacts of `clip` (its root motion read with the recommended root)."""
+        joint, mode, _, _ = self.recommended()
+        track = self.track(clip, joint, mode)
+        bone = track if mode == "bone" else self.track(clip, joint, "bone")
+        return clip_facts(self.poses(clip), self.skeleton, track, joint, bone.sample(bone.num_frames - 1))
+
+    @functools.lru_cache(maxsize=None)
+    def poses(self, clip):
+        """Every joint's model-space positions over `clip` (ClipPoses)."""
+        return ClipPoses(self.bundles[clip], self.base, clip)
+
+    @functools.lru_cache(maxsize=None)
+    def track(self, clip, joint, mode):
+        """The root motion `clip` would have with `joint` in `mode`, read without stripping."""
+        return rootmotion.extract(self.bundles[clip], joint, mode, clip=clip, base=self.base)
+
+    @functools.cached_property
+    def facing(self):
+        """(unit (x, y) in model space the character faces, how that was found)."""
+        stepping = stepping_names_first([self.facts(clip) for clip in self.bundles])
+        if stepping:
+            first = stepping[0]
+            how = "its feet step" if first.speed else "it travels"
+            return first.travel_dir, f"from how {first.clip} moves ({how})"
+        pointing = [self.skeleton.rest[limb.points[-1]][:2] - self.skeleton.rest[limb.joint][:2]
+                    for limb in self.skeleton.limbs.values() if limb.is_foot and len(limb.points) > 1]
+        if pointing:
+            toes = sum(pointing) / len(pointing)
+            if math.hypot(*toes) > 0.02 * self.skeleton.height:
+                return (toes[0] / math.hypot(*toes), toes[1] / math.hypot(*toes)), "from where its feet point"
+        return (0.0, -1.0), "by the glTF convention (+Z forward: -Y here), no locomotion or toes to tell"
+
+    @property
+    def turn(self):
+        """Degrees about Z that turn the model to face +Y (a character file's `turn`)."""
+        x, y = self.facing[0]
+        turn = -math.degrees(math.atan2(-x, y))
+        snapped = round(turn / 90.0) * 90.0
+        turn = snapped if abs(turn - snapped) <= SNAP_DEG else round(turn, 1)
+        return 180.0 if turn <= -180.0 else turn + 0.0
+
+    def role(self, clip):
+        """The guessed role of `clip`, with the direction of a stepping cycle (walk back, run left)."""
+        facts = self.facts(clip)
+        role = guess_role(facts)
+        if facts.stepping:
+            word = direction_word(facts.travel_dir, self.facing[0])
+            role = role if word == "forward" else f"{role} {word}"
+        return role
+
+    @functools.lru_cache(maxsize=None)
     def recommended(self):
         """(joint, mode, clip, carry) of the candidate that carries the most motion in some clip:
         a top joint in bone mode first, else the hips projected; (top joint, "bone", None, None)
@@ -84,7 +152,7 @@ class Model:
             joints = [j for j in self.candidates if mode == "projected" or self.joints[j] is None]
             found = [(self.carry(clip, joint, mode).distance, joint, clip) for joint in joints for clip in self.bundles]
             distance, joint, clip = max(found, default=(0.0, None, None))
-            if distance > STILL_DISTANCE:
+            if distance > STILL_DISTANCE / self.scale:
                 return joint, mode, clip, self.carry(clip, joint, mode)
         return self.candidates[0], "bone", None, None
 
@@ -99,20 +167,28 @@ class Model:
                 f"less than {STILL_DISTANCE * 100:.0f} cm are authored in place: give them a speed")
 
 
-def report(path):
-    """The inspection of the model at `path` as text."""
-    model = Model(path)
-    lines = [f"{model.path}", "", "clips:"]
-    for clip, bundle in model.bundles.items():
-        frames = bundle.getNumFrames()
-        loops = any(model.carry(clip, joint, mode).loops for joint in model.candidates for mode in ("bone", "projected"))
-        lines.append(f"  {clip:32s} {model.seconds(clip):7.3f} s {frames:5d} frames  {'loop' if loops else 'once'}")
+def report(model):
+    """The inspection of `model` (a Model) as text."""
+    lines = [f"{model.path}", "", _size_line(model), _facing_line(model), "",
+             "clips (length, frames, role guess, loop or once, in place or travelling, the speed an in-place cycle's "
+             "planted feet stand still at, contact windows in seconds):"]
+    for clip in model.bundles:
+        facts = model.facts(clip)
+        if facts.speed:
+            travel = f"in place, {facts.speed * model.scale:.2f} m/s"
+        else:
+            travel = "in place" if facts.in_place else f"travels {facts.travel * model.scale:.2f} m"
+        windows = "  ".join(f"{p.limb.role} {p.start:.2f}-{p.end:.2f}" for p in facts.contacts)
+        lines.append(f"  {clip:32s} {facts.seconds:7.3f} s {facts.frames:5d} frames  {model.role(clip):14s} "
+                     f"{'loop' if facts.loops else 'once':4s}  {travel:22s}  {windows}".rstrip())
     lines += ["", "joints:"]
     depth = {}
     for name, parent in model.joints.items():
         depth[name] = 0 if parent is None else depth[parent] + 1
         lines.append("  " + "  " * depth[name] + name)
-    lines += ["", "root motion per clip (distance on the ground, height range of the joint, turn):"]
+    limbs = ", ".join(f"{role} {limb.joint}" for role, limb in model.skeleton.limbs.items()) or "none found by name"
+    lines += ["", f"limbs for contacts: {limbs}", "",
+              "root motion per clip (distance on the ground, height range of the joint, turn):"]
     for clip in model.bundles:
         lines.append(f"  {clip}")
         for joint in model.candidates:
@@ -124,9 +200,22 @@ def report(path):
     return "\n".join(lines)
 
 
-def write_asset(path, clip, out, joint=None, mode=None):
-    """Write a starting warp asset for `clip`: one phase over the whole clip, checked by loading it back."""
-    model = Model(path)
+def _size_line(model):
+    if model.scale != 1.0:
+        return (f"height: {model.height:.2f} units: a centimetre rig (scale {model.scale:g} makes it "
+                f"{model.height * model.scale:.2f} m)")
+    return f"height: {model.height:.2f} m"
+
+
+def _facing_line(model):
+    (x, y), how = model.facing
+    axis = {(0, 1): "+Y", (0, -1): "-Y", (1, 0): "+X", (-1, 0): "-X"}.get((round(x), round(y)) if abs(x * y) < 0.03
+                                                                          else None, f"({x:.2f}, {y:.2f})")
+    return f"faces: {axis} in the model, {how}: turn {model.turn:g} to face +Y"
+
+
+def write_asset(model, clip, out, joint=None, mode=None):
+    """Write a starting warp asset for `model`'s `clip`: one phase over the whole clip, checked by loading it back."""
     if clip not in model.bundles:
         raise LoadError(f"{model.path}: clip {clip!r} not found; the model has: {', '.join(sorted(model.bundles))}")
     if joint is None or mode is None:

@@ -17,7 +17,8 @@ _TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "tr
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
                "warp_translation", "warp_rotation", "axes", "align_joint"}
 #: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1).
-TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",)}
+TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",),
+                    "jump_over": ("close edge", "far edge", "landing"), "jump_onto": ("ledge top",)}
 
 
 @dataclasses.dataclass

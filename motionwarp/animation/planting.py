@@ -1,0 +1,228 @@
+"""When feet and hands are planted, read from the animation itself (docs/design.md 3.2).
+
+A limb is planted on a frame when its contact points (the named joint and the chain below it:
+an ankle and its toes, a hand and its palm slot) stand still in the world and, for a foot, low.
+"Still" and "low" are fractions of the character's height, so a centimetre rig and a
+metre rig give the same windows. A clip authored in place stands on a treadmill: its planted
+feet slide backward at the speed it should be played at, so stillness is measured against
+that ground velocity (`stance_velocity`).
+
+- Feet: still, and either low (near the height the rest pose stands it at, over the ground
+  or over the top joint: a root bone climbs with the character onto a ledge) or still for
+  long while the body moves over it (a foot a climb stands up on); a foot stopping at a
+  jump's apex, or held in the air with the body, is none of these.
+- Hands: still while the body moves around them (the hips travel relative to the hand by a
+  fraction of the height): a vault's plant, a mantle's grab, not an idle's hanging arms.
+"""
+import dataclasses
+import functools
+import re
+
+import numpy as np
+
+from .poses import standing_height
+
+#: Planted: slower than this fraction of the height per second...
+STILL = 0.1
+#: ... for at least this long (seconds): a foot turning round in mid-swing is not planted.
+SHORTEST = 0.06
+#: On a treadmill (a cycle authored in place) planted feet slide unevenly: stiller than this, against
+#: the stance velocity, is planted.
+TREADMILL = 0.25
+#: A foot is low within this fraction of the height above where the rest pose stands it.
+LOW = 0.01
+#: A still foot that is not low is planted when still for this long (seconds): a ledge, not an apex.
+LONG = 0.15
+#: A hand is planted when the hips travel this fraction of the height relative to it while it stays.
+BODY_MOVES = 0.2
+#: ... and a foot that is not low when they travel this much (it stands up on a ledge; a foot held
+#: in the air with the body, as in a jump authored in place, does not).
+STANDS = 0.05
+#: Words that mark a joint as a rig helper (IK targets, poles, controls), never a limb.
+_HELPER = re.compile(r"ik|pole|target|control|ctrl|roll|slot|weapon|prop", re.IGNORECASE)
+_FOOT = re.compile(r"foot|ankle", re.IGNORECASE)
+_HAND = re.compile(r"hand|wrist", re.IGNORECASE)
+_LEFT = re.compile(r"(^|[^a-z])(l|left)([^a-z]|$)|left", re.IGNORECASE)
+_RIGHT = re.compile(r"(^|[^a-z])(r|right)([^a-z]|$)|right", re.IGNORECASE)
+
+
+@dataclasses.dataclass(frozen=True)
+class Limb:
+    """A foot or a hand: `joint` (what contacts name), `points` (it and the chain below it)."""
+
+    role: str      # "foot_l", "foot_r", "hand_l", "hand_r"
+    joint: str
+    points: tuple
+
+    @property
+    def is_foot(self):
+        return self.role.startswith("foot")
+
+
+@dataclasses.dataclass(frozen=True)
+class Planted:
+    """One contact window: `limb` planted from frame `first` to frame `last` (both included)."""
+
+    limb: Limb
+    first: int
+    last: int
+    fps: float
+
+    @property
+    def start(self):
+        return self.first / self.fps
+
+    @property
+    def end(self):
+        return self.last / self.fps
+
+
+class Skeleton:
+    """A joint tree (name -> parent name, None at the top), its rest pose ({joint: model-space
+    position}: where feet stand on the ground) and what the detector asks of it."""
+
+    def __init__(self, parents, rest):
+        self.parents, self.rest = parents, rest
+        self.children = {name: [c for c, p in parents.items() if p == name] for name in parents}
+        self.height = standing_height(rest)
+
+    def size(self, name):
+        """How many joints `name` carries, itself included."""
+        return 1 + sum(self.size(c) for c in self.children[name])
+
+    def below(self, name):
+        return [name] + [j for c in self.children[name] for j in self.below(c)]
+
+    def depth(self, name):
+        parent, depth = self.parents[name], 0
+        while parent is not None:
+            parent, depth = self.parents[parent], depth + 1
+        return depth
+
+    @property
+    def top(self):
+        """The top joint with the most joints under it (a root bone at the feet, or the hips)."""
+        return max((name for name, parent in self.parents.items() if parent is None), key=self.size)
+
+    @property
+    def hips(self):
+        """The joint under the biggest top joint with the largest subtree (the top itself if it has none)."""
+        top = self.top
+        return max(self.children[top], key=self.size) if self.children[top] else top
+
+    @functools.cached_property
+    def limbs(self):
+        """The feet and hands: {role: Limb}, from joint names (`foot.l`, `LeftFoot`, `hand_R`, a wrist
+        when there is no hand) under the hips; rig helpers (IK targets, controls, slots) are left out."""
+        body = set(self.below(self.hips))
+        limbs = {}
+        for kind, pattern in (("foot", _FOOT), ("hand", _HAND)):
+            found = [j for j in self.parents if j in body and pattern.search(j) and not _HELPER.search(j)]
+            # per side, one joint: the one named for the limb (a hand over its wrist), then the topmost
+            for joint in sorted(found, key=lambda j: (kind not in j.lower(), self.depth(j), j)):
+                side = _side(joint)
+                if side is None or f"{kind}_{side}" in limbs:
+                    continue
+                chain = [joint]
+                while True:   # the chain below it: toes under an ankle, a palm under a hand
+                    nxt = [c for c in self.children[chain[-1]] if not _HELPER.search(c)]
+                    if len(nxt) != 1:
+                        break
+                    chain.append(nxt[0])
+                limbs[f"{kind}_{side}"] = Limb(f"{kind}_{side}", joint, tuple(chain))
+        return dict(sorted(limbs.items()))
+
+
+def _side(joint):
+    """"l" or "r" from the name (`foot.l`, `LeftFoot`, `foot_R`), None when it does not say."""
+    left, right = bool(_LEFT.search(joint)), bool(_RIGHT.search(joint))
+    if left != right:
+        return "l" if left else "r"
+    return None
+
+
+def stance_velocity(poses, skeleton):
+    """The model-space ground velocity (x, y) of a cycle authored in place: how its planted feet
+    slide, which played at minus this stand still. First the median velocity of the feet's soles
+    where they are lowest, then the mean over the frames that slide within STILL of it (heel
+    strikes and toe-offs left out): the speed at which the planted feet travel no net distance."""
+    height = skeleton.height
+    soles = [(poses.positions[limb.points[-1]], poses.velocity(limb.points[-1])[:, :2])
+             for limb in skeleton.limbs.values() if limb.is_foot]
+    low = [path[:, 2] <= path[:, 2].min() + LOW * height for path, _ in soles]
+    steps = np.concatenate([velocity[mask] for (_, velocity), mask in zip(soles, low)] or [np.zeros((0, 2))])
+    if not len(steps):
+        return np.zeros(2)
+    guess = np.median(steps, axis=0)
+    planted = steps[np.linalg.norm(steps - guess, axis=1) < STILL * height]
+    return planted.mean(axis=0) if len(planted) else guess
+
+
+def detect(poses, skeleton, ground_velocity=(0.0, 0.0)):
+    """Every contact window of every limb, in clip order: a list of Planted.
+
+    A foot is low near where the rest pose stands it (over the ground, or over the top joint: a
+    root bone climbs onto a ledge with the character); a hand plants when the hips move around it.
+    `ground_velocity` (model x, y per second) is what stands still in the world: (0, 0) for a
+    clip with root motion, `stance_velocity` for a cycle authored in place.
+    """
+    found = []
+    height, rest = skeleton.height, skeleton.rest
+    still_limit = (TREADMILL if any(ground_velocity) else STILL) * height
+    ground = poses.positions[skeleton.top][:, 2]
+    for limb in skeleton.limbs.values():
+        still = np.zeros(poses.num_frames, dtype=bool)
+        low = np.zeros(poses.num_frames, dtype=bool)
+        for point in limb.points:
+            speed = _resting_speed(poses.positions[point], poses.fps, ground_velocity)
+            z = poses.positions[point][:, 2]
+            point_still = speed < still_limit
+            still |= point_still
+            standing = rest[point][2]
+            low |= point_still & ((z <= standing + LOW * height)
+                                  | (np.abs(z - ground - (standing - rest[skeleton.top][2])) <= LOW * height))
+        for first, last in _runs(still):
+            if (last - first) / poses.fps < SHORTEST:
+                continue
+            moves = _body_moves(poses, limb.joint, skeleton.hips, first, last)
+            if limb.is_foot:
+                keep = low[first:last + 1].any() or ((last - first) / poses.fps >= LONG and moves > STANDS * height)
+            else:
+                keep = moves > BODY_MOVES * height
+            if keep:
+                found.append(Planted(limb, first, last, poses.fps))
+    return sorted(found, key=lambda p: (p.first, p.limb.role))
+
+
+def _resting_speed(path, fps, ground_velocity):
+    """Per frame, how fast a point moves over the ground: the slower of its steps to the previous and
+    the next frame (a frame it arrives at or leaves from still counts as resting)."""
+    steps = np.diff(path, axis=0) * fps
+    steps[:, 0] -= ground_velocity[0]
+    steps[:, 1] -= ground_velocity[1]
+    speed = np.linalg.norm(steps, axis=1)
+    if len(speed) == 0:
+        return np.zeros(len(path))
+    before = np.concatenate([[speed[0]], speed])
+    after = np.concatenate([speed, [speed[-1]]])
+    return np.minimum(before, after)
+
+
+def _runs(mask):
+    """(first, last) index of each run of True in a boolean array."""
+    runs, start = [], None
+    for index, value in enumerate(mask):
+        if value and start is None:
+            start = index
+        elif not value and start is not None:
+            runs.append((start, index - 1))
+            start = None
+    if start is not None:
+        runs.append((start, len(mask) - 1))
+    return runs
+
+
+def _body_moves(poses, joint, hips, first, last):
+    """How far the hips travel relative to `joint` between frames `first` and `last` (the most)."""
+    relative = poses.positions[hips][first:last + 1] - poses.positions[joint][first:last + 1]
+    return float(np.linalg.norm(relative - relative[0], axis=1).max())

@@ -1,0 +1,265 @@
+"""`python -m motionwarp author MODEL.glb CLIP --kind KIND`: a warp asset proposed from the clip's own
+contacts (docs/design.md 12.1), written atomically and checked by loading it back.
+
+Each phase ends at an event the contacts show, and its target is where the clip meets the
+obstacle then, so against the obstacle the clip clears by itself the warp is nearly the identity:
+
+- vault: hands plant on the close edge; the root is over the far edge when the feet, coming down,
+  sink below the top (the hands' plant height; not before the hands let go); the feet land.
+- mantle: the hands grab the ledge's edge.
+- jump_over: take-off to the apex, over the obstacle (the close edge at the apex, the far edge a
+  third of the way down), then the landing; nothing is warped while the feet are planted.
+- jump_onto: from take-off to touch-down onto the ledge, the rearmost toe a margin past its edge.
+
+`traversal` ranges come from what the clip clears: its hands' height (a vault, a mantle's reach)
+or its soles' height at the apex (a jump). Everything is written in metres, in the frame of a
+character turned to face +Y (the model's `turn`), as the demo plays it.
+"""
+import math
+import os
+
+import numpy as np
+
+from ..base.atomicfile import write_text_atomic
+from ..base.config import ProviderSettings
+from ..base.errors import UsageError
+from ..base.jsonfields import dumps
+from ..warp.asset import FORMAT, WarpAsset
+
+KINDS = ("vault", "mantle", "jump_over", "jump_onto")
+RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
+#: A traversal fits obstacles from LOW to HIGH times the height the clip clears by itself.
+LOW, HIGH = 0.5, 1.5
+#: A jump onto a ledge lands its rearmost toe this fraction of the character's height past the edge (and
+#: its root at least the providers' capsule radius plus clearance past it).
+ONTO_MARGIN = 0.1
+#: Obstacles a ledge-top traversal fits are at most this deep (a ledge has no far side to find).
+DEEP = 50.0
+
+
+class Authoring:
+    """One clip of an inspected model (`tools.inspector.Model`) as the author reads it: times of its
+    contact events and where joints are then, in metres, in the character's turned frame relative to
+    where the clip starts."""
+
+    def __init__(self, model, clip, turn=None):
+        if clip not in model.bundles:
+            raise UsageError(f"{model.path}: clip {clip!r} not found; the model has: {', '.join(sorted(model.bundles))}")
+        self.model, self.clip = model, clip
+        self.facts = model.facts(clip)
+        self.poses = model.poses(clip)
+        joint, mode, _, _ = model.recommended()
+        self.track = model.track(clip, joint, mode)
+        self.turn = model.turn if turn is None else turn
+        self.scale = model.scale
+        self.height = model.skeleton.height * model.scale
+        self.fps = self.poses.fps
+        self._start = self.track.origin_pos
+
+    def frame(self, seconds):
+        return int(round(seconds * self.fps))
+
+    def point(self, model_point):
+        """A model-space point in the character's frame (metres, turned to face +Y, from the start)."""
+        c, s = math.cos(math.radians(self.turn)), math.sin(math.radians(self.turn))
+        x, y, z = (np.asarray(model_point, dtype=float) - self._start) * self.scale
+        return np.array([c * x - s * y, s * x + c * y, z])
+
+    def joint(self, name, seconds):
+        return self.point(self.poses.positions[name][self.frame(seconds)])
+
+    def root(self, seconds):
+        return self.point(self._start + self.track.position(self.frame(seconds)))
+
+    def windows(self, feet):
+        return [p for p in self.facts.contacts if p.limb.is_foot == feet]
+
+    def mean(self, limbs, seconds):
+        """The mean point of some windows' joints at `seconds`."""
+        return np.mean([self.joint(p.limb.joint, seconds) for p in limbs], axis=0)
+
+    def feet(self, seconds):
+        """The mean point of both feet's joints at `seconds` (whether planted yet or not)."""
+        feet = [limb.joint for limb in self.model.skeleton.limbs.values() if limb.is_foot]
+        return np.mean([self.joint(joint, seconds) for joint in feet], axis=0)
+
+    def hands(self):
+        """(plant, release, the hands' windows that start at the plant)."""
+        hands = self.windows(feet=False)
+        if not hands:
+            raise UsageError(f"{self.clip}: no hand plants on anything (a vault plants its hands, a mantle grabs "
+                             f"a ledge); its contacts: {self._contacts()}")
+        plant = min(p.start for p in hands)
+        planted = [p for p in hands if p.start - plant <= 2.0 / self.fps]
+        return plant, max(p.end for p in planted), planted
+
+    def flight(self):
+        """(take-off, touch-down): the longest stretch with no foot planted, between planted feet."""
+        n = self.poses.num_frames
+        down = np.zeros(n, dtype=bool)
+        for p in self.windows(feet=True):
+            down[p.first:p.last + 1] = True
+        runs, start = [], None
+        for f in range(n):
+            if not down[f] and start is None:
+                start = f
+            elif down[f] and start is not None:
+                runs.append((start, f))
+                start = None
+        runs = [(a, b) for a, b in runs if a > 0]   # planted before, planted after
+        if not runs:
+            raise UsageError(f"{self.clip}: its feet never leave the ground between two plants (a jump takes off "
+                             f"and lands); its contacts: {self._contacts()}")
+        first, after = max(runs, key=lambda run: run[1] - run[0])
+        return (first - 1) / self.fps, after / self.fps
+
+    def landing(self, after):
+        """The first time a foot plants after `after` seconds."""
+        later = [p.start for p in self.windows(feet=True) if p.start > after + 1e-9]
+        if not later:
+            raise UsageError(f"{self.clip}: no foot lands after {after:.2f} s; its contacts: {self._contacts()}")
+        return min(later)
+
+    def lowest_sole(self, seconds):
+        """The height of the lowest contact point of the feet at `seconds`."""
+        return min(p[2] for p in self.soles(seconds))
+
+    def soles(self, seconds):
+        """The contact points of both feet at `seconds`: the lowest of them is what clears an obstacle."""
+        feet = [limb for limb in self.model.skeleton.limbs.values() if limb.is_foot]
+        return [self.joint(point, seconds) for limb in feet for point in limb.points]
+
+    def _contacts(self):
+        return ", ".join(f"{p.limb.role} {p.start:.2f}-{p.end:.2f}" for p in self.facts.contacts) or "none"
+
+
+def propose(model, clip, kind, turn=None):
+    """(phases [(name, start, end, target point)], traversal ranges, the Authoring) for `kind`."""
+    if kind not in KINDS:
+        raise UsageError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    a = Authoring(model, clip, turn)
+    if kind in ("vault", "mantle") and a.facts.in_place:
+        raise UsageError(f"{clip} is authored in place: a {kind} needs a clip whose root travels over or onto "
+                         f"the obstacle; author an in-place clip as jump_over or jump_onto")
+    return globals()[f"_{kind}"](a) + (a,)
+
+
+def _vault(a):
+    plant, release, hands = a.hands()
+    edge = a.mean(hands, plant)
+    # the far edge: where the root is when the feet, coming down after the apex, sink below the top
+    frames = range(a.frame(plant), a.poses.num_frames)
+    apex = max(frames, key=lambda f: a.lowest_sole(f / a.fps))
+    over = next((f for f in range(apex, a.poses.num_frames) if a.lowest_sole(f / a.fps) < edge[2]), None)
+    if over is None:
+        raise UsageError(f"{a.clip}: its feet never come down from over the hands' plant height ({edge[2]:.2f} m)")
+    over = max(over / a.fps, release)
+    land = a.landing(over)
+    far = a.root(over)
+    points = [("close_edge", 0.0, plant, edge),
+              ("far_edge", plant, over, np.array([far[0], far[1], edge[2]])),
+              ("landing", over, land, _under(a.feet(land), a.root(land)))]
+    clear = edge[2] - a.root(0.0)[2]
+    depth = max(far[1] - edge[1], 0.0)
+    return points, {"height": [LOW * clear, HIGH * clear], "depth": [0.0, 2.0 * depth]}
+
+
+def _mantle(a):
+    grab, _, hands = a.hands()
+    edge = a.mean(hands, grab)
+    stand = a.root(a.facts.seconds)
+    clear = edge[2] - a.root(0.0)[2]
+    return [("ledge_top", 0.0, grab, edge)], {"height": [0.6 * clear, 1.4 * clear],
+                                              "depth": [max(stand[1] - edge[1], 0.0), DEEP]}
+
+
+def _jump_over(a):
+    take_off, touch_down = a.flight()
+    frames = range(a.frame(take_off), a.frame(touch_down) + 1)
+    apex = max(frames, key=lambda f: a.lowest_sole(f / a.fps)) / a.fps
+    ground = a.root(take_off)[2]
+    clear = a.lowest_sole(apex) - ground
+    below = np.array([*a.root(apex)[:2], ground + clear])
+    down = apex + (touch_down - apex) / 3.0
+    points = [("close_edge", take_off, apex, below), ("far_edge", apex, down, below),
+              ("landing", down, touch_down, _under(a.feet(touch_down), a.root(touch_down)))]
+    return points, {"height": [LOW * clear, HIGH * clear], "depth": [0.0, max(0.5 * a.height, 0.1)]}
+
+
+def _jump_onto(a):
+    take_off, touch_down = a.flight()
+    rear = min(p[1] for p in a.soles(touch_down))
+    root = a.root(touch_down)
+    settings = ProviderSettings.from_prc()   # the root lands where the provider's capsule clears the edge
+    edge = np.array([root[0], min(rear - ONTO_MARGIN * a.height, root[1] - settings.capsule_radius
+                                  - settings.clearance), root[2]])
+    apex = max(a.lowest_sole(f / a.fps) for f in range(a.frame(take_off), a.frame(touch_down) + 1))
+    clear = apex - a.root(take_off)[2]
+    return [("ledge_top", take_off, touch_down, edge)], {"height": [0.0, clear * HIGH],
+                                                         "depth": [root[1] - edge[1] + 0.25 * a.height, DEEP]}
+
+
+def _under(feet, root):
+    """The ground point under the feet: their x, y at the root's height (a root bone stands on it)."""
+    return np.array([feet[0], feet[1], root[2]])
+
+
+def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
+    """The warp asset dict for `clip` as `kind`, its model path relative to `out`'s folder."""
+    points, ranges, a = propose(model, clip, kind, turn)
+    if height is not None:
+        ranges["height"] = list(height)
+    if depth is not None:
+        ranges["depth"] = list(depth)
+    joint, mode, _, _ = model.recommended()
+    phases = []
+    for name, start, end, target in points:
+        offset = a.root(end) - target
+        low, high = RATES[name]
+        phases.append({"name": name, "start": _r(start), "end": _r(end), "t_offset": [_r(v) for v in offset],
+                       "r_offset": [0.0, 0.0, 0.0], "min_rate": low, "max_rate": high})
+    folder = os.path.dirname(os.path.abspath(out))
+    return {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"), "clip": clip,
+            "root_joint": joint, "root_mode": mode,
+            "traversal": {"kind": kind, "height": [_r(max(v, 0.0)) for v in ranges["height"]],
+                          "depth": [_r(max(v, 0.0)) for v in ranges["depth"]]},
+            "phases": phases, "contacts": _contacts(a, points)}
+
+
+def _contacts(a, points):
+    """Hands grab the target of the phase that ends as they plant; a foot planting at or after the last
+    phase's end stands on its target; other feet stand on whatever is under them (design 5.1)."""
+    ends = {round(end, 4): (name, target) for name, _, end, target in points}
+    last_name, _, last_end, last_target = points[-1]
+    found = []
+    last = math.floor(a.facts.seconds * 1e4) / 1e4   # rounding must not carry a window past the clip's end
+    for p in a.facts.contacts:
+        start, end = _r(p.start), min(_r(p.end), last)
+        pos = a.joint(p.limb.joint, p.start)
+        aimed = None
+        if not p.limb.is_foot:
+            aimed = next((ends[e] for e in ends if abs(e - p.start) <= 2.0 / a.fps), None)
+        elif p.start >= last_end - 1e-9:
+            aimed = (last_name, last_target)
+        if end <= start:
+            continue
+        if aimed is not None:
+            found.append({"joint": p.limb.joint, "start": start, "end": end, "touches": "target", "phase": aimed[0],
+                          "offset": [_r(v) for v in pos - aimed[1]]})
+        elif p.limb.is_foot:
+            ground = a.root(p.start)[2]
+            found.append({"joint": p.limb.joint, "start": start, "end": end, "touches": "surface",
+                          "offset": [0.0, 0.0, _r(pos[2] - ground)]})
+    return found
+
+
+def _r(value):
+    return round(float(value), 4)
+
+
+def write(model, clip, kind, out, turn=None, height=None, depth=None):
+    """Write the proposed asset to `out` atomically, after checking that it loads; returns the loaded asset."""
+    data = asset_data(model, clip, kind, out, turn, height, depth)
+    WarpAsset.from_dict(data, os.path.abspath(out))   # refuse to write what would not load
+    write_text_atomic(out, dumps(data))
+    return WarpAsset.load(out)

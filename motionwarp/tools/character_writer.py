@@ -1,0 +1,83 @@
+"""`python -m motionwarp inspect MODEL.glb --write-character OUT.json`: a character file for the demo
+(docs/design.md 5.4) from what `inspect` measured, so a new rig plays without a hand-written file.
+
+Each locomotion role gets the clip whose guessed role it is (plainly named ones first: `Idle`
+over `2H_Melee_Idle`), cycles authored in place get the speed their planted feet stand still
+at, and the file says which way the model faces (`turn`) and what makes it metres (`scale`).
+"""
+import os
+
+from ..base.atomicfile import write_text_atomic
+from ..base.errors import FieldError, UsageError
+from ..base.jsonfields import dumps, read_json
+
+FORMAT = "motionwarp.character/1"
+#: Roles the demo needs, and the optional ones (demo/character/character_file.py).
+REQUIRED = ("idle", "walk", "run", "fall", "land")
+OPTIONAL = ("dodge",)
+
+
+def choose_clips(model):
+    """({role: clip}, [notes]) for the demo's roles; a required role no clip fills gets the walk (a
+    run) or the idle (a fall, a landing), and a note says so."""
+    by_role = {}
+    for clip in model.bundles:
+        by_role.setdefault(model.role(clip), []).append(clip)
+    chosen, notes = {}, []
+    for role in REQUIRED + OPTIONAL:
+        # the role's own word in the name first (a dodge forward over the others), then the shortest name
+        named = sorted(by_role.get(role, []), key=lambda c: (role not in c.lower(), "forward" not in c.lower(),
+                                                              len(c), c))
+        if named:
+            chosen[role] = named[0]
+        elif role in REQUIRED:   # a run falls back on the walk, the rest on the idle
+            fallback = chosen.get("walk") if role == "run" else chosen.get("idle")
+            if fallback is None:
+                raise UsageError(f"{model.path}: no clip looks like a {role} or an idle; "
+                                 f"roles guessed: {', '.join(sorted(by_role))}")
+            chosen[role] = fallback
+            notes.append(f"no {role} clip found: {fallback} plays as {role}")
+    return chosen, notes
+
+
+def character_data(model, out):
+    """The character file's content for `model` (an inspector Model), written to `out`."""
+    clips, notes = choose_clips(model)
+    joint, mode, _, _ = model.recommended()
+    speeds = {}
+    for role in ("walk", "run"):
+        facts = model.facts(clips[role])
+        if facts.speed:
+            speeds[role] = round(facts.speed * model.scale, 3)
+        elif not facts.travel:
+            notes.append(f"{clips[role]} neither travels nor steps: give speeds.{role} by hand")
+    folder = os.path.dirname(os.path.abspath(out))
+    data = {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"),
+            "scale": model.scale, "turn": model.turn, "root_joint": joint, "root_mode": mode,
+            "clips": clips, "speeds": speeds, "warp_assets": [], "contact_ik": False}
+    return data, notes
+
+
+def write_character(model, out):
+    """Write the character file for `model` to `out` (atomically); returns (data, notes)."""
+    data, notes = character_data(model, out)
+    write_text_atomic(out, dumps(data))
+    return data, notes
+
+
+def add_asset(character, asset):
+    """List the warp asset at `asset` in the character file's `warp_assets` (by its name in the demo's
+    assets/ folder beside the file's folder); returns the name. The file is rewritten atomically."""
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(character))), "assets")
+    name = os.path.relpath(os.path.abspath(asset), folder).replace(os.sep, "/")
+    if name.startswith("../") or not name.endswith(".warp.json"):
+        raise UsageError(f"{character}: warp_assets are *.warp.json under {folder}; {asset} is not")
+    name = name[:-len(".warp.json")]
+    data = read_json(character, FieldError)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise UsageError(f"{character}: not a {FORMAT} file")
+    listed = data.setdefault("warp_assets", [])
+    if name not in listed:
+        listed.append(name)
+    write_text_atomic(character, dumps(data))
+    return name

@@ -1,0 +1,175 @@
+"""`python -m motionwarp author` (docs/design.md 12.1): warp assets proposed from a clip's own contacts,
+checked against the generator's numbers (tests/biped_samples.py) and the mannequin's ground truth,
+and played through the providers and the warper."""
+import json
+
+import numpy as np
+import pytest
+from panda3d.core import Point3
+
+from motionwarp import Interaction, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
+from motionwarp.tools import author
+from motionwarp.tools.inspector import Model
+
+from . import biped_samples as biped
+from .conftest import CONTACTS, MANNEQUIN
+from .obstacles import box_profile, level, prism
+from .test_inspect import run_inspect, run_tool
+from .warp_helpers import WarpRun
+
+TRUTH = json.loads(CONTACTS.read_text())["clips"]
+FRAME = 1.0 / 30
+
+
+def run_author(*args):
+    return run_tool("author", *args)
+
+
+@pytest.fixture(scope="module")
+def bipeds(tmp_path_factory):
+    """A metre biped facing +Y, and a centimetre one facing -Y in a Y-up armature."""
+    folder = tmp_path_factory.mktemp("author")
+    return {name: Model(biped.write_biped(folder / f"{name}.glb", *variant))
+            for name, variant in (("metre", ("+Y", "m", "z")), ("centimetre", ("-Y", "cm", "y")))}
+
+
+@pytest.mark.parametrize("which", ["metre", "centimetre"])
+def test_a_vault_ends_its_phases_at_the_plant_and_the_landing(bipeds, which, tmp_path):
+    """The close edge is where the hands plant (VAULT_EDGE ahead, VAULT_HEIGHT up), met when they plant;
+    the far edge when the feet come down below the top; the landing when the feet land; t_offsets in
+    metres in the frame facing +Y, either rig."""
+    asset = author.write(bipeds[which], "Vault", "vault", tmp_path / "vault.warp.json")
+    close, far, landing = asset.phases
+    # the far edge: the first frame after the apex at which the toes are below the hands' plant height
+    toes = [min(p[2] for p in biped.pose("Vault", f * FRAME)["feet"].values()) + biped.TOE - biped.ANKLE
+            for f in range(int(biped.VAULT_LENGTH * 30) + 1)]
+    apex = int(np.argmax(toes))
+    over = next(f for f in range(apex, len(toes)) if toes[f] < biped.VAULT_HEIGHT) * FRAME
+    assert close.start == 0.0 and abs(close.end - biped.VAULT_PLANT) <= 2 * FRAME
+    assert abs(far.end - over) <= 2 * FRAME and abs(landing.end - biped.VAULT_LAND) <= 2 * FRAME
+    root_y = biped.VAULT_TRAVEL * biped._smooth(close.end / biped.VAULT_LENGTH)
+    assert close.t_offset == pytest.approx((0.0, root_y - biped.VAULT_EDGE, -biped.VAULT_HEIGHT), abs=2e-3)
+    # what it clears: the hands' plant height, LOW to HIGH times
+    assert asset.traversal.height == pytest.approx((author.LOW * biped.VAULT_HEIGHT, author.HIGH * biped.VAULT_HEIGHT),
+                                                   abs=2e-3)
+    hands = [c for c in asset.contacts if c.joint.startswith("hand")]
+    assert {c.joint for c in hands} == {"hand.l", "hand.r"} and all(c.phase == "close_edge" for c in hands)
+    # a hand's offset from the close edge target: its side (the target is the hands' middle)
+    assert sorted(round(c.offset[0], 3) for c in hands) == [-0.25, 0.25]
+
+
+@pytest.mark.parametrize("which", ["metre", "centimetre"])
+def test_a_jump_in_place_is_warped_only_in_the_air(bipeds, which, tmp_path):
+    asset = author.write(bipeds[which], "Jump", "jump_over", tmp_path / "jump.warp.json")
+    close, far, landing = asset.phases
+    assert abs(close.start - biped.TAKE_OFF) <= 2 * FRAME and abs(landing.end - biped.TOUCH_DOWN) <= 2 * FRAME
+    assert close.end == far.start and far.end == landing.start
+    # over the obstacle at the apex: the soles' height then (the toes at the lift over their rest height)
+    apex_lift = biped.LIFT * np.sin(np.pi * (close.end - biped.TAKE_OFF) / (biped.TOUCH_DOWN - biped.TAKE_OFF))
+    assert -close.t_offset[2] == pytest.approx(biped.TOE + apex_lift, abs=0.01)
+    assert asset.traversal.kind == "jump_over"
+
+
+def test_a_jump_onto_lands_the_root_clear_of_the_edge(bipeds, tmp_path):
+    asset = author.write(bipeds["metre"], "Jump", "jump_onto", tmp_path / "onto.warp.json")
+    (phase,) = asset.phases
+    assert abs(phase.start - biped.TAKE_OFF) <= 2 * FRAME and abs(phase.end - biped.TOUCH_DOWN) <= 2 * FRAME
+    assert phase.t_offset[1] >= 0.34 - 1e-4 and phase.t_offset[2] == 0.0
+
+
+def test_the_mannequins_vault_authored_from_its_contacts(tmp_path):
+    """Phase ends at the ground truth's events (hands plant 0.7 s, the root over the far face 1.24 s,
+    feet land 1.5 s) within two frames, and the close edge within 7 cm of the authored box's near
+    top edge (y 1.0, z 1.0): the hands plant 6 cm onto the top, their joint 3 cm above it."""
+    asset = author.write(Model(MANNEQUIN), "vault", "vault", tmp_path / "vault.warp.json")
+    truth = TRUTH["vault"]
+    hands = [c for c in truth["contacts"] if c["joint"].startswith("hand")]
+    landing = min(c["start"] for c in truth["contacts"] if c["joint"].startswith("foot") and c["start"] > 1.0)
+    box = truth["obstacle"]
+    over = next(f for f in range(asset.track.num_frames) if asset.track.positions[f][1] >= box["max"][1]) / 30
+    assert abs(asset.phases[0].end - hands[0]["start"]) <= 2 * FRAME
+    assert abs(asset.phases[1].end - over) <= 2 * FRAME
+    assert abs(asset.phases[2].end - landing) <= 2 * FRAME
+    root = asset.track.position(asset.phases[0].end * asset.track.fps)
+    edge = np.array(root) - np.array(asset.phases[0].t_offset)
+    assert np.linalg.norm(edge[1:] - (box["min"][1], box["max"][2])) < 0.07
+
+
+def test_the_authored_vault_plays_onto_every_target_over_its_own_box(base, tmp_path):
+    """Against the box the clip was authored over, from where it starts: each phase ends within 1 mm of
+    its target, the rates stay within 15% of 1 (nearly the identity: the hands' 6 cm onto the top is
+    the difference) and the character lands past the box."""
+    path = tmp_path / "vault.warp.json"
+    author.write(Model(MANNEQUIN), "vault", "vault", path)
+    asset = WarpAsset.load(path)
+    box = TRUTH["vault"]["obstacle"]
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    prism(root, "box", box_profile(box["size"][1], box["size"][2]), box["size"][0], pos=(0, box["pos"][1], 0))
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    try:
+        found = TraversalProvider(SceneProbe.from_geometry(root), [asset]).find(actor)
+        assert isinstance(found, Interaction) and found.kind == "vault", found
+        rates = warper.check(found.asset, found.targets)
+        assert all(0.85 < rate < 1.15 for rate in rates), rates
+        run = WarpRun(base, warper, found.asset, found.targets)
+        assert run.finished
+        for result in run.warp.results:
+            assert np.linalg.norm(result.arrived - result.target) < 1e-3
+        assert actor.getY() > box["max"][1] + 0.3 and actor.getZ() == pytest.approx(0.0, abs=1e-3)
+    finally:
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
+
+
+def test_an_in_place_jump_over_a_crate_through_the_providers(base, bipeds, tmp_path):
+    """The biped's jump authored for 0.3 to 0.6 m crates: the providers offer it at a 0.45 m crate,
+    and every phase ends within 1 mm of its target; before take-off nothing moves the feet."""
+    path = tmp_path / "jump.warp.json"
+    author.write(bipeds["metre"], "Jump", "jump_over", path, height=(0.3, 0.6), depth=(0.0, 0.8))
+    asset = WarpAsset.load(path)
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    prism(root, "crate", box_profile(0.4, 0.45), 1.2, pos=(0, 0.5, 0))
+    actor = load_actor(bipeds["metre"].path)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    try:
+        found = TraversalProvider(SceneProbe.from_geometry(root), [asset]).find(actor)
+        assert isinstance(found, Interaction) and found.kind == "jump_over", found
+        run = WarpRun(base, warper, found.asset, found.targets)
+        assert run.finished and len(run.warp.results) == 3
+        for result in run.warp.results:
+            assert np.linalg.norm(result.arrived - result.target) < 1e-3
+        assert np.abs(np.array(run.positions[:int(asset.phases[0].start * 60) - 1])).max() < 1e-6
+        assert actor.getY() > 0.7 + 0.3
+    finally:
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
+
+
+def test_the_command_writes_lists_and_refuses_in_one_line(bipeds, tmp_path):
+    folder = tmp_path / "game"
+    (folder / "assets" / "hero").mkdir(parents=True)
+    (folder / "characters").mkdir()
+    character = folder / "characters" / "hero.json"
+    result = run_inspect(bipeds["metre"].path, "--write-character", character)
+    assert result.returncode == 0, result.stderr
+    out = folder / "assets" / "hero" / "hop.warp.json"
+    result = run_author(bipeds["metre"].path, "Jump", "--kind", "jump_over", "--out", out, "--character", character)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"wrote {out}: Jump as jump_over (checked by loading it back)\n  close_edge ")
+    assert json.loads(character.read_text())["warp_assets"] == ["hero/hop"]
+    bad = [(("Walk", "--kind", "vault"), "Walk is authored in place: a vault needs a clip whose root travels"),
+           (("Idle", "--kind", "jump_over"), "Idle: its feet never leave the ground between two plants"),
+           (("Jump", "--kind", "vault"), "Jump is authored in place"),
+           (("Sprint", "--kind", "vault"), "clip 'Sprint' not found; the model has: Attack, Fall, Idle, Jump"),
+           (("Jump", "--kind", "cartwheel"), "argument --kind: invalid choice")]
+    for args, message in bad:
+        result = run_author(bipeds["metre"].path, *args, "--out", tmp_path / "bad.warp.json")
+        assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+        assert not (tmp_path / "bad.warp.json").exists()
