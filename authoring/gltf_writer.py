@@ -92,6 +92,7 @@ class GltfBuilder:
         self._joints = []          # dicts: name, parent, translation, rotation (Panda space)
         self._meshes = []          # dicts: name, arrays, material
         self._animations = []      # (name, channels)
+        self._empties = []         # dicts: name, parent (empty index), translation, rotation, extras
 
     # ------------------------------------------------------------------ authoring API
     def add_material(self, name, rgba, roughness=0.7):
@@ -166,6 +167,19 @@ class GltfBuilder:
                              "joints": None, "weights": None, "indices": indices, "material": int(material)})
         return len(self._meshes) - 1
 
+    def add_empty(self, name, translation=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0), extras=None,
+                  parent=None):
+        """Add a node with no mesh (Blender's empty): a marker a level designer places, with `extras`
+        (Blender's custom properties; panda3d-gltf turns them into tags). `parent`: another empty's
+        index, else the scene root. Panda3D space, quaternion w, x, y, z. Returns its index."""
+        if parent is not None and not 0 <= parent < len(self._empties):
+            raise ValueError(f"empty {name!r}: unknown parent index {parent}")
+        q = np.asarray(rotation, dtype=np.float64)
+        self._empties.append({"name": str(name), "parent": parent,
+                              "translation": np.asarray(translation, dtype=np.float64).reshape(3),
+                              "rotation": q / np.linalg.norm(q), "extras": dict(extras or {})})
+        return len(self._empties) - 1
+
     def add_animation(self, name, channels):
         """Add a clip: channels = [(joint_index, path, times, values, interpolation), ...]."""
         checked = []
@@ -204,7 +218,7 @@ class GltfBuilder:
     # ------------------------------------------------------------------ writing
     def to_gltf(self):
         """Return (json_dict, binary_blob)."""
-        if not self._joints and not self._meshes:
+        if not self._joints and not self._meshes and not self._empties:
             raise ValueError("nothing to write: no joints and no meshes")
         blob = bytearray()
         buffer_views = []
@@ -292,6 +306,17 @@ class GltfBuilder:
             if mesh["joints"] is not None:
                 nodes[-1]["skin"] = 0
             nodes[0]["children"].append(len(nodes) - 1)
+
+        # --- empties, after the meshes
+        first = len(nodes)
+        for empty in self._empties:
+            node = {"name": empty["name"], "translation": [float(v) for v in _exact(panda_to_gltf_point(empty["translation"]))],
+                    "rotation": [float(v) for v in _exact(panda_to_gltf_quat(empty["rotation"]))]}
+            if empty["extras"]:
+                node["extras"] = empty["extras"]
+            nodes.append(node)
+            parent = nodes[0] if empty["parent"] is None else nodes[first + empty["parent"]]
+            parent.setdefault("children", []).append(len(nodes) - 1)
 
         # --- animations (identical time arrays share one input accessor)
         animations = []
