@@ -7,15 +7,13 @@ node's world position, at 30 and 144 fps and from several approaches.
 import math
 
 import pytest
-from direct.showbase.DirectObject import DirectObject
 from panda3d.core import NodePath, Point3, Vec3
 
 from authoring.gltf_writer import GltfBuilder
-from motionwarp import MotionWarper, SceneProbe, UsageError, load_actor
+from motionwarp import SceneProbe, UsageError, load_actor
 from motionwarp.scene.markers import MARKER_TAG, NO_MARKER, MarkerProvider
 
-from .conftest import step
-from .marker_rigs import BONE_UP, write_rigs
+from .marker_rigs import BONE_UP, read_at_phase_ends, write_rigs
 from .obstacles import box_profile, level, prism
 
 
@@ -47,23 +45,10 @@ def place(base, model, pos, h):
 
 
 def play_to_phase_ends(base, actor, asset, targets, fps):
-    """Play `asset` on `targets` and step at `fps` until it ends; returns {phase: (bone pos, root pos, root h)}
-    read from the Actor when each phase ends."""
-    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    """{phase: (bone pos, root pos, root h)} read from the Actor when each phase ends."""
     bone = actor.exposeJoint(None, "modelRoot", "bone")
-    seen, listener = {}, DirectObject()
-    listener.accept("motionwarp-phase-end", lambda w, name, index: seen.setdefault(
-        name, (bone.getPos(base.render), actor.getPos(base.render), actor.getH(base.render))))
-    try:
-        warper.play(asset, targets)
-        for _ in range(int(6 * fps)):
-            step(base, 1.0 / fps)
-            if not warper.is_warping:
-                break
-    finally:
-        listener.ignoreAll()
-        warper.destroy()
-    return seen
+    return read_at_phase_ends(base, actor, asset, targets, fps, lambda: (
+        bone.getPos(base.render), actor.getPos(base.render), actor.getH(base.render)))
 
 
 def wrap(degrees):
