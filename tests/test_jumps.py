@@ -94,6 +94,8 @@ def test_a_jump_onto_a_ledge_lands_on_its_top_a_capsule_radius_in(base, jumps, f
     assert landing.z == pytest.approx(height, abs=1e-3)
     take_off = turned(-turn, *found.targets[0].pos)
     assert local.y - take_off.y == pytest.approx(JUMP_RUN, abs=1e-3) and abs(found.targets[0].pos.z) < 1e-3
+    # to the take-off, across the ledge's face (the character stands at the origin)
+    assert found.distance == pytest.approx(take_off.y, abs=SETTINGS.edge_tolerance + 1e-3)
     seen = play(base, folder / "jump.glb", Point3(0, 0, 0), 0.0, found, fps)
     assert (seen["landing"] - landing).length() < 0.01
 

@@ -60,7 +60,7 @@ class _Onto(_Provider):
         take_off.z = found.ground
         h = heading(found.inward)
         return Interaction(self.kind, asset, [WarpTarget(take_off, h=h), WarpTarget(landing, h=h)], found.height,
-                           found.depth, found.close_edge, found.far_edge, found.normal, found.node, found.distance,
+                           found.depth, found.close_edge, found.far_edge, found.normal, found.node, -behind,
                            landing=landing)
 
 
