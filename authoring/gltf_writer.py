@@ -168,14 +168,18 @@ class GltfBuilder:
         return len(self._meshes) - 1
 
     def add_empty(self, name, translation=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0), extras=None,
-                  parent=None):
+                  parent=None, mesh=None):
         """Add a node with no mesh (Blender's empty): a marker a level designer places, with `extras`
-        (Blender's custom properties; panda3d-gltf turns them into tags). `parent`: another empty's
-        index, else the scene root. Panda3D space, quaternion w, x, y, z. Returns its index."""
+        (Blender's custom properties; panda3d-gltf turns them into tags). Its parent is another empty
+        (`parent`, an index), or a static mesh's node (`mesh`, an index: the prop it is placed on), else
+        the scene root; its transform is relative to that parent. Panda3D space, quaternion w, x, y, z.
+        Returns its index."""
         if parent is not None and not 0 <= parent < len(self._empties):
             raise ValueError(f"empty {name!r}: unknown parent index {parent}")
+        if mesh is not None and not (0 <= mesh < len(self._meshes) and self._meshes[mesh]["joints"] is None):
+            raise ValueError(f"empty {name!r}: {mesh} is not the index of a static mesh")
         q = np.asarray(rotation, dtype=np.float64)
-        self._empties.append({"name": str(name), "parent": parent,
+        self._empties.append({"name": str(name), "parent": parent, "mesh": mesh,
                               "translation": np.asarray(translation, dtype=np.float64).reshape(3),
                               "rotation": q / np.linalg.norm(q), "extras": dict(extras or {})})
         return len(self._empties) - 1
@@ -309,13 +313,17 @@ class GltfBuilder:
 
         # --- empties, after the meshes
         first = len(nodes)
+        mesh_nodes = [i for i, node in enumerate(nodes) if "mesh" in node]
         for empty in self._empties:
             node = {"name": empty["name"], "translation": [float(v) for v in _exact(panda_to_gltf_point(empty["translation"]))],
                     "rotation": [float(v) for v in _exact(panda_to_gltf_quat(empty["rotation"]))]}
             if empty["extras"]:
                 node["extras"] = empty["extras"]
             nodes.append(node)
-            parent = nodes[0] if empty["parent"] is None else nodes[first + empty["parent"]]
+            if empty["parent"] is not None:
+                parent = nodes[first + empty["parent"]]
+            else:
+                parent = nodes[0] if empty["mesh"] is None else nodes[mesh_nodes[empty["mesh"]]]
             parent.setdefault("children", []).append(len(nodes) - 1)
 
         # --- animations (identical time arrays share one input accessor)

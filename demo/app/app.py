@@ -6,7 +6,10 @@ import pathlib
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Vec3
 
-from motionwarp import PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused
+from motionwarp import (PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider, MotionWarper, SceneProbe,
+                        TraversalProvider, WarpAsset, WarpRefused)
+from motionwarp.scene.jumps import KINDS as JUMP_KINDS
+from motionwarp.scene.markers import MARKER_KINDS
 from motionwarp.scene.providers import Refusal
 
 from ..character.autopilot import Autopilot
@@ -71,15 +74,14 @@ class Demo(DirectObject):
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render)
         self.assets = {name: WarpAsset.load(asset_dir / f"{name}.warp.json") for name in self.character.warp_assets}
-        self.traversal = (TraversalProvider(self.probe, self.assets.values(), space=render) if self.assets
-                          else _NoTraversal())
+        self.traversal = _providers(self.probe, self.assets, render)
         self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight) if self.assets else None
         self.curves = CurvePanel(base.a2dBottomLeft)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
                                   StandIn(self.actor, render), lambda: self.time.paused, self.say)
         contacts = json.loads((ASSETS / "mannequin.contacts.json").read_text())["clips"]
         #: How far from the near face each clip was authored: where the autopilot starts it.
-        self.authored_distance = {name: contacts[name]["obstacle"]["min"][1] for name in self.assets}
+        self.authored_distance = {asset.clip: contacts[asset.clip]["obstacle"]["min"][1] for asset in self.assets.values()}
         #: Where the autopilot gives up on an obstacle no clip can take.
         self.skip_distance = max(self.authored_distance.values(), default=0.0)
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
@@ -298,6 +300,23 @@ class Demo(DirectObject):
         self.lights.remove()
         self.actor.cleanup()
         self.actor.removeNode()
+
+
+#: How far ahead the demo looks for a ledge to jump onto: the running jump takes off 1.7 m before it.
+JUMP_REACH = 3.5
+
+
+def _providers(probe, assets, space):
+    """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17)."""
+    kinds = {asset.traversal.kind for asset in assets.values() if asset.traversal is not None}
+    providers = []
+    if kinds & {"vault", "mantle"}:
+        providers.append(TraversalProvider(probe, assets.values(), space=space))
+    if kinds & set(JUMP_KINDS):
+        providers.append(JumpProvider(probe, assets.values(), space=space, reach=JUMP_REACH))
+    if kinds & set(MARKER_KINDS):
+        providers.append(MarkerProvider(probe, space, assets.values(), space=space))
+    return InteractionChooser(providers, space=space) if providers else _NoTraversal()
 
 
 class _NoTraversal:

@@ -168,11 +168,13 @@ class MarkerProvider(_Asked):
         return targets
 
     def _blocked(self, asset, target, pos, marker):
-        """What stops the capsule from where it stands to where phase 0 ends it (None: room), the
-        prop the marker is placed on (its parent, and what is under it) excepted."""
-        radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
+        """What stops the capsule, from knee height up, on its way from where it stands to where phase 0
+        ends it (None: room), the prop the marker is placed on (its parent, and what is under it) excepted."""
+        # From knee height (face_low) up: the floor, and what the feet step over, are not in the way.
+        settings = self.settings
+        radius, height = settings.capsule_radius, settings.capsule_height - settings.face_low
         stand = Motion(tuple(target.pos), target.h) * authored_root_end(asset, 0)
-        lift = _UP * (height / 2 + clearance)
+        lift = _UP * (settings.face_low + height / 2)
         start, end = pos + lift, Point3(stand.pos[0], stand.pos[1], pos.z) + lift
         prop = _prop(marker)
         blocker = None
