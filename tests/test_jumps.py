@@ -117,8 +117,11 @@ def test_refusals_say_why(base, jumps):
     assert blocked.numbers["gap"] == pytest.approx(1.5, abs=0.003)
     near = level()
     slab(near, "ground", -6.0, 6.0, 0.0, 0.0)
-    prism(near, "ledge", box_profile(3.0, 0.6), 6.0, pos=(0, 0.6 + 1.5, 0))
+    prism(near, "ledge", box_profile(3.0, 0.6), 6.0, pos=(0, 1.2 + 1.5, 0))
     close = JumpProvider(SceneProbe.from_geometry(near), given).find_at(Point3(0, 0, 0), 0.0)
-    assert not close and close.reason.startswith("too close to jump onto it")
+    # The take-off, JUMP_RUN before a landing PAST onto the top, would be behind the character.
+    assert not close and close.reason == f"too close to jump onto it (take-off {JUMP_RUN - PAST - 1.2:.2f} m behind)"
+    turned_away = JumpProvider(SceneProbe.from_geometry(gap_level(0.6, 1.5, h=65.0)), given).find_at(Point3(0, 0, 0), 0.0)
+    assert not turned_away and turned_away.reason == "not facing the gap (65.0° > 50°)"
     with pytest.raises(UsageError, match="no jump asset"):
         JumpProvider(SceneProbe.from_geometry(flat), [])

@@ -10,7 +10,8 @@ import pytest
 from panda3d.core import NodePath, Point3, Vec3
 
 from authoring.gltf_writer import GltfBuilder
-from motionwarp import SceneProbe, UsageError, load_actor
+from motionwarp import SceneProbe, UsageError, WarpAsset, WarpTarget, load_actor
+from motionwarp.animation.motion import Motion
 from motionwarp.scene.markers import MARKER_TAG, NO_MARKER, MarkerProvider
 
 from .marker_rigs import BONE_UP, read_at_phase_ends, write_rigs
@@ -161,6 +162,7 @@ def scene_with_seat(base, bench=False, wall=False):
     ("too_high", "too high to use (1.80 m > 1.50 m)", {"height": 1.8}),
     ("too_close", "too close to use (0.20 m < 0.30 m)", {"distance": 0.2}),
     ("wrong_side", "wrong side to sit (approach 180° off the marker's > 50°)", {"approach_deg": 180.0}),
+    ("turned_seat", "wrong side to sit (approach 60° off the marker's > 50°)", {"approach_deg": 60.0}),
     ("unknown_kind", "dance is marked 'dance': expected one of sit, pick_up, use", {}),
 ])
 def test_refusals_say_why_with_the_numbers(base, rigs, case, reason, numbers):
@@ -176,6 +178,8 @@ def test_refusals_say_why_with_the_numbers(base, rigs, case, reason, numbers):
         marker(base.render, "use", (0, 0.2, 1.0))
     elif case == "wrong_side":
         marker(base.render, "sit", (0, 1.5, 1.0), h=0.0)   # the seat faces away: its back is to the character
+    elif case == "turned_seat":
+        marker(base.render, "sit", (0, 1.5, 1.0), h=240.0)  # facing the character turned 60 degrees
     else:
         marker(base.render, "dance", (0, 1.5, 1.0), h=180.0, name="dance")
     actor = place(base, folder / "reach.glb", actor_pos, actor_h)
@@ -206,3 +210,52 @@ def test_bad_arguments_are_usage_errors(base, rigs):
     with pytest.raises(UsageError, match="no marker asset"):
         MarkerProvider(probe, base.render, [])
     assert MarkerProvider(probe, NodePath("empty"), list(assets.values())).find_at(Point3(0, 0, 0), 0.0).reason == NO_MARKER
+
+
+def test_only_markers_within_reach_and_the_height_above_the_feet_count(base, rigs):
+    folder, assets = rigs
+    marker(base.render, "use", (0, 2.2, 1.7), name="high_up")
+    provider = MarkerProvider(SceneProbe.from_geometry(level()), base.render, list(assets.values()))
+    assert provider.find_at(Point3(0, 0, 0.5), 0.0).reason == NO_MARKER          # 2.2 m > reach 2.0 m
+    found = provider.find_at(Point3(0, 0.5, 0.5), 0.0)                             # feet 0.5 m up: 1.2 m below it
+    assert found and found.height == pytest.approx(1.2, abs=1e-4) and found.distance == pytest.approx(1.7, abs=1e-4)
+
+
+def test_the_asset_whose_height_range_is_centred_nearest_is_chosen(base, rigs, tmp_path):
+    folder, assets = rigs
+    data = assets["use"].to_dict()
+    data["model"] = str(folder / "reach.glb")
+    data["traversal"] = {"kind": "use", "height": [0.9, 2.0]}                     # centred on 1.45 (the other: 1.0)
+    high = WarpAsset.from_dict(data, str(tmp_path / "high.warp.json"))
+    provider = MarkerProvider(SceneProbe.from_geometry(level()), base.render, [assets["use"], high])
+    lever = marker(base.render, "use", (0, 1.5, 1.1), name="lever")
+    assert provider.find_at(Point3(0, 0, 0), 0.0).reason == NO_MARKER   # placed after the search...
+    provider.refresh()                                                  # ... found once searched again
+    assert provider.find_at(Point3(0, 0, 0), 0.0).asset is assets["use"]
+    lever.setZ(1.4)
+    assert provider.find_at(Point3(0, 0, 0), 0.0).asset is high
+
+
+@pytest.mark.parametrize("fps", [30, 144])
+def test_targets_on_the_authored_anchors_replay_the_clip_unwarped(base, rigs, tmp_path, fps):
+    """docs/design.md 4 read backwards (warp/authored.py): a phase aimed where the clip itself meets its
+    target is the identity, with a turned clip, an aligned joint and offsets in the target's frame."""
+    from motionwarp.warp.authored import authored_anchor
+    folder, assets = rigs
+    data = assets["sit"].to_dict()
+    data["model"] = str(folder / "sit.glb")
+    data["phases"][0]["t_offset"] = [0.15, -0.25, 0.1]
+    data["phases"][1]["t_offset"] = [-0.2, 0.3, 0.0]
+    asset = WarpAsset.from_dict(data, str(tmp_path / "offset.warp.json"))
+    start_pos, start_h = Point3(1.0, -2.0, 0.0), 35.0
+    start = Motion(tuple(start_pos), start_h)
+    targets = []
+    for index in range(len(asset.phases)):
+        anchor = start * authored_anchor(asset, index)
+        targets.append(WarpTarget(Point3(*anchor.pos), h=anchor.h))
+    actor = place(base, folder / "sit.glb", start_pos, start_h)
+    seen = read_at_phase_ends(base, actor, asset, targets, fps, lambda: actor.getPos(base.render))
+    # The unwarped clip, from the raw keys (marker_rigs): it walks 1 m in along the start heading by the
+    # seat's end, turns round, and at the stand's end is 0.5 m back toward where it came from.
+    assert (seen["seat"] - (start_pos + ahead(start_h, 1.0))).length() < 0.005
+    assert (seen["stand"] - (start_pos + ahead(start_h, 0.5))).length() < 0.005
