@@ -92,6 +92,7 @@ class GltfBuilder:
         self._joints = []          # dicts: name, parent, translation, rotation (Panda space)
         self._meshes = []          # dicts: name, arrays, material
         self._animations = []      # (name, channels)
+        self._empties = []         # dicts: name, parent (empty index), translation, rotation, extras
 
     # ------------------------------------------------------------------ authoring API
     def add_material(self, name, rgba, roughness=0.7):
@@ -166,6 +167,23 @@ class GltfBuilder:
                              "joints": None, "weights": None, "indices": indices, "material": int(material)})
         return len(self._meshes) - 1
 
+    def add_empty(self, name, translation=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0), extras=None,
+                  parent=None, mesh=None):
+        """Add a node with no mesh (Blender's empty): a marker a level designer places, with `extras`
+        (Blender's custom properties; panda3d-gltf turns them into tags). Its parent is another empty
+        (`parent`, an index), or a static mesh's node (`mesh`, an index: the prop it is placed on), else
+        the scene root; its transform is relative to that parent. Panda3D space, quaternion w, x, y, z.
+        Returns its index."""
+        if parent is not None and not 0 <= parent < len(self._empties):
+            raise ValueError(f"empty {name!r}: unknown parent index {parent}")
+        if mesh is not None and not (0 <= mesh < len(self._meshes) and self._meshes[mesh]["joints"] is None):
+            raise ValueError(f"empty {name!r}: {mesh} is not the index of a static mesh")
+        q = np.asarray(rotation, dtype=np.float64)
+        self._empties.append({"name": str(name), "parent": parent, "mesh": mesh,
+                              "translation": np.asarray(translation, dtype=np.float64).reshape(3),
+                              "rotation": q / np.linalg.norm(q), "extras": dict(extras or {})})
+        return len(self._empties) - 1
+
     def add_animation(self, name, channels):
         """Add a clip: channels = [(joint_index, path, times, values, interpolation), ...]."""
         checked = []
@@ -204,7 +222,7 @@ class GltfBuilder:
     # ------------------------------------------------------------------ writing
     def to_gltf(self):
         """Return (json_dict, binary_blob)."""
-        if not self._joints and not self._meshes:
+        if not self._joints and not self._meshes and not self._empties:
             raise ValueError("nothing to write: no joints and no meshes")
         blob = bytearray()
         buffer_views = []
@@ -292,6 +310,21 @@ class GltfBuilder:
             if mesh["joints"] is not None:
                 nodes[-1]["skin"] = 0
             nodes[0]["children"].append(len(nodes) - 1)
+
+        # --- empties, after the meshes
+        first = len(nodes)
+        mesh_nodes = [i for i, node in enumerate(nodes) if "mesh" in node]
+        for empty in self._empties:
+            node = {"name": empty["name"], "translation": [float(v) for v in _exact(panda_to_gltf_point(empty["translation"]))],
+                    "rotation": [float(v) for v in _exact(panda_to_gltf_quat(empty["rotation"]))]}
+            if empty["extras"]:
+                node["extras"] = empty["extras"]
+            nodes.append(node)
+            if empty["parent"] is not None:
+                parent = nodes[first + empty["parent"]]
+            else:
+                parent = nodes[0] if empty["mesh"] is None else nodes[mesh_nodes[empty["mesh"]]]
+            parent.setdefault("children", []).append(len(nodes) - 1)
 
         # --- animations (identical time arrays share one input accessor)
         animations = []

@@ -12,7 +12,9 @@ phase's target, feet on the surface under them) come from the same ground truth.
 DIR must hold mannequin.glb and mannequin.contacts.json. The tests derive their own copies
 with `write_warp_assets`, so the shipped files stay free for the demo's tuner.
 """
+import functools
 import json
+import math
 import os
 import pathlib
 import sys
@@ -32,7 +34,19 @@ LANDING_PAST_FAR_FACE = 1.0
 TRAVERSAL = {"vault": {"kind": "vault", "height": [0.5, 1.5], "depth": [0.0, 1.2]},
              "mantle": {"kind": "mantle", "height": [0.9, 2.1], "depth": [0.5, 50.0]},
              "mantle_high": {"kind": "mantle", "height": [1.7, 2.3], "depth": [0.5, 50.0]}}
-RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
+RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6),
+         "grab": (0.4, 1.6), "hand": (0.4, 1.6), "seat": (0.5, 1.6), "stand": (0.5, 1.6), "take_off": (0.5, 1.6),
+         "jump_landing": (0.7, 1.4)}
+#: The interactions (issue 17): asset name -> (clip, traversal). Heights are centred on the authored
+#: target (mannequin.contacts.json: the grab 0.14 m, 0.90 m and 1.15 m up, the seat 0.45 m, the gap 1.5 m).
+INTERACTIONS = {
+    "pick_up": ("pick_up", {"kind": "pick_up", "height": [-0.16, 0.44], "distance": [0.5, 1.6]}),
+    "pick_up_table": ("pick_up_table", {"kind": "pick_up", "height": [0.6, 1.2], "distance": [0.5, 1.6]}),
+    "use": ("use", {"kind": "use", "height": [0.85, 1.45], "distance": [0.5, 1.6]}),
+    "sit": ("sit", {"kind": "sit", "height": [0.3, 0.6], "distance": [0.6, 1.8]}),
+    "jump_gap": ("running_jump", {"kind": "jump_gap", "height": [-0.5, 0.5], "depth": [0.8, 2.2]}),
+    "jump_onto": ("running_jump", {"kind": "jump_onto", "height": [0.3, 0.9], "depth": [0.7, 50.0]}),
+}
 
 
 def clip_track(model_path, clip):
@@ -46,11 +60,18 @@ def root_at(track, seconds):
     return [float(v) for v in track.origin_pos + track.position(seconds * track.fps)]
 
 
-def phase(name, start, end, track, target):
-    root = root_at(track, end)
-    offset = tuple(round(r - t, 4) for r, t in zip(root, target))
-    low, high = RATES[name]
-    return WarpPhase(name, round(start, 4), round(end, 4), t_offset=offset, min_rate=low, max_rate=high)
+def phase(name, start, end, track, target, align=None, rates=None):
+    """A phase ending at `end` on `target` (model space): its t_offset is where the root (or the joint
+    `align`, at `align_pos`) is then relative to the target, in the target's frame (the root's heading)."""
+    if align is None:
+        point = root_at(track, end)
+    else:
+        align, point = align
+    h = math.radians(track.origin_h + track.heading(end * track.fps))
+    dx, dy, dz = (p - t for p, t in zip(point, target))
+    offset = tuple(round(v, 4) + 0.0 for v in (math.cos(h) * dx + math.sin(h) * dy, -math.sin(h) * dx + math.cos(h) * dy, dz))
+    low, high = RATES[rates or name]
+    return WarpPhase(name, round(start, 4), round(end, 4), t_offset=offset, min_rate=low, max_rate=high, align_joint=align)
 
 
 def crossing_time(track, y):
@@ -90,6 +111,44 @@ def mantle(clip, track):
     return [phase("ledge_top", 0.0, grab, track, points["ledge_top"])], points
 
 
+def reach(name, clip, track):
+    """A hand to the target: phase `name` ends as the right hand grabs (or presses), the hand on the target."""
+    hand = next(c for c in clip["contacts"] if c["joint"] == "hand_r")
+    points = {name: tuple(hand["pos"])}
+    return [phase(name, 0.0, hand["start"], track, points[name], align=("hand_r", hand["pos"]))], points
+
+
+def sit(clip, track):
+    """Seat: the hips land above the seat's top centre; stand: where the root ends stepping away."""
+    hips = next(c for c in clip["contacts"] if c["joint"] == "hips")
+    away = max(c["start"] for c in clip["contacts"] if c["joint"].startswith("foot"))
+    last = next(c["end"] for c in clip["contacts"] if c["joint"] == "hips")
+    end = round(crossing_time_back(track, clip["root_end"][1] + 0.005), 2)
+    assert end > away, "sit: the root still moves after the last step starts"
+    points = {"seat": tuple(hips["surface"]), "stand": tuple(root_at(track, end))}
+    return [phase("seat", 0.0, hips["start"], track, points["seat"], align=("hips", hips["pos"])),
+            phase("stand", last, end, track, points["stand"])], points
+
+
+def crossing_time_back(track, y):
+    """Clip seconds at which the root, going back along -Y, first reaches `y`."""
+    for frame in range(track.num_frames - 1, 0, -1):
+        if track.positions[frame - 1][1] > y >= track.positions[frame][1] - 1e-9:
+            return frame / track.fps
+    raise ValueError(f"the root of {track.clip!r} never reaches y = {y} going back")
+
+
+def jump(clip, track):
+    """Take off at the gap's near edge (the last foot off before the flight), land where the root touches down."""
+    gap = clip["obstacle"]
+    feet = [c for c in clip["contacts"] if c["joint"].startswith("foot")]
+    take_off = max(c["end"] for c in feet if c["pos"][1] < gap["min"][1])
+    land = min(c["start"] for c in feet if c["pos"][1] > gap["max"][1])
+    points = {"take_off": (0.0, gap["min"][1], 0.0), "landing": (0.0, root_at(track, land)[1], 0.0)}
+    return [phase("take_off", 0.0, take_off, track, points["take_off"]),
+            phase("landing", take_off, land, track, points["landing"], rates="jump_landing")], points
+
+
 def contacts(clip, phases, points):
     """The asset's contacts from the clip's ground truth, each at the offset it was authored at.
 
@@ -103,6 +162,8 @@ def contacts(clip, phases, points):
     for truth in clip["contacts"]:
         start, end, pos = round(truth["start"], 4), round(truth["end"], 4), truth["pos"]
         name = ends[start] if truth["joint"].startswith("hand") else (last.name if start >= last.end else None)
+        if truth["joint"] == "hips":
+            continue   # the seat: the phase's own target (aligned), not a limb the contact IK holds
         if name is not None:
             offset = tuple(round(p - t, 4) for p, t in zip(pos, points[name]))
             found.append(Contact(truth["joint"], start, end, "target", name, offset))
@@ -113,8 +174,8 @@ def contacts(clip, phases, points):
 
 
 def write_warp_assets(out_dir, model_path, contacts_path):
-    """Write vault, mantle and mantle_high .warp.json into `out_dir`, their model path relative
-    to it; returns the written paths."""
+    """Write vault, mantle and mantle_high .warp.json, and the interactions' (INTERACTIONS), into
+    `out_dir`, their model path relative to it; returns the written paths."""
     out_dir = pathlib.Path(out_dir)
     truth = json.loads(pathlib.Path(contacts_path).read_text())["clips"]
     model = os.path.relpath(model_path, out_dir)
@@ -131,6 +192,18 @@ def write_warp_assets(out_dir, model_path, contacts_path):
         assert name != "vault" or asset.traversal.centre[1] == authored[1], "vault: depth range not centred on it"
         asset.save()
         WarpAsset.load(path)  # validate what was written
+        written.append(path)
+        print(f"wrote {path}: " + ", ".join(f"{p.name} {p.start:.2f}-{p.end:.2f}s" for p in asset.phases))
+    builders = {"pick_up": functools.partial(reach, "grab"), "pick_up_table": functools.partial(reach, "grab"),
+                "use": functools.partial(reach, "hand"), "sit": sit, "running_jump": jump}
+    for name, (clip, traversal) in INTERACTIONS.items():
+        track = clip_track(model_path, clip)
+        path = out_dir / f"{name}.warp.json"
+        phases, points = builders[clip](truth[clip], track)
+        asset = WarpAsset(model=model, clip=clip, root_joint="root", phases=phases, traversal=Traversal(**traversal),
+                          contacts=contacts(truth[clip], phases, points), path=str(path))
+        asset.save()
+        WarpAsset.load(path)
         written.append(path)
         print(f"wrote {path}: " + ", ".join(f"{p.name} {p.start:.2f}-{p.end:.2f}s" for p in asset.phases))
     return written

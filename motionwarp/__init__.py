@@ -11,6 +11,9 @@ from .animation.driver import RootMotionDriver
 from .base.errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
 from .animation.loader import load_actor
 from .scene.probe import SceneProbe
+from .scene.chooser import InteractionChooser
+from .scene.jumps import JumpProvider
+from .scene.markers import MARKER_TAG, MarkerProvider
 from .scene.providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
 from .animation.rootmotion import RootMotionTrack
 from .warp.target import WarpTarget
@@ -21,7 +24,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",
-    "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "LoadError", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
+    "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
+    "MARKER_TAG", "MarkerProvider", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
     "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",
 ]

@@ -97,7 +97,8 @@ def test_skeleton_and_clips(actor):
     joints = [j.getName() for j in actor.getJoints()]
     assert len(joints) >= 17
     assert {"root", "hips", "hand_l", "hand_r", "foot_l", "foot_r", "head"} <= set(joints)
-    assert set(actor.getAnimNames()) == {"idle", "walk", "run", "vault", "mantle", "mantle_high", "fall", "land"}
+    assert set(actor.getAnimNames()) == {"idle", "walk", "run", "vault", "mantle", "mantle_high", "fall", "land",
+                                         "pick_up", "pick_up_table", "use", "sit", "running_jump"}
     assert clip_control(actor, "walk").getFrameRate() == 30
 
 

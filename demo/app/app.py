@@ -5,7 +5,10 @@ import pathlib
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
-from motionwarp import CANCELLED, FINISHED, PHASE_START, ContactIK, MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused
+from motionwarp import (CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
+                        MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused)
+from motionwarp.scene.jumps import KINDS as JUMP_KINDS
+from motionwarp.scene.markers import MARKER_KINDS
 from motionwarp.scene.providers import Refusal, authored_target
 
 from ..character.autopilot import Autopilot
@@ -129,12 +132,10 @@ class Demo(DirectObject):
         self.accept(CANCELLED, self._warp_ended)
 
     def _traversal(self, render):
-        """The provider of the character's warp assets; a set it cannot use names the character file's field."""
-        taken = {provider.kind for provider in TraversalProvider.KINDS}
-        if not any(a.traversal is not None and a.traversal.kind in taken for a in self.assets.values()):
-            return _NoTraversal()
+        """One chooser over the providers the character's warp assets serve; a set they cannot use names the
+        character file's field."""
         try:
-            return TraversalProvider(self.probe, self.assets.values(), space=render)
+            return _providers(self.probe, self.assets, render)
         except UsageError as exc:
             raise CharacterError(self.character.path, "warp_assets", f"expected assets the demo can traverse with: {exc}") from None
 
@@ -348,6 +349,23 @@ class Demo(DirectObject):
         self.lights.remove()
         self.actor.cleanup()
         self.actor.removeNode()
+
+
+#: How far ahead the demo looks for a ledge to jump onto: the running jump takes off 1.7 m before it.
+JUMP_REACH = 3.5
+
+
+def _providers(probe, assets, space):
+    """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17)."""
+    kinds = {asset.traversal.kind for asset in assets.values() if asset.traversal is not None}
+    providers = []
+    if kinds & {provider.kind for provider in TraversalProvider.KINDS}:
+        providers.append(TraversalProvider(probe, assets.values(), space=space))
+    if kinds & set(JUMP_KINDS):
+        providers.append(JumpProvider(probe, assets.values(), space=space, reach=JUMP_REACH))
+    if kinds & set(MARKER_KINDS):
+        providers.append(MarkerProvider(probe, space, assets.values(), space=space))
+    return InteractionChooser(providers, space=space) if providers else _NoTraversal()
 
 
 class _NoTraversal:

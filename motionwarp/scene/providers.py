@@ -149,6 +149,24 @@ class _Provider(_Asked):
             kept = self._runs[id(asset)] = (asset, asset.track, stamp, self.read_run(asset))
         return kept[3]
 
+    def _stand_on_top(self, found, spot, refuse, verb):
+        """The walkable floor on the top under `spot` with room for the capsule (a Point3), or a Refusal
+        saying there is no room to `verb` on top."""
+        radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
+        floor = self.probe.ray(Point3(spot.x, spot.y, found.top + clearance),
+                               Point3(spot.x, spot.y, found.close_edge.z - self.settings.probe_step))
+        if floor is None or incline_deg(floor.normal) > self.settings.max_incline_deg:
+            return refuse(f"no room to {verb} on top")
+        stand = Point3(floor.pos)
+        ceiling = self.probe.ray(stand + _UP * clearance, stand + _UP * height)
+        if ceiling is not None:
+            room = ceiling.pos.z - stand.z
+            return refuse(f"no head room on top ({_metres(room)} < {_metres(height)})", head_room=room)
+        blocker = self.probe.capsule_overlaps(radius, height, stand + _UP * (height / 2 + clearance))
+        if blocker is not None:
+            return refuse(f"no room to {verb} on top (blocked by {blocker.getName() or 'something'})")
+        return stand
+
     def _own(self, given):
         """The assets of this provider's kind among `given`."""
         return [asset for asset in given if asset.traversal is not None and asset.traversal.kind == self.kind]
@@ -299,24 +317,14 @@ class MantleProvider(_Provider):
         return authored_root(asset, asset.duration) - authored_target(asset, 0)
 
     def _targets(self, found, asset, refuse):
-        radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
+        radius, clearance = self.settings.capsule_radius, self.settings.clearance
         run = _clear_of_the_edge(self._run(asset), radius + clearance)
         needed = run.y + radius
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
-        spot = found.close_edge + _across(found, run)
-        floor = self.probe.ray(Point3(spot.x, spot.y, found.top + clearance),
-                               Point3(spot.x, spot.y, found.close_edge.z - self.settings.probe_step))
-        if floor is None or incline_deg(floor.normal) > self.settings.max_incline_deg:
-            return refuse("no room to stand on top")
-        stand = Point3(floor.pos)
-        ceiling = self.probe.ray(stand + _UP * clearance, stand + _UP * height)
-        if ceiling is not None:
-            room = ceiling.pos.z - stand.z
-            return refuse(f"no head room on top ({_metres(room)} < {_metres(height)})", head_room=room)
-        blocker = self.probe.capsule_overlaps(radius, height, stand + _UP * (height / 2 + clearance))
-        if blocker is not None:
-            return refuse(f"no room to stand on top (blocked by {blocker.getName() or 'something'})")
+        stand = self._stand_on_top(found, found.close_edge + _across(found, run), refuse, "stand")
+        if isinstance(stand, Refusal):
+            return stand
         targets = [WarpTarget(found.close_edge, h=heading(found.inward))]
         return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
                            found.normal, found.node, found.distance)
@@ -328,17 +336,12 @@ class JumpOverProvider(VaultProvider):
     kind = "jump_over"
 
 
-class JumpOntoProvider(MantleProvider):
-    """A jump onto what a mantle would climb: the same ledge top and room to stand."""
-
-    kind = "jump_onto"
-
-
 class TraversalProvider(_Asked):
-    """Vault if possible, else mantle, else jump over, else jump onto, on one measurement; refusals
-    are joined. Any kind may be missing among the assets (a character with only a jump)."""
+    """Vault if possible, else mantle, else jump over, on one measurement; refusals are joined. Any
+    kind may be missing among the assets (a character with only a jump). Jumps onto ledges and
+    across gaps are JumpProvider's (scene/jumps.py)."""
 
-    KINDS = (VaultProvider, MantleProvider, JumpOverProvider, JumpOntoProvider)
+    KINDS = (VaultProvider, MantleProvider, JumpOverProvider)
 
     def __init__(self, probe, assets, space=None, **settings):
         """`assets` as for the providers: re-read at every query; one of some kind is needed."""

@@ -16,9 +16,44 @@ FORMAT = "motionwarp.asset/1"
 _TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
                "warp_translation", "warp_rotation", "axes", "align_joint"}
-#: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1).
-TRAVERSAL_PHASES = {"vault": ("close edge", "far edge", "landing"), "mantle": ("ledge top",),
-                    "jump_over": ("close edge", "far edge", "landing"), "jump_onto": ("ledge top",)}
+
+
+@dataclasses.dataclass(frozen=True)
+class TraversalKind:
+    """What a `traversal.kind` means (docs/design.md 5.1): the targets its phases warp to, in order,
+    who finds them, and what its `height` and `depth` ranges measure."""
+
+    phases: tuple
+    #: "geometry": a provider measures the level's shapes; "marker": a level designer placed the target.
+    found_by: str
+    #: What `height` measures, relative to the character's feet.
+    height: str
+    #: What `depth` measures; None: the kind has no depth (`depth` may be left out).
+    depth: str = None
+    #: Whether `height` may be below 0 (a landing lower than the take-off, an item in a pit).
+    signed: bool = False
+    #: Marker kinds: phases after these warp to the marker's child named like the phase, or where
+    #: the clip itself goes relative to the marker.
+    more_phases: bool = False
+
+
+TRAVERSAL_KINDS = {
+    "vault": TraversalKind(("close edge", "far edge", "landing"), "geometry", "top above the feet",
+                           "top from close to far edge"),
+    "mantle": TraversalKind(("ledge top",), "geometry", "top above the feet", "top from close to far edge"),
+    "jump_gap": TraversalKind(("take-off edge", "landing across"), "geometry",
+                              "landing above the take-off edge (below: negative)", "gap from edge to edge", signed=True),
+    "jump_onto": TraversalKind(("take-off", "landing on top"), "geometry", "top above the feet",
+                               "top from close to far edge"),
+    "jump_over": TraversalKind(("close edge", "far edge", "landing"), "geometry", "top above the feet",
+                               "top from close to far edge"),
+    "sit": TraversalKind(("seat",), "marker", "marker above the feet", signed=True, more_phases=True),
+    "pick_up": TraversalKind(("grab",), "marker", "marker above the feet", signed=True, more_phases=True),
+    "use": TraversalKind(("hand",), "marker", "marker above the feet", signed=True, more_phases=True),
+}
+#: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1): marker kinds
+#: need at least these (kept for callers of the first release).
+TRAVERSAL_PHASES = {name: kind.phases for name, kind in TRAVERSAL_KINDS.items()}
 
 
 @dataclasses.dataclass
@@ -59,11 +94,23 @@ class WarpPhase:
 
 @dataclasses.dataclass
 class Traversal:
-    """The obstacles an asset fits (docs/design.md 5): providers choose among assets by these ranges."""
+    """The obstacles or markers an asset fits (docs/design.md 5): providers choose among assets by these ranges."""
 
     kind: str
     height: tuple
-    depth: tuple
+    depth: tuple = (0.0, 0.0)
+    #: Ground distance (metres) from the character's feet to the first target the clip may start
+    #: from; None: anywhere within the provider's reach.
+    distance: tuple = None
+
+    @property
+    def meaning(self):
+        """The kind's TraversalKind."""
+        return TRAVERSAL_KINDS[self.kind]
+
+    def reaches(self, distance):
+        """Whether the clip may start `distance` metres from its first target."""
+        return self.distance is None or self.distance[0] <= distance <= self.distance[1]
 
     @property
     def centre(self):
@@ -74,7 +121,12 @@ class Traversal:
         return self.height[0] <= height <= self.height[1] and self.depth[0] <= depth <= self.depth[1]
 
     def to_dict(self):
-        return {"kind": self.kind, "height": list(self.height), "depth": list(self.depth)}
+        data = {"kind": self.kind, "height": list(self.height)}
+        if self.meaning.depth is not None:
+            data["depth"] = list(self.depth)
+        if self.distance is not None:
+            data["distance"] = list(self.distance)
+        return data
 
 
 @dataclasses.dataclass
@@ -142,21 +194,34 @@ def parse_asset(data, path="<asset>", check_order=True):
 
 
 def _read_traversal(check, data, phase_count):
-    check.object(data, "traversal", ("kind", "height", "depth"), required=("kind", "height", "depth"))
+    check.object(data, "traversal", ("kind", "height", "depth", "distance"), required=("kind", "height"))
     kind = data["kind"]
-    if not isinstance(kind, str) or kind not in TRAVERSAL_PHASES:
-        check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_PHASES))}, got {shown(kind)}")
-    needed = TRAVERSAL_PHASES[kind]
-    if phase_count != len(needed):
-        check.fail("traversal.kind", f"a {kind} needs {len(needed)} phase(s) ({', '.join(needed)}), "
+    if not isinstance(kind, str) or kind not in TRAVERSAL_KINDS:
+        check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_KINDS))}, got {shown(kind)}")
+    meaning = TRAVERSAL_KINDS[kind]
+    needed = meaning.phases
+    if phase_count < len(needed) or (phase_count > len(needed) and not meaning.more_phases):
+        least = "at least " if meaning.more_phases else ""
+        check.fail("traversal.kind", f"a {kind} needs {least}{len(needed)} phase(s) ({', '.join(needed)}), "
                                      f"the asset has {phase_count}")
-    ranges = {}
-    for key in ("height", "depth"):
-        low, high = check.numbers(data[key], f"traversal.{key}", 2)
-        if not 0.0 <= low <= high:
-            check.fail(f"traversal.{key}", f"expected [low, high] metres with 0 <= low <= high, got {shown(data[key])}")
-        ranges[key] = (low, high)
-    return Traversal(kind, ranges["height"], ranges["depth"])
+    if meaning.depth is not None and "depth" not in data:
+        check.fail("traversal.depth", f"missing (required): the {meaning.depth}, [low, high] metres")
+    if meaning.depth is None and "depth" in data:
+        check.fail("traversal.depth", f"unknown key: a {kind} has no depth; expected height and distance")
+    ranges = {"depth": (0.0, 0.0), "distance": None}
+    for key in ("height", "depth", "distance"):
+        if key in data:
+            ranges[key] = _read_range(check, data[key], f"traversal.{key}", key == "height" and meaning.signed)
+    return Traversal(kind, ranges["height"], ranges["depth"], ranges["distance"])
+
+
+def _read_range(check, value, field, signed):
+    """[low, high] metres, both ends included; below 0 only where `signed`."""
+    low, high = check.numbers(value, field, 2)
+    if not (low <= high and (signed or low >= 0.0)):
+        rule = "low <= high" if signed else "0 <= low <= high"
+        check.fail(field, f"expected [low, high] metres with {rule}, got {shown(value)}")
+    return (low, high)
 
 
 def check_phase_order(check, phases):

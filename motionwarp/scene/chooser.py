@@ -1,0 +1,57 @@
+"""One question for every provider: what can the character do now? (docs/design.md 7)
+
+    chooser = InteractionChooser([TraversalProvider(probe, assets), JumpProvider(probe, assets),
+                                  MarkerProvider(probe, render, assets)])
+    found = chooser.find(actor)      # the best Interaction, or the Refusal to show
+    if found:
+        warper.play(found.asset, found.targets)
+
+The best Interaction is the nearest (what the character meets first); providers that found
+things within TIE metres of each other rank in the order given. With no Interaction, the
+Refusal of the nearest thing refused, so the prompt names what is in front and why.
+"""
+from ..base.errors import UsageError
+from .providers import Refusal
+
+#: Answers this close (metres) count as equally near: the earlier provider in the list wins.
+TIE = 0.05
+NOTHING_AT_ALL = "nothing to do here"
+
+
+class InteractionChooser:
+    """Asks each provider (anything with `find_at(pos, h)`) and offers the best answer."""
+
+    def __init__(self, providers, space=None):
+        self.providers = list(providers)
+        if not self.providers or not all(callable(getattr(p, "find_at", None)) for p in self.providers):
+            raise UsageError(f"InteractionChooser providers: expected providers with find_at(pos, h), got {providers!r}")
+        self.space = space
+        #: Every provider's answer to the last question, in provider order (for a debug view).
+        self.answers = []
+
+    def find(self, actor):
+        """The best answer for `actor` as it stands now (its position and heading)."""
+        space = self.space if self.space is not None else actor.getTop()
+        return self.find_at(actor.getPos(space), actor.getH(space))
+
+    def find_at(self, pos, h):
+        """The best answer for a character whose feet are at `pos`, facing heading `h`."""
+        self.answers = [provider.find_at(pos, h) for provider in self.providers]
+        return best(self.answers)
+
+
+def best(answers):
+    """The nearest Interaction (earlier first within TIE), else the nearest Refusal that names a distance,
+    else the first Refusal."""
+    found = [answer for answer in answers if answer]
+    if found:
+        return _nearest(found)
+    placed = [answer for answer in answers if answer.distance is not None]
+    if placed:
+        return _nearest(placed)
+    return answers[0] if answers else Refusal(NOTHING_AT_ALL)
+
+
+def _nearest(answers):
+    closest = min(answer.distance for answer in answers)
+    return next(answer for answer in answers if answer.distance <= closest + TIE)

@@ -1,0 +1,73 @@
+"""InteractionChooser (docs/design.md 7): every provider is asked, the best answer offered: the
+nearest Interaction (the earlier provider within 5 cm), else the nearest refusal that names a distance."""
+import pytest
+from panda3d.core import Point3
+
+from motionwarp import (Interaction, InteractionChooser, JumpProvider, MarkerProvider, Refusal, SceneProbe,
+                        TraversalProvider, UsageError)
+from motionwarp.scene.markers import MARKER_TAG
+
+from .marker_rigs import write_jump, write_rigs
+from .obstacles import box_profile, level, prism
+
+
+class Fixed:
+    """A provider that always gives `answer` (the chooser only reads find_at)."""
+
+    def __init__(self, answer):
+        self.answer, self.asked = answer, []
+
+    def find_at(self, pos, h):
+        self.asked.append((tuple(pos), h))
+        return self.answer
+
+
+def interaction(kind, distance):
+    return Interaction(kind, None, [], 0.0, 0.0, Point3(), None, None, None, distance)
+
+
+@pytest.mark.parametrize("answers, expected", [
+    ([interaction("vault", 1.5), interaction("use", 1.0)], 1),             # the nearest
+    ([interaction("vault", 1.0), interaction("use", 1.04)], 0),            # within 5 cm: the order given
+    ([interaction("vault", 1.06), interaction("use", 1.0)], 1),            # beyond 5 cm: the nearest
+    ([Refusal("too high", None, 1.2), interaction("sit", 1.9)], 1),        # any interaction beats a refusal
+    ([Refusal("nothing"), Refusal("too far", None, 2.4), Refusal("too high", None, 1.1)], 2),
+    ([Refusal("nothing a"), Refusal("nothing b")], 0),                     # no distance anywhere: the first
+])
+def test_the_best_answer_is_the_nearest_interaction_else_the_nearest_refusal(answers, expected):
+    providers = [Fixed(answer) for answer in answers]
+    chooser = InteractionChooser(providers)
+    assert chooser.find_at(Point3(1, 2, 0), 30.0) is answers[expected]
+    assert all(p.asked == [((1.0, 2.0, 0.0), 30.0)] for p in providers)     # every provider was asked
+    assert chooser.answers == answers
+
+
+def test_bad_providers_are_a_usage_error():
+    with pytest.raises(UsageError, match="find_at"):
+        InteractionChooser([])
+    with pytest.raises(UsageError, match="find_at"):
+        InteractionChooser([object()])
+
+
+@pytest.fixture(scope="module")
+def rig_assets(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("chooser_rigs")
+    return list(write_rigs(folder).values()) + list(write_jump(folder).values())
+
+
+@pytest.mark.parametrize("at, kind", [((0.9, 1.0), "use"), ((1.3, 1.9), "vault")])
+def test_real_providers_the_marker_or_the_box_whichever_is_nearer(base, warp_assets, rig_assets, at, kind):
+    root = level()
+    root.reparentTo(base.render)
+    prism(root, "ground", box_profile(12.0, 1.0), 12.0, pos=(0, 0, -1.0))
+    prism(root, "crate", box_profile(0.6, 1.0), 1.2, pos=(0, 1.5 + 0.3, 0))
+    lever = root.attachNewNode("lever")
+    lever.setPos(*at, 1.1)
+    lever.setTag(MARKER_TAG, "use")
+    probe = SceneProbe.from_geometry(root)
+    assets = list(warp_assets.values()) + rig_assets
+    chooser = InteractionChooser([TraversalProvider(probe, assets), JumpProvider(probe, assets),
+                                  MarkerProvider(probe, root, assets, reach=3.0)])
+    found = chooser.find_at(Point3(0, 0, 0), 0.0)
+    assert found and found.kind == kind
+    assert [bool(answer) for answer in chooser.answers] == [True, False, True]   # the crate is too shallow to jump onto

@@ -1,0 +1,127 @@
+"""JumpProvider (docs/design.md 7): a gap found where the ground ends, a landing across it, and a
+ledge to jump onto. Oracles: the test's own slabs (their edges, heights and headings) and the
+documented rules (land where the clip lands, at least a capsule radius + clearance past the far
+edge; onto a ledge, a capsule radius + clearance onto its top). After the warp, the root is read
+from the Actor when the landing phase ends, at 30 and 144 fps."""
+import math
+
+import pytest
+from panda3d.core import Point3
+
+from motionwarp import ProviderSettings, SceneProbe, UsageError, load_actor
+from motionwarp.scene.jumps import NOTHING_TO_JUMP, JumpProvider
+
+from .marker_rigs import JUMP_RUN, read_at_phase_ends, write_jump
+from .obstacles import box_profile, level, prism
+
+SETTINGS = ProviderSettings()
+PAST = SETTINGS.capsule_radius + SETTINGS.clearance
+
+
+@pytest.fixture(scope="module")
+def jumps(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("jump_rig")
+    return folder, write_jump(folder)
+
+
+def slab(root, name, near, far, top, h):
+    """Ground from y = near to y = far (in a frame turned by h about the origin), its top at `top`."""
+    depth = far - near
+    frame = root.attachNewNode(name + "_frame")
+    frame.setH(h)
+    prism(frame, name, box_profile(depth, 1.0 + top), 8.0, pos=(0, (near + far) / 2, -1.0))
+    return frame
+
+
+def gap_level(edge, gap, rise=0.0, h=0.0):
+    root = level()
+    slab(root, "near", -6.0, edge, 0.0, h)
+    slab(root, "far", edge + gap, edge + gap + 6.0, rise, h)
+    return root
+
+
+def turned(h, x, y, z=0.0):
+    c, s = math.cos(math.radians(h)), math.sin(math.radians(h))
+    return Point3(c * x - s * y, s * x + c * y, z)
+
+
+def play(base, model, start, h, found, fps):
+    """Play the answer from `start`; the root's position when each phase ends, read from the Actor."""
+    actor = load_actor(model)
+    actor.reparentTo(base.render)
+    actor.setPos(start)
+    actor.setH(h)
+    return read_at_phase_ends(base, actor, found.asset, found.targets, fps, lambda: actor.getPos(base.render))
+
+
+@pytest.mark.parametrize("fps", [30, 144])
+@pytest.mark.parametrize("gap, rise, turn", [(1.5, 0.0, 0.0), (1.5, 0.0, 25.0), (1.0, 0.3, -30.0), (2.2, -0.4, 10.0)])
+def test_a_jump_across_a_gap_lands_on_the_far_ground_square_to_the_edge(base, jumps, fps, gap, rise, turn):
+    folder, assets = jumps
+    edge = 1.5
+    probe = SceneProbe.from_geometry(gap_level(edge, gap, rise, turn))
+    provider = JumpProvider(probe, list(assets.values()))
+    found = provider.find_at(Point3(0, 0, 0), 0.0)
+    assert found and found.kind == "jump_gap", getattr(found, "reason", None)
+    take_off, landing = (target.pos for target in found.targets)
+    # In the slabs' own frame: the take-off on the near edge, the landing on the far ground, square to the edge.
+    local = turned(-turn, *take_off)
+    assert abs(local.y - edge) < SETTINGS.edge_tolerance + 1e-4 and abs(take_off.z) < 1e-3
+    local_landing = turned(-turn, *landing)
+    assert abs(local_landing.x - local.x) < 0.01                      # straight across, square to the edge
+    assert local_landing.y - local.y == pytest.approx(max(JUMP_RUN, gap + PAST), abs=SETTINGS.edge_tolerance + 0.002)
+    assert landing.z == pytest.approx(rise, abs=1e-3)
+    assert found.depth == pytest.approx(gap, abs=SETTINGS.edge_tolerance + 1e-3)
+    assert all(abs(((t.h - turn) + 180) % 360 - 180) < 0.5 for t in found.targets)
+    seen = play(base, folder / "jump.glb", Point3(0, 0, 0), 0.0, found, fps)
+    assert (seen["landing"] - landing).length() < 0.01
+
+
+@pytest.mark.parametrize("fps", [30, 144])
+@pytest.mark.parametrize("height, turn", [(0.6, 0.0), (0.8, 20.0), (0.5, -35.0)])
+def test_a_jump_onto_a_ledge_lands_on_its_top_a_capsule_radius_in(base, jumps, fps, height, turn):
+    folder, assets = jumps
+    root = level()
+    slab(root, "ground", -6.0, 6.0, 0.0, 0.0)
+    frame = root.attachNewNode("ledge_frame")
+    frame.setH(turn)
+    prism(frame, "ledge", box_profile(3.0, height), 6.0, pos=(0, 1.9 + 1.5, 0))
+    found = JumpProvider(SceneProbe.from_geometry(root), list(assets.values()), reach=3.0).find_at(Point3(0, 0, 0), 0.0)
+    assert found and found.kind == "jump_onto", getattr(found, "reason", None)
+    landing = found.targets[1].pos
+    local = turned(-turn, *landing)
+    assert local.y == pytest.approx(1.9 + PAST, abs=SETTINGS.edge_tolerance + 1e-3)
+    assert landing.z == pytest.approx(height, abs=1e-3)
+    take_off = turned(-turn, *found.targets[0].pos)
+    assert local.y - take_off.y == pytest.approx(JUMP_RUN, abs=1e-3) and abs(found.targets[0].pos.z) < 1e-3
+    # to the take-off, across the ledge's face (the character stands at the origin)
+    assert found.distance == pytest.approx(take_off.y, abs=SETTINGS.edge_tolerance + 1e-3)
+    seen = play(base, folder / "jump.glb", Point3(0, 0, 0), 0.0, found, fps)
+    assert (seen["landing"] - landing).length() < 0.01
+
+
+def test_refusals_say_why(base, jumps):
+    _, assets = jumps
+    given = list(assets.values())
+    flat = level()
+    slab(flat, "ground", -6.0, 6.0, 0.0, 0.0)
+    assert JumpProvider(SceneProbe.from_geometry(flat), given).find_at(Point3(0, 0, 0), 0.0).reason == NOTHING_TO_JUMP
+    wide = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 3.2)), given).find_at(Point3(0, 0, 0), 0.0)
+    assert not wide and wide.reason == "no landing across the gap (none within 2.50 m)"
+    high = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 1.2, rise=0.9)), given).find_at(Point3(0, 0, 0), 0.0)
+    assert not high and high.reason.startswith("no landing across the gap")
+    walled = gap_level(1.0, 1.5)
+    prism(walled, "wall", box_profile(0.2, 3.0), 8.0, pos=(0, 1.8, -1.0))
+    blocked = JumpProvider(SceneProbe.from_geometry(walled), given).find_at(Point3(0, 0, 0), 0.0)
+    assert not blocked and blocked.reason == "no room to jump the gap (blocked by wall)"
+    assert blocked.numbers["gap"] == pytest.approx(1.5, abs=0.003)
+    near = level()
+    slab(near, "ground", -6.0, 6.0, 0.0, 0.0)
+    prism(near, "ledge", box_profile(3.0, 0.6), 6.0, pos=(0, 1.2 + 1.5, 0))
+    close = JumpProvider(SceneProbe.from_geometry(near), given).find_at(Point3(0, 0, 0), 0.0)
+    # The take-off, JUMP_RUN before a landing PAST onto the top, would be behind the character.
+    assert not close and close.reason == f"too close to jump onto it (take-off {JUMP_RUN - PAST - 1.2:.2f} m behind)"
+    turned_away = JumpProvider(SceneProbe.from_geometry(gap_level(0.6, 1.5, h=65.0)), given).find_at(Point3(0, 0, 0), 0.0)
+    assert not turned_away and turned_away.reason == "not facing the gap (65.0° > 50°)"
+    with pytest.raises(UsageError, match="no jump asset"):
+        JumpProvider(SceneProbe.from_geometry(flat), [])
