@@ -1,5 +1,6 @@
 """Shared fixtures: one offscreen ShowBase with a clock the tests step by hand."""
 import atexit
+import os
 import pathlib
 import shutil
 import tempfile
@@ -19,6 +20,20 @@ WARP_ASSETS = ("vault", "mantle", "mantle_high")
 _MODEL_CACHE = tempfile.mkdtemp(prefix="motionwarp-tests-cache-")
 atexit.register(shutil.rmtree, _MODEL_CACHE, True)
 loadPrcFileData("motionwarp-tests-cache", f"model-cache-dir {_MODEL_CACHE}")
+
+#: Tests marked `@pytest.mark.slow` (the soak, the benchmark's smoke run) run only with MOTIONWARP_SLOW=1;
+#: `.ci/run` runs them after the suite.
+SLOW = os.environ.get("MOTIONWARP_SLOW", "") not in ("", "0")
+
+
+def pytest_collection_modifyitems(config, items):
+    if SLOW:
+        return
+    skip = pytest.mark.skip(reason="slow: MOTIONWARP_SLOW=1 runs it (.ci/run does)")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
 
 # For mutation testing (tools/mutation.sh): a failing example is enough, shrinking it costs minutes.
 settings.register_profile("mutation", phases=[Phase.explicit, Phase.reuse, Phase.generate])

@@ -22,24 +22,61 @@ def circle_profile(radius, segments, axis_height):
     return clockwise[::-1]
 
 
-def prism(parent, name, profile, width, pos=(0, 0, 0), h=0.0):
-    """A closed prism NodePath under `parent`: `profile` (y, z) extruded from x = -width/2 to width/2."""
-    data = GeomVertexData(name, GeomVertexFormat.getV3(), Geom.UH_static)
-    vertex = GeomVertexWriter(data, "vertex")
-    triangles = GeomTriangles(Geom.UH_static)
+def prism_triangles(profile, width):
+    """The closed prism's triangles, each three (x, y, z) corners: `profile` (y, z) extruded from
+    x = -width/2 to width/2, its sides and its two caps."""
     count = len(profile)
-    for x in (-width / 2, width / 2):
-        for y, z in profile:
-            vertex.addData3(x, y, z)
+    corners = [(x, y, z) for x in (-width / 2, width / 2) for y, z in profile]
+    triangles = []
     for i in range(count):  # sides
         j = (i + 1) % count
-        triangles.addVertices(i, j, count + j)
-        triangles.addVertices(i, count + j, count + i)
+        triangles += [(i, j, count + j), (i, count + j, count + i)]
     for i in range(1, count - 1):  # caps
-        triangles.addVertices(0, i + 1, i)
-        triangles.addVertices(count, count + i, count + i + 1)
+        triangles += [(0, i + 1, i), (count, count + i, count + i + 1)]
+    return [tuple(corners[k] for k in triangle) for triangle in triangles]
+
+
+def prism(parent, name, profile, width, pos=(0, 0, 0), h=0.0):
+    """A closed prism NodePath under `parent`: `profile` (y, z) extruded from x = -width/2 to width/2."""
+    return mesh_node(parent, name, prism_triangles(profile, width), pos, h)
+
+
+def subdivided(triangles, cuts):
+    """The same surface in `cuts` * `cuts` times as many triangles: each split along a grid of its edges."""
+    out = []
+    for a, b, c in triangles:
+        def at(i, j):  # the point i/cuts of the way from a to b and j/cuts from a to c
+            return tuple(a[k] + (b[k] - a[k]) * i / cuts + (c[k] - a[k]) * j / cuts for k in range(3))
+        for i in range(cuts):
+            for j in range(cuts - i):
+                out.append((at(i, j), at(i + 1, j), at(i, j + 1)))
+                if i + j < cuts - 1:
+                    out.append((at(i + 1, j), at(i + 1, j + 1), at(i, j + 1)))
+    return out
+
+
+def mesh_node(parent, name, triangles, pos=(0, 0, 0), h=0.0, indexed=True):
+    """A GeomNode NodePath of `triangles` (vertex positions only, no normals) under `parent`. `indexed`:
+    corners shared through an index list (each written once); else three vertices per triangle, no indices."""
+    data = GeomVertexData(name, GeomVertexFormat.getV3(), Geom.UH_static)
+    vertex = GeomVertexWriter(data, "vertex")
+    primitive = GeomTriangles(Geom.UH_static)
+    if indexed:
+        primitive.setIndexType(Geom.NT_uint32)
+        index = {}
+        for triangle in triangles:
+            for corner in triangle:
+                if corner not in index:
+                    index[corner] = len(index)
+                    vertex.addData3(*corner)
+                primitive.addVertex(index[corner])
+    else:
+        for triangle in triangles:
+            for corner in triangle:
+                vertex.addData3(*corner)
+        primitive.addConsecutiveVertices(0, 3 * len(triangles))
     geom = Geom(data)
-    geom.addPrimitive(triangles)
+    geom.addPrimitive(primitive)
     node = GeomNode(name)
     node.addGeom(geom)
     path = parent.attachNewNode(node)

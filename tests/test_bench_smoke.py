@@ -1,7 +1,8 @@
 """The benchmark command runs and prints every row of its tables with finite positive numbers.
 
 Not a timing test: it only checks that `python -m tests.bench --quick` still measures what the
-README's Performance table shows (so the core rebuild can be measured with it).
+README's Performance table shows (so the core rebuild can be measured with it). Slow: it runs with
+MOTIONWARP_SLOW=1 (`.ci/run` does).
 """
 import os
 import pathlib
@@ -33,6 +34,7 @@ def numbers(cells):
     return out
 
 
+@pytest.mark.slow
 def test_quick_benchmark_prints_every_row_with_positive_numbers():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-m", "tests.bench", "--quick"], cwd=ROOT, env=env,

@@ -2,8 +2,9 @@
 with interactions cancelled at random. Nothing raises, every completed interaction ends at the
 height its obstacle implies, and tasks, scene nodes and memory do not grow.
 
-CI runs SOAK_INTERACTIONS obstacles; `MOTIONWARP_SOAK=2000 python -m pytest tests/test_soak.py -s`
-runs a longer course and prints the numbers.
+Slow (minutes of CPU on a busy 2-core machine): it runs with MOTIONWARP_SLOW=1, as `.ci/run` does
+after the suite, over SOAK_INTERACTIONS obstacles; `MOTIONWARP_SLOW=1 MOTIONWARP_SOAK=2000 python -m
+pytest tests/test_soak.py -s` runs a longer course and prints the numbers.
 """
 import json
 import os
@@ -149,6 +150,7 @@ def soak_count():
     return int(os.environ.get("MOTIONWARP_SOAK") or SOAK_INTERACTIONS)
 
 
+@pytest.mark.slow
 def test_long_course_at_mixed_frame_rates_with_random_cancels(base, tmp_path, warp_asset_dir, soak_count):
     scene, rest_height = soak_course(seed=11, count=soak_count)
     path = tmp_path / "soak.json"

@@ -17,8 +17,11 @@ from panda3d.core import NodePath, Point3, Vec3
 _UP = Vec3(0, 0, 1)
 #: Faces whose normals differ by more than this are different faces (a corner), not one rough face.
 _SAME_FACE_DEG = 10.0
-#: How far past the bound from a ray along its axis the face sweep goes (metres), for Bullet's rounding.
+#: Shortest face sweep worth making before the hit of the ray along its axis (metres).
 _SWEEP_MARGIN = 0.01
+#: How far short of touching what the ray along its axis met the face sweep stops, beyond the capsule's
+#: padding (metres): more than the 1 mm Bullet pads a flat triangle's box with (btOptimizedBvh).
+_FACE_GAP = 5e-3
 #: How far below the lowest height that passes its test a down ray ends (metres), for Bullet's rounding.
 _BELOW = 1e-3
 
@@ -108,12 +111,18 @@ def _face(probe, settings, pos, forward):
     low, high, radius, reach = settings.face_low, settings.face_high, settings.face_radius, settings.reach
     centre = pos + _UP * ((low + high) / 2)
     # A ray along the capsule's axis bounds the sweep: the capsule holds the point `radius` ahead of its
-    # centre, so it meets whatever the ray meets at least `radius` sooner. The sweep can stop there
-    # (the first contact is the same), sparing Bullet every triangle beyond it, its main cost.
+    # centre, so it meets whatever the ray meets at least `radius` sooner. Bullet tests every triangle
+    # the swept box touches, so a sweep into the face costs as many triangles as the face has under the
+    # capsule (thousands on a finely tessellated mesh). The sweep stops short of the ray's hit by more
+    # than the capsule's padding instead: when it meets nothing, the capsule's first contact lies
+    # within that gap, and the ray's hit (same face, exact normal) stands for it.
     ahead = probe.ray(centre, centre + forward * reach)
-    if ahead is not None and ahead.fraction * reach - radius > _SWEEP_MARGIN:
-        reach = ahead.fraction * reach - radius + _SWEEP_MARGIN
-    hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * reach)
+    gap = probe.capsule_padding(radius, high - low) + _FACE_GAP
+    short = None if ahead is None else ahead.fraction * reach - radius - gap
+    if short is not None and short > _SWEEP_MARGIN:
+        hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * short) or ahead
+    else:   # nothing in line, or the capsule already touches it: the whole sweep
+        hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * reach)
     if hit is None:
         return None
     normal = _horizontal(hit.normal)

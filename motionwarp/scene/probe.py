@@ -106,6 +106,11 @@ class SceneProbe:
         shape = self._capsule(radius, height)
         return self._sweep(shape, start, end)
 
+    def capsule_padding(self, radius, height):
+        """How far past an upright capsule Bullet's box around it reaches (its collision margin): a
+        sweep tests every triangle within this of the capsule's path."""
+        return self._capsule(radius, height).getMargin()
+
     def capsule_overlaps(self, radius, height, centre):
         """The scene node an upright capsule (total `height`, centred at `centre`) penetrates, or None."""
         ghost = self._ghosts.get((radius, height))
@@ -171,7 +176,7 @@ def _static_body(node, space):
         _add_box(mesh, *node.getTightBounds(node), transform.getMat())
     else:
         for geom in node.node().getGeoms():
-            mesh.addGeom(geom, True, transform)
+            mesh.addGeom(geom, False, transform)
     if mesh.getNumTriangles() == 0:
         return None
     body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))

@@ -1,0 +1,133 @@
+"""Big meshes in the probe (docs/design.md 7): a finely tessellated obstacle is measured as its coarse
+twin (the same surface in a few triangles), and any triangle list builds, indexed or not, without normals.
+
+The oracle is the test's own geometry: the twin's triangles are split along a grid of their own edges,
+so both are the same surface; the edges are also checked against the profile (tests/obstacles.py).
+Timings live in `python -m tests.bench` (the large-mesh rows), not here.
+"""
+import math
+
+import pytest
+from panda3d.core import Geom, GeomNode, GeomTristrips, GeomVertexData, GeomVertexFormat, GeomVertexWriter, Point3
+
+from motionwarp import Interaction, SceneProbe, TraversalProvider
+
+from .obstacles import (box_profile, circle_profile, distance_to_edge_line, level, mesh_node, prism, prism_triangles,
+                        subdivided, walkable_run)
+
+MAX_INCLINE = 35.0
+PROFILES = {
+    "crate": (box_profile(0.7, 1.1), 2.0),
+    "log": (circle_profile(0.4, 24, 0.4), 2.4),
+    "wedge": ([(-0.4, 0.0), (0.4, 0.0), (0.4, 1.1), (-0.4, 0.9)], 1.6),
+    "ledge": ([(-1.2, 0.0), (1.2, 0.0), (1.2, 1.6), (-1.05, 1.6), (-1.2, 1.45)], 3.0),
+}
+#: Where the character stands and faces, in the obstacle's frame: (x across its width, distance before
+#: its front face, heading turned from straight at it).
+APPROACHES = [(0.0, 0.9, 0.0), (0.3, 0.6, 20.0), (-0.4, 1.4, -35.0)]
+
+
+@pytest.fixture(scope="module")
+def assets(warp_assets):
+    return list(warp_assets.values())
+
+
+def _scene(name, cuts, indexed, h):
+    """A level with a ground and obstacle `name` turned by `h`, its triangles each cut in cuts * cuts."""
+    profile, width = PROFILES[name]
+    root = level()
+    prism(root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+    triangles = prism_triangles(profile, width)
+    path = mesh_node(root, name, subdivided(triangles, cuts) if cuts > 1 else triangles, pos=(1.0, 4.0, 0.0), h=h,
+                     indexed=indexed)
+    return root, path
+
+
+def _ask(root, path, assets):
+    """The TraversalProvider's answers from each of APPROACHES."""
+    profile, _ = PROFILES[path.getName()]
+    provider = TraversalProvider(SceneProbe.from_geometry(root), assets)
+    front = min(y for y, _ in profile)
+    answers = []
+    for x, distance, turn in APPROACHES:
+        start = root.getRelativePoint(path, Point3(x, front - distance, 0))
+        answers.append(provider.find_at(Point3(start.x, start.y, 0.0), path.getH() + turn))
+    return answers
+
+
+def _same(a, b, metres=2e-3):
+    return (a is None and b is None) or (a is not None and b is not None and (a - b).length() < metres)
+
+
+@pytest.mark.parametrize("indexed", [True, False], ids=["indexed", "no indices"])
+@pytest.mark.parametrize("name", sorted(PROFILES))
+def test_a_finely_tessellated_obstacle_is_measured_as_its_coarse_twin(assets, name, indexed):
+    h = 25.0
+    coarse = _ask(*_scene(name, 1, True, h), assets)
+    fine_root, fine_path = _scene(name, 12, indexed, h)
+    assert fine_path.node().getGeom(0).getPrimitive(0).getNumPrimitives() == 144 * len(
+        prism_triangles(*PROFILES[name]))
+    fine = _ask(fine_root, fine_path, assets)
+    close, far = walkable_run(PROFILES[name][0], MAX_INCLINE)
+    for twin, found in zip(coarse, fine):
+        assert type(found) is type(twin) and bool(found) == bool(twin), (found, twin)
+        if not isinstance(twin, Interaction):
+            assert found.reason == twin.reason
+            continue
+        assert found.kind == twin.kind and found.asset is twin.asset
+        assert _same(found.close_edge, twin.close_edge) and _same(found.far_edge, twin.far_edge)
+        assert _same(found.landing, twin.landing, 5e-3)   # 1.5 m along the normal: 2.6 mm per 0.1 degree
+        # Where the capsule meets the log on a ridge between two facets, the contact normal is any between
+        # theirs: Bullet's GJK settles on one numerically, which moves with the triangles by a tenth of a degree.
+        assert math.degrees(found.normal.angleRad(twin.normal)) < 0.2
+        assert found.height == pytest.approx(twin.height, abs=1e-3)
+        assert found.depth == pytest.approx(twin.depth, abs=2e-3)
+        assert found.distance == pytest.approx(twin.distance, abs=2e-3)
+        # and both on the profile's own edges
+        assert distance_to_edge_line(fine_path, found.close_edge, close) < 0.01
+        if found.far_edge is not None:
+            assert distance_to_edge_line(fine_path, found.far_edge, far) < 0.01
+    assert any(isinstance(found, Interaction) for found in fine)
+
+
+def test_strips_without_indices_or_normals_build_and_are_hit():
+    """A wall of one triangle strip, its vertices not indexed and without normals."""
+    data = GeomVertexData("wall", GeomVertexFormat.getV3(), Geom.UH_static)
+    vertex = GeomVertexWriter(data, "vertex")
+    columns = 2000
+    for i in range(columns + 1):     # a 4 m wide, 1 m high wall in the plane y = 3
+        vertex.addData3(-2.0 + 4.0 * i / columns, 3.0, 0.0)
+        vertex.addData3(-2.0 + 4.0 * i / columns, 3.0, 1.0)
+    strip = GeomTristrips(Geom.UH_static)
+    strip.addConsecutiveVertices(0, 2 * (columns + 1))
+    strip.closePrimitive()
+    geom = Geom(data)
+    geom.addPrimitive(strip)
+    node = GeomNode("wall")
+    node.addGeom(geom)
+    root = level()
+    wall = root.attachNewNode(node)
+    probe = SceneProbe.from_geometry(root)
+    for x in (-1.9, -0.3337, 0.0, 1.25):
+        hit = probe.ray(Point3(x, 0, 0.5), Point3(x, 5, 0.5))
+        assert hit is not None and hit.node == wall
+        assert tuple(hit.pos) == pytest.approx((x, 3.0, 0.5), abs=1e-5)
+        assert abs(abs(hit.normal.y) - 1.0) < 1e-6
+    assert probe.ray(Point3(0, 0, 1.2), Point3(0, 5, 1.2)) is None     # above its top edge
+
+
+def test_a_mesh_without_triangles_is_left_out():
+    """Lines and points have no surface: the node adds no body (and no error)."""
+    root = level()
+    mesh_node(root, "crate", prism_triangles(*PROFILES["crate"]))
+    data = GeomVertexData("line", GeomVertexFormat.getV3(), Geom.UH_static)
+    GeomVertexWriter(data, "vertex").addData3(0, 0, 0)
+    from panda3d.core import GeomPoints
+    points = GeomPoints(Geom.UH_static)
+    points.addVertex(0)
+    geom = Geom(data)
+    geom.addPrimitive(points)
+    node = GeomNode("points")
+    node.addGeom(geom)
+    root.attachNewNode(node)
+    assert SceneProbe.from_geometry(root).world.getNumRigidBodies() == 1
