@@ -153,6 +153,35 @@ class ContactRun:
         return max(level.surface(pos.x, pos.y) - (pos.z - ANKLE)
                    for frame in self.frames for joint, pos in frame["pos"].items() if joint.startswith("foot"))
 
+    def hand_gap(self, level):
+        """(largest distance (m) of a planted hand from the surface under it, less the palm's
+        authored height above what it touched; frames where a hand is over no part of the prop)."""
+        worst, off = 0.0, 0
+        for contact in truth(self.asset.clip)["contacts"]:
+            if not contact["joint"].startswith("hand"):
+                continue
+            palm = contact["pos"][2] - contact["surface"][2]
+            for frame in self.within(contact):
+                pos = frame["pos"][contact["joint"]]
+                if not level.on_prop(pos.x, pos.y):
+                    off += 1
+                    continue
+                worst = max(worst, abs(pos.z - palm - level.surface(pos.x, pos.y)))
+        return worst, off
+
+    def foot_gaps(self, level):
+        """(lowest, highest) (m) a planted sole was above what is under it, in its contact windows."""
+        low, high = 0.0, 0.0
+        for contact in truth(self.asset.clip)["contacts"]:
+            if not contact["joint"].startswith("foot"):
+                continue
+            ankle = contact["pos"][2] - contact["surface"][2]
+            for frame in self.within(contact):
+                pos = frame["pos"][contact["joint"]]
+                gap = pos.z - ankle - level.surface(pos.x, pos.y)
+                low, high = min(low, gap), max(high, gap)
+        return low, high
+
     def within(self, contact):
         return [frame for frame in self.frames if contact["start"] <= frame["t"] <= contact["end"]]
 

@@ -57,38 +57,6 @@ def boxes(base, assets):
             level.root.removeNode()
 
 
-def hand_gap(run, level):
-    """(largest |gap| (m) of a planted hand to the prop's surface under it, frames off the prop)."""
-    from tests.contact_helpers import truth
-    worst, off = 0.0, 0
-    for contact in truth(run.asset.clip)["contacts"]:
-        if not contact["joint"].startswith("hand"):
-            continue
-        palm = contact["pos"][2] - contact["surface"][2]
-        for frame in run.within(contact):
-            pos = frame["pos"][contact["joint"]]
-            if not level.on_prop(pos.x, pos.y):
-                off += 1
-                continue
-            worst = max(worst, abs(pos.z - palm - level.surface(pos.x, pos.y)))
-    return worst, off
-
-
-def foot_gaps(run, level):
-    """(lowest, highest) (m) a planted sole was above what is under it."""
-    from tests.contact_helpers import truth
-    low, high = 0.0, 0.0
-    for contact in truth(run.asset.clip)["contacts"]:
-        if not contact["joint"].startswith("foot"):
-            continue
-        ankle = contact["pos"][2] - contact["surface"][2]
-        for frame in run.within(contact):
-            pos = frame["pos"][contact["joint"]]
-            gap = pos.z - ankle - level.surface(pos.x, pos.y)
-            low, high = min(low, gap), max(high, gap)
-    return low, high
-
-
 def turn_ratio(run, without, peaks):
     """(largest ratio of a limb joint's turn speed to its own peak times the play rate, that joint)."""
     rate = max(frame["rate"] for frame in without.frames)
@@ -148,10 +116,10 @@ def props_table(base, assets):
                     level.root.removeNode()
                     continue
                 clip = with_ik.asset.clip
-                hand0, _ = hand_gap(without, level)
-                hand, off = hand_gap(with_ik, level)
-                low0, high0 = foot_gaps(without, level)
-                low, high = foot_gaps(with_ik, level)
+                hand0, _ = without.hand_gap(level)
+                hand, off = with_ik.hand_gap(level)
+                low0, high0 = without.foot_gaps(level)
+                low, high = with_ik.foot_gaps(level)
                 ratio, joint = turn_ratio(with_ik, without, own_peaks(base, assets, clip, fps))
                 worst = {"hand": max(worst["hand"], hand), "below": min(worst["below"], low),
                          "above": max(worst["above"], high), "turn": max(worst["turn"], ratio)}
