@@ -55,9 +55,10 @@ class ContactRun:
     """One traversal over `level`, with the contact IK or without; `frames` holds, per frame,
     the clip time, dt, each end joint's world position and each limb joint's local rotation."""
 
-    def __init__(self, base, level, assets, fps, ik=True, **ik_settings):
+    def __init__(self, base, level, assets, fps, ik=True, heading=0.0, **ik_settings):
         actor = load_actor(MANNEQUIN)
         actor.reparentTo(base.render)
+        actor.setH(heading)
         warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
         probe = SceneProbe.from_geometry(level.root)
         contact_ik = ContactIK(actor, warper, probe, taskmgr=base.taskMgr, render=base.render,
@@ -66,12 +67,12 @@ class ContactRun:
         self.render = base.render
         self.actor_np = actor
         self.frames = []
-        found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), 0.0)
+        found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), heading)
         assert hasattr(found, "targets"), f"no interaction found: {found}"
         self.asset = found.asset
-        self.warp = warper.play(found.asset, found.targets)
         base.taskMgr.add(self._measure, "test-contact-measure", sort=MEASURE_SORT)
         try:
+            self.warp = warper.play(found.asset, found.targets)
             for _ in range(int(6 * fps)):
                 step(base, 1.0 / fps)
                 if not warper.is_warping:
@@ -91,7 +92,7 @@ class ContactRun:
             return task.cont
         from panda3d.core import ClockObject
         frame = {"t": control.getFullFframe() / control.getFrameRate(), "dt": ClockObject.getGlobalClock().getDt(),
-                 "pos": {}, "rot": {}}
+                 "rate": control.getPlayRate(), "pos": {}, "rot": {}}
         for end, (upper, mid) in LIMBS.items():
             frame["pos"][end] = self._world(end)
             for joint, parent in ((upper, None), (mid, upper), (end, mid)):
@@ -152,20 +153,53 @@ class ContactRun:
         return max(level.surface(pos.x, pos.y) - (pos.z - ANKLE)
                    for frame in self.frames for joint, pos in frame["pos"].items() if joint.startswith("foot"))
 
+    def hand_gap(self, level):
+        """(largest distance (m) of a planted hand from the surface under it, less the palm's
+        authored height above what it touched; frames where a hand is over no part of the prop)."""
+        worst, off = 0.0, 0
+        for contact in truth(self.asset.clip)["contacts"]:
+            if not contact["joint"].startswith("hand"):
+                continue
+            palm = contact["pos"][2] - contact["surface"][2]
+            for frame in self.within(contact):
+                pos = frame["pos"][contact["joint"]]
+                if not level.on_prop(pos.x, pos.y):
+                    off += 1
+                    continue
+                worst = max(worst, abs(pos.z - palm - level.surface(pos.x, pos.y)))
+        return worst, off
+
+    def foot_gaps(self, level):
+        """(lowest, highest) (m) a planted sole was above what is under it, in its contact windows."""
+        low, high = 0.0, 0.0
+        for contact in truth(self.asset.clip)["contacts"]:
+            if not contact["joint"].startswith("foot"):
+                continue
+            ankle = contact["pos"][2] - contact["surface"][2]
+            for frame in self.within(contact):
+                pos = frame["pos"][contact["joint"]]
+                gap = pos.z - ankle - level.surface(pos.x, pos.y)
+                low, high = min(low, gap), max(high, gap)
+        return low, high
+
     def within(self, contact):
         return [frame for frame in self.frames if contact["start"] <= frame["t"] <= contact["end"]]
 
     def peak_turn(self, window=None):
         """Fastest any limb joint turned (degrees per second), over frames whose clip time is in `window`."""
-        peak = 0.0
+        return max(self.peak_turns(window).values())
+
+    def peak_turns(self, window=None):
+        """{limb joint: fastest it turned (degrees per second)}, over frames whose clip time is in `window`."""
+        peaks = {joint: 0.0 for joint in self.frames[0]["rot"]} if self.frames else {}
         for before, frame in zip(self.frames, self.frames[1:]):
             if window is not None and not window(frame["t"]):
                 continue
             for joint, quat in frame["rot"].items():
                 turn = before["rot"][joint].conjugate() * quat
                 angle = 2.0 * math.degrees(math.acos(min(1.0, abs(turn.getR()))))
-                peak = max(peak, angle / frame["dt"])
-        return peak
+                peaks[joint] = max(peaks[joint], angle / frame["dt"])
+        return peaks
 
 
 def easing(clip, blend):
@@ -179,11 +213,16 @@ _OWN_PEAKS = {}
 
 
 def own_peak(base, assets, clip, fps):
-    """Fastest any limb joint turns in the clip itself: played over the obstacle it was authored
-    for (mannequin.contacts.json), where the warp changes nothing, without the IK."""
+    """Fastest any limb joint turns in the clip itself (own_peaks)."""
+    return max(own_peaks(base, assets, clip, fps).values())
+
+
+def own_peaks(base, assets, clip, fps):
+    """{limb joint: fastest it turns in the clip itself}: played over the obstacle it was
+    authored for (mannequin.contacts.json), where the warp changes nothing, without the IK."""
     if (clip, fps) not in _OWN_PEAKS:
         box = truth(clip)["obstacle"]
         level = Level(base.render, box["max"][2], box["size"][1], box["min"][1])
-        _OWN_PEAKS[clip, fps] = ContactRun(base, level, assets, fps, ik=False).peak_turn()
+        _OWN_PEAKS[clip, fps] = ContactRun(base, level, assets, fps, ik=False).peak_turns()
         level.root.removeNode()
     return _OWN_PEAKS[clip, fps]

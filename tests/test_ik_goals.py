@@ -11,7 +11,7 @@ import pytest
 from panda3d.core import Point3, Vec3
 
 from motionwarp.base.config import ContactIKSettings
-from motionwarp.ik.goals import EASE_SPEED, ClipTime, ContactGoals, PelvisRise
+from motionwarp.ik.goals import EASE_SPEED, PELVIS_SPEED, ClipTime, ContactGoals, PelvisRise
 from motionwarp.warp.contacts import Contact
 
 BLEND = 0.2
@@ -129,3 +129,17 @@ def test_the_pelvis_goes_as_low_as_the_lowest_foot_and_rises_only_with_both():
     one_up = {"foot_l": (Vec3(0, 0, 0.3), 1.0)}
     assert rise.step(one_up, {}, 1 / 60, 0.0) == 0.0
     assert PelvisRise(()).step(down, {}, 1 / 60, 0.0) == 0.0   # no pelvis: never moves
+
+
+def test_the_pelvis_follows_a_planted_foot_without_lag_at_up_to_its_speed():
+    """A root the warp lifts under a planted foot (0.3 m over 0.3 s): the pelvis goes down with it
+    frame for frame (an exponential ease lagged 5 cm behind, lifting the foot); a goal jumping
+    0.5 m is followed at PELVIS_SPEED, and the pelvis comes back at once when the feet let go."""
+    rise, dt = PelvisRise(("foot_l", "foot_r")), 1 / 30
+    for frame in range(1, 10):
+        down = -0.3 * frame / 9
+        goals = {"foot_l": (Vec3(0, 0, down), 1.0), "foot_r": (Vec3(0, 0, 0.05), 1.0)}
+        assert rise.step(goals, {}, dt, 0.15) == pytest.approx(down, abs=1e-6)
+    jump = {"foot_l": (Vec3(0, 0, -0.8), 1.0), "foot_r": (Vec3(0, 0, 0.0), 1.0)}
+    assert rise.step(jump, {}, dt, 0.15) == pytest.approx(-0.3 - PELVIS_SPEED * dt, abs=1e-6)
+    assert rise.step({}, {}, dt, 0.15) == 0.0

@@ -19,7 +19,7 @@ from .goals import ClipTime, ContactGoals, PelvisRise
 from .pose_writer import PoseWriter, inverse
 from .scene_view import SceneView
 from .turn_limit import TurnLimiter
-from .twobone import bend_direction, solve
+from .twobone import bend_direction, reach_limit, slide_within_reach, solve
 
 #: A limb this close to where it must be (metres) is left as animated: no cost, no visible difference.
 _NEGLIGIBLE = 5e-4
@@ -100,18 +100,21 @@ class ContactIK:
             shift = char_from_world.xformVec(Vec3(0, 0, rise))
             frozen.append(self._moved_pelvis(shift))
         most = limiter.start_frame(dt)
+        up = char_from_world.xformVec(Vec3(0, 0, 1)).normalized()
         letting_go = set()
         for joint, (correction, weight) in goals.items():
             moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
             carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
             easing = weight < 1.0 or joint in limiter.letting_go   # the turn limit holds while the IK blends
-            transforms, reached, held = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
-                                                   moved, most if easing else math.inf)
+            transforms, reached, held, slid = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
+                                                         moved, most if easing else math.inf, up)
             frozen += transforms
             if held or (joint in limiter.letting_go and not limiter.let_go(name for name, _ in transforms)):
                 letting_go.add(joint)
             if weight > 0.0:
                 self._goals.reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
+                if slid.length() > 0.0:
+                    self._goals.replant(joint, world_from_char.xformVec(slid) / weight)
         limiter.end_frame(letting_go)
         self.pose.write(frozen)
         return len(goals)
@@ -181,12 +184,15 @@ class ContactIK:
         return tuple(self.pose.world(name) for name in self.pose.names(joint)[1:])
 
     # -- bending one limb ---------------------------------------------------------------------
-    def _bend(self, joint, move, moved, most):
-        """([(joint name, new local TransformState)], the move achieved, held back?) moving `joint`
-        by `move` (Character space) from its animated place: less when out of reach, or when
-        no joint of the limb may turn more than `most` degrees this frame beyond what its
-        animation turns it (the limiter gets each joint's IK rotation). `moved`: how far the
-        pelvis above this limb was moved (the limb's animated joints move with it)."""
+    def _bend(self, joint, move, moved, most, up):
+        """([(joint name, new local TransformState)], the move achieved, held back?, how far the
+        goal slid) moving `joint` by `move` (Character space) from its animated place. A goal out
+        of reach slides along the level plane through it (`up`: the world's up in Character
+        space) until the limb reaches it (twobone.slide_within_reach: a planted foot slides on
+        the ground rather than lifting). The move is less when no joint of the limb may turn more
+        than `most` degrees this frame beyond what its animation turns it (the limiter gets each
+        joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
+        animated joints move with it)."""
         chain = self.pose.chain(joint)[1:]
         names = self.pose.names(joint)
         nets = [LMatrix4f.identMat() if name is None else self.pose.net(name) for name in names]
@@ -196,7 +202,10 @@ class ContactIK:
         animated = Point3(end.getRow3(3)) - (moved if moved is not None else Vec3(0, 0, 0))
         bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
         self._bends[joint] = bend
-        new = solve(upper, mid, end, animated + move, bend)
+        a, c = upper.getRow3(3), end.getRow3(3)
+        reach = reach_limit((c - a).length(), (mid.getRow3(3) - a).length() + (c - mid.getRow3(3)).length())
+        goal = slide_within_reach(Point3(a), animated + move, reach, up)
+        new = solve(upper, mid, end, goal, bend)
         transforms, held, above = [], False, parent_net
         for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
             local, animated_local = TransformState.makeMat(net * inverse(above)), part.getValue()
@@ -206,4 +215,4 @@ class ContactIK:
             self._limiter.bent(name, local, animated_local, first)
             transforms.append((name, local))
             above = local.getMat() * above if held else net
-        return transforms, Vec3(above.getRow3(3) - animated), held
+        return transforms, Vec3(above.getRow3(3) - animated), held, Vec3(goal - (animated + move))

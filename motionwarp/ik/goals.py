@@ -20,6 +20,8 @@ _GROUND_EPSILON = 1e-3
 #: Metres per second of clip time: the most a contact's correction moves a joint while letting go
 #: (smoothstep's steepest slope is 1.5 per blend time).
 EASE_SPEED = 3.0
+#: Metres per second: the fastest the pelvis moves away from its animated place.
+PELVIS_SPEED = 2.0
 #: Metres: the character stands (its feet are kept on the ground) when there is ground this close
 #: above or below its origin; otherwise it is in the air and its feet keep the clip's pose.
 _STANDING = 0.1
@@ -76,6 +78,13 @@ class ContactGoals:
         index = self._inside.get(joint)
         if index is not None:
             self._lifts[index] = correction
+
+    def replant(self, joint, shift):
+        """`joint`'s goal slid `shift` (world) to stay within reach: the planted foot stays where
+        it slid to (re-planted there) instead of being pulled back to where it touched down."""
+        index = self._inside.get(joint)
+        if self._locks.get(index) is not None:
+            self._locks[index] = self._locks[index] + shift
 
     def _contact_goals(self, clip, world):
         self._inside = {}
@@ -172,9 +181,12 @@ class PelvisRise:
         """This frame's rise (0 when negligible), for `goals` (ContactGoals.step); `arms`: {hand
         joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points}."""
         wanted = self._feet_rise(goals)
-        # the pelvis moves away from its animated place slower than the limbs, and back as they let go
-        ease = 1.0 if abs(wanted) < abs(self.rise) else min(1.0, dt / (2.0 * blend)) if blend > 0 else 1.0
-        self.rise = _hands_bound(goals, arms, self.rise + (wanted - self.rise) * ease)
+        # the pelvis follows what the feet want (their goals already ease in), at most PELVIS_SPEED
+        # away from its animated place while contacts blend (`blend` > 0), so a planted foot's goal
+        # that jumps never jerks the body; back at once as the feet let go
+        if blend > 0 and abs(wanted) >= abs(self.rise):
+            wanted = self.rise + max(-PELVIS_SPEED * dt, min(PELVIS_SPEED * dt, wanted - self.rise))
+        self.rise = _hands_bound(goals, arms, wanted)
         return self.rise if abs(self.rise) >= _GROUND_EPSILON else 0.0
 
     def _feet_rise(self, goals):

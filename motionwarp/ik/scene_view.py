@@ -64,9 +64,17 @@ class SceneView:
         return known[1]
 
     def _resolved(self, warp, phase, contact):
-        """target_points, computed."""
+        """target_points, computed. The joint sits at its offset from the target (in the target's
+        frame) across, and at the offset's height above the surface a ray finds under that
+        point (a curved, sloped, dipped or stacked top is not level with the edge target); at the
+        offset itself when no surface is there or there is no probe."""
         pos, quat = warp.targets[phase].resolve(self.render, self.render)
         goal, goal_quat = warp.phase_goal(phase)  # the root at the phase end
         parent = self.actor.getParent()
         touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
-        return pos + quat.xform(Vec3(*contact.offset)), touchdown
+        point = pos + quat.xform(Vec3(*contact.offset))
+        if self.probe is not None:
+            hit = self.probe.drop(point.x, point.y, pos.z + self.settings.ik_ray_above, pos.z - self.settings.ik_ray_below)
+            if hit is not None:
+                point.z += hit[0] - pos.z
+        return point, touchdown

@@ -49,6 +49,23 @@ def solve(upper, mid, end, target, bend):
     return new_upper, new_mid, new_end
 
 
+def slide_within_reach(upper, target, reach, up):
+    """`target`, moved along the level plane through it (normal `up`, a unit vector) toward the
+    point of that plane under `upper` just far enough to be `reach` from `upper`: a planted foot
+    whose hip has travelled further than the leg reaches slides along what it stands on instead
+    of lifting off it. Unchanged when already within reach; the point under `upper` when even
+    that is out of reach (then nothing on the plane is)."""
+    to = Vec3(target - upper)
+    if to.length() <= reach:
+        return Point3(target)
+    under = Point3(upper + up * to.dot(up))        # the plane's point closest to `upper`
+    across = Vec3(under - upper).length()
+    along = Vec3(target - under)
+    if across >= reach or along.length() < 1e-9:
+        return under
+    return Point3(under + along * (math.sqrt(reach * reach - across * across) / along.length()))
+
+
 def reach_limit(animated, reach):
     """The longest span the IK stretches a limb to: STRETCH of its full reach, or the animated span
     when the animation has it straighter. A limb never locks straight, so it never snaps out of it."""

@@ -1,12 +1,28 @@
 """Measure where hands and feet end up with and without the contact IK (the numbers in the README).
 
-    python tests/bench/measure_contact_ik.py
+    python tests/bench/measure_contact_ik.py            # every table
+    python tests/bench/measure_contact_ik.py props      # the generated irregular props only
 
-For crates 0.5 to 1.4 m and ledges 1.0 to 2.2 m, at 30 and 144 fps, the providers find the
-targets and the real MotionWarper plays the interaction (tests/contact_helpers.py). Printed per
-case: the largest distance of a planted hand from where it was authored on the edge, the
+Boxes: for crates 0.5 to 1.4 m and ledges 1.0 to 2.2 m, at 30 and 144 fps, the providers find
+the targets and the real MotionWarper plays the interaction (tests/contact_helpers.py). Printed
+per case: the largest distance of a planted hand from where it was authored on the edge, the
 deepest a sole went into what it stands on during its contact windows (mm), and the fastest a
 limb joint turned while the IK eased in or out next to the clip's own peak (degrees/s).
+
+Props: generated irregular props (tests/props.py: a log, a sloped lid, a stepped top, a grooved
+plank table, a bumpy stone top, crates with a jutting lid frame, a stack, a narrow post, scaled
+crates), each turned to several headings and approached from 0.5 to 2.0 m, at 30 and 144 fps.
+Everything is measured from the joints' real positions against the prop's own surface
+(computed from the numbers it was built from, never from the probe):
+- hand: the largest distance (mm) of a planted hand (inside its contact window) from the
+  surface under it, less the palm's authored height above what it touched; hands over no part
+  of the prop are counted apart ("off");
+- feet: the lowest and highest (mm) a planted sole was relative to what is under it;
+- turn: the largest ratio, over limb joints, of how fast the joint turned (frame to frame) to
+  its own peak in the clip as played by the warp without the IK (the clip over its authored
+  obstacle at this frame rate, times the play rate; or the warped clip's own, when faster).
+And per prop, whether the providers take it at 12 headings and 4 distances when its measured
+size (from its own numbers) is inside an asset's range.
 """
 import pathlib
 import sys
@@ -15,23 +31,15 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from panda3d.core import ClockObject  # noqa: E402
+from panda3d.core import ClockObject, Point3  # noqa: E402
 
 BLEND = 0.15
+DISTANCES = (0.5, 1.0, 1.5, 2.0)
+HEADINGS = (0.0, 37.0, 90.0, 143.0, 210.0, 301.0)
 
 
-def main():
-    from authoring.make_warp_assets import write_warp_assets
-    from motionwarp import WarpAsset
-    from tests.conftest import CONTACTS, MANNEQUIN, WARP_ASSETS, _make_showbase
+def boxes(base, assets):
     from tests.contact_helpers import CASES, ContactRun, Level, easing, own_peak
-
-    base = _make_showbase()
-    base.win.setActive(False)
-    ClockObject.getGlobalClock().setMode(ClockObject.MNonRealTime)
-    folder = pathlib.Path(tempfile.mkdtemp())
-    write_warp_assets(folder, MANNEQUIN, CONTACTS)
-    assets = [WarpAsset.load(folder / f"{name}.warp.json") for name in WARP_ASSETS]
     print(f"{'obstacle':<12}{'fps':>4} {'clip':<12}{'hand mm: no IK':>15}{'IK':>7}{'sole in mm: no IK':>19}{'IK':>7}"
           f"{'easing deg/s: IK':>18}{'clip':>7}")
     for height, depth, distance in CASES:
@@ -47,6 +55,103 @@ def main():
                   f"{1000 * max(0.0, with_ik.foot_depth(level)):>7.1f}{with_ik.peak_turn(easing(clip, BLEND)):>18.0f}"
                   f"{limit:>7.0f}")
             level.root.removeNode()
+
+
+def turn_ratio(run, without, peaks):
+    """(largest ratio of a limb joint's turn speed to its own peak times the play rate, that joint)."""
+    rate = max(frame["rate"] for frame in without.frames)
+    plain = without.peak_turns()
+    worst = (0.0, None)
+    for joint, speed in run.peak_turns().items():
+        limit = max(peaks[joint] * rate, plain[joint])
+        worst = max(worst, (speed / limit, joint))
+    return worst
+
+
+def in_range(prop, assets):
+    """Is the prop's measured size (its own numbers) inside any asset's traversal range?"""
+    height, depth = prop.size()
+    return any(a.traversal.height[0] <= height <= a.traversal.height[1]
+               and a.traversal.depth[0] <= depth <= a.traversal.depth[1] for a in assets)
+
+
+def providers(base, prop, assets):
+    """(taken, asked) over 12 headings and the approach distances."""
+    from motionwarp import SceneProbe, TraversalProvider
+    from tests.props import PropLevel
+    taken = asked = 0
+    for heading in range(0, 360, 30):
+        for distance in DISTANCES:
+            level = PropLevel(base.render, prop, distance, heading)
+            found = TraversalProvider(SceneProbe.from_geometry(level.root), assets).find_at(Point3(0, 0, 0), heading)
+            taken, asked = taken + bool(found), asked + 1
+            level.root.removeNode()
+    return taken, asked
+
+
+def props_table(base, assets):
+    from motionwarp import SceneProbe, TraversalProvider, WarpRefused
+    from tests.contact_helpers import ContactRun, own_peaks
+    from tests.props import PropLevel, props
+    print(f"{'prop':<14}{'fps':>4}{'dist':>5}{'head':>5} {'clip':<12}{'hand mm: no IK':>15}{'IK':>6}{'off':>5}"
+          f"{'feet mm: no IK':>16}{'IK':>12}{'turn x: IK':>11}{' joint':<12}")
+    worst = {"hand": 0.0, "below": 0.0, "above": 0.0, "turn": 0.0}
+    case = 0
+    for prop in props():
+        for distance in DISTANCES:
+            for fps in (30, 144):
+                heading = HEADINGS[case % len(HEADINGS)]
+                case += 1
+                level = PropLevel(base.render, prop, distance, heading)
+                found = TraversalProvider(SceneProbe.from_geometry(level.root), assets).find_at(Point3(0, 0, 0), heading)
+                if not found:
+                    print(f"{prop.name:<14}{fps:>4}{distance:>5.1f}{heading:>5.0f} refused: {found.reason}")
+                    level.root.removeNode()
+                    continue
+                try:
+                    with_ik = ContactRun(base, level, assets, fps, heading=heading, blend_time=BLEND)
+                    without = ContactRun(base, level, assets, fps, heading=heading, ik=False)
+                except WarpRefused as refused:
+                    print(f"{prop.name:<14}{fps:>4}{distance:>5.1f}{heading:>5.0f} {found.asset.clip:<12}warp refused: {refused}")
+                    level.root.removeNode()
+                    continue
+                clip = with_ik.asset.clip
+                hand0, _ = without.hand_gap(level)
+                hand, off = with_ik.hand_gap(level)
+                low0, high0 = without.foot_gaps(level)
+                low, high = with_ik.foot_gaps(level)
+                ratio, joint = turn_ratio(with_ik, without, own_peaks(base, assets, clip, fps))
+                worst = {"hand": max(worst["hand"], hand), "below": min(worst["below"], low),
+                         "above": max(worst["above"], high), "turn": max(worst["turn"], ratio)}
+                print(f"{prop.name:<14}{fps:>4}{distance:>5.1f}{heading:>5.0f} {clip:<12}{1000 * hand0:>15.1f}"
+                      f"{1000 * hand:>6.1f}{off:>5}{1000 * low0:>8.0f}/{1000 * high0:<+7.0f}"
+                      f"{1000 * low:>5.1f}/{1000 * high:<+6.1f}{ratio:>11.2f} {joint:<12}")
+                level.root.removeNode()
+    print(f"worst with the IK: hand {1000 * worst['hand']:.1f} mm, feet {1000 * worst['below']:.1f} / "
+          f"+{1000 * worst['above']:.1f} mm, turn {worst['turn']:.2f}x its own peak")
+    print(f"\n{'prop':<14}{'height':>7}{'depth':>7}{'in range':>9}{'taken':>7}")
+    for prop in props():
+        height, depth = prop.size()
+        taken, asked = providers(base, prop, assets)
+        print(f"{prop.name:<14}{height:>7.2f}{depth:>7.2f}{'yes' if in_range(prop, assets) else 'no':>9}"
+              f"{taken:>4}/{asked}")
+
+
+def main():
+    from authoring.make_warp_assets import write_warp_assets
+    from motionwarp import WarpAsset
+    from tests.conftest import CONTACTS, MANNEQUIN, WARP_ASSETS, _make_showbase
+
+    base = _make_showbase()
+    base.win.setActive(False)
+    ClockObject.getGlobalClock().setMode(ClockObject.MNonRealTime)
+    folder = pathlib.Path(tempfile.mkdtemp())
+    write_warp_assets(folder, MANNEQUIN, CONTACTS)
+    assets = [WarpAsset.load(folder / f"{name}.warp.json") for name in WARP_ASSETS]
+    if sys.argv[1:] != ["props"]:
+        boxes(base, assets)
+        print()
+    props_table(base, assets)
 
 
 if __name__ == "__main__":
