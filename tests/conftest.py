@@ -1,5 +1,6 @@
 """Shared fixtures: one offscreen ShowBase with a clock the tests step by hand."""
 import atexit
+import json
 import os
 import pathlib
 import shutil
@@ -62,6 +63,17 @@ def warp_asset_dir(tmp_path_factory):
     folder = tmp_path_factory.mktemp("warp_assets")
     write_warp_assets(folder, MANNEQUIN, CONTACTS)
     return folder
+
+
+def copy_warp_assets(source, folder):
+    """Private copies in `folder` of every *.warp.json in `source` (all the assets the mannequin's
+    character file names), their model pointing at the shipped mannequin; returns the names."""
+    names = sorted(path.name[:-len(".warp.json")] for path in pathlib.Path(source).glob("*.warp.json"))
+    for name in names:
+        data = json.loads((pathlib.Path(source) / f"{name}.warp.json").read_text())
+        data["model"] = str(MANNEQUIN)
+        (pathlib.Path(folder) / f"{name}.warp.json").write_text(json.dumps(data, indent=2))
+    return names
 
 
 @pytest.fixture(scope="session")

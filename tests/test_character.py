@@ -27,7 +27,8 @@ def write_character(tmp_path, **changes):
 def test_the_default_character_is_the_mannequin_with_its_warps():
     character = Character.load(ROOT / "characters" / "mannequin.json")
     assert pathlib_name(character.model_path) == "mannequin.glb"
-    assert character.warp_assets == ("vault", "mantle", "mantle_high") and character.contact_ik
+    assert character.warp_assets == ("vault", "mantle", "mantle_high", "pick_up", "pick_up_table", "use", "sit",
+                                        "jump_gap", "jump_onto") and character.contact_ik
 
 
 def pathlib_name(path):
@@ -144,10 +145,3 @@ def test_a_root_joint_the_model_lacks_names_the_file_and_field(base, tmp_path):
         Character.load(path).load_actor()
 
 
-def test_warp_assets_without_a_mantle_name_the_file_and_field(base, tmp_path, warp_asset_dir):
-    path = mannequin_file(tmp_path, warp_assets=["vault"])
-    scene = Scene.load(ROOT / "scenes" / "course.json")
-    with pytest.raises(CharacterError, match=rf"^{path}: warp_assets: expected assets the demo can traverse "
-                                             r"with: no mantle asset among \['vault'\]"):
-        Demo(base, scene, character=Character.load(path), asset_dir=warp_asset_dir)
-    assert not [task for task in base.taskMgr.getTasks() if task.name.startswith(("motionwarp-", "demo-"))]

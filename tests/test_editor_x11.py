@@ -8,7 +8,6 @@ stepped): the window is looked for with `xdotool search`, the demo is ready once
 asset, and each mouse step waits until the window shows it (the handle's colour, read from the
 screen as a user sees it), since Panda3D reads all the X events of a frame at once.
 """
-import json
 import os
 import shutil
 import subprocess
@@ -20,7 +19,7 @@ import pytest
 from demo.editor.curves import BOX as PANEL_BOX
 from motionwarp import WarpAsset
 
-from .conftest import MANNEQUIN, ROOT, WARP_ASSETS
+from .conftest import ROOT, copy_warp_assets
 
 DEADLINE_S = 60.0
 POLL_S = 0.1
@@ -83,10 +82,7 @@ def _poll(what, ready, demo):
 
 
 def test_dragging_a_handle_with_the_mouse_then_f5_saves_the_moved_edge(display, tmp_path):
-    for name in WARP_ASSETS:
-        data = json.loads((ROOT / "assets" / f"{name}.warp.json").read_text())
-        data["model"] = str(MANNEQUIN)
-        (tmp_path / f"{name}.warp.json").write_text(json.dumps(data, indent=2))
+    copy_warp_assets(ROOT / "assets", tmp_path)
     path = tmp_path / "vault.warp.json"
     before = WarpAsset.load(path)
     env = dict(os.environ, DISPLAY=display, PYTHONPATH=str(ROOT))

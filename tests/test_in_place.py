@@ -123,7 +123,7 @@ def test_traversal_with_only_one_kind(hop, climb, which, expected):
 
 def test_traversal_needs_some_asset_it_can_use(hop):
     without = WarpAsset.from_dict({k: v for k, v in IN_PLACE_VAULT.items() if k != "traversal"}, hop.path)
-    with pytest.raises(UsageError, match=r"no vault, mantle, jump over or jump onto asset among \['in_place'\]"):
+    with pytest.raises(UsageError, match=r"no vault, mantle or jump over asset among \['in_place'\]"):
         TraversalProvider(crate_scene(), [without])
 
 
@@ -131,7 +131,7 @@ def test_a_live_view_emptied_later_is_refused(hop):
     assets = {"hop": hop}
     provider = TraversalProvider(crate_scene(), assets.values())
     assets.clear()
-    assert provider.find_at(Point3(0, 1, 0), 0.0).reason == "no vault, mantle, jump over or jump onto asset to traverse with"
+    assert provider.find_at(Point3(0, 1, 0), 0.0).reason == "no vault, mantle or jump over asset to traverse with"
 
 
 def rig_character(rig_dir, warp_assets):

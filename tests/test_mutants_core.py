@@ -78,7 +78,8 @@ def test_a_traversal_range_may_be_a_single_value():
 
 @pytest.mark.parametrize("traversal, phases, message", [
     ({"kind": "hop", "height": [0, 1], "depth": [0, 1]}, 3,
-     "traversal.kind: expected one of 'vault', 'mantle', 'jump_gap', 'jump_onto', 'sit', 'pick_up', 'use', "
+     "traversal.kind: expected one of 'vault', 'mantle', 'jump_gap', 'jump_onto', 'jump_over', 'sit', 'pick_up', "
+     "'use', "
      "got 'hop'"),
     ({"kind": "vault", "height": [0, 1], "depth": [0, 1]}, 1,
      "traversal.kind: a vault needs 3 phase(s) (close edge, far edge, landing), the asset has 1"),

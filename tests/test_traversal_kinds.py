@@ -9,7 +9,7 @@ from motionwarp.warp.assetdata import Traversal, parse_asset
 
 #: docs/design.md 5.1: kind -> (phases it needs, has a depth, height may be negative, more phases allowed).
 DESIGN = {"vault": (3, True, False, False), "mantle": (1, True, False, False),
-          "jump_gap": (2, True, True, False), "jump_onto": (2, True, False, False),
+          "jump_gap": (2, True, True, False), "jump_onto": (2, True, False, False), "jump_over": (3, True, False, False),
           "sit": (1, False, True, True), "pick_up": (1, False, True, True), "use": (1, False, True, True)}
 
 

@@ -6,13 +6,13 @@ from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
 from motionwarp import (CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
-                        MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused)
+                        MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused)
 from motionwarp.scene.jumps import KINDS as JUMP_KINDS
 from motionwarp.scene.markers import MARKER_KINDS
 from motionwarp.scene.providers import Refusal, authored_target
 
 from ..character.autopilot import Autopilot
-from ..character.character_file import Character, CharacterError
+from ..character.character_file import Character
 from ..character.camera import OrbitCamera
 from ..character.controller import Controller
 from ..editor.compare import Comparison, TimeControl, unwarped
@@ -58,7 +58,7 @@ class Demo(DirectObject):
         self.probe = SceneProbe.from_geometry(render)
         self.character = character or Character.load(CHARACTERS / "mannequin.json")
         self.assets = self.character.load_warp_assets(asset_dir)
-        self.traversal = self._traversal(render)
+        self.traversal = _providers(self.probe, self.assets, render)
         self.actor = self.character.load_actor()
         self.actor.reparentTo(render)
         self.actor.setPos(*scene.spawn_pos)
@@ -80,9 +80,10 @@ class Demo(DirectObject):
         self.curves = CurvePanel(base.a2dBottomLeft)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
                                   StandIn(self.actor, render), lambda: self.time.paused, self.say)
-        #: How far from the near face each clip was authored (its first target ahead of where it starts, read
-        #: from the asset): where the autopilot starts it, by clip.
-        self.authored_distance = {asset.clip: authored_target(asset, 0).y for asset in self.assets.values()}
+        #: How far from the near face (or marker) each clip was authored (its first target ahead of where it
+        #: starts, read from the asset, within the `traversal.distance` range the asset accepts): where the
+        #: autopilot starts it, by clip.
+        self.authored_distance = {asset.clip: _start_distance(asset) for asset in self.assets.values()}
         #: Where the autopilot gives up on an obstacle no clip can take.
         self.skip_distance = max(self.authored_distance.values(), default=0.0)
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
@@ -130,14 +131,6 @@ class Demo(DirectObject):
         self.accept(PHASE_START, self._phase_started)
         self.accept(FINISHED, self._warp_ended)
         self.accept(CANCELLED, self._warp_ended)
-
-    def _traversal(self, render):
-        """One chooser over the providers the character's warp assets serve; a set they cannot use names the
-        character file's field."""
-        try:
-            return _providers(self.probe, self.assets, render)
-        except UsageError as exc:
-            raise CharacterError(self.character.path, "warp_assets", f"expected assets the demo can traverse with: {exc}") from None
 
     @property
     def done(self):
@@ -353,6 +346,14 @@ class Demo(DirectObject):
 
 #: How far ahead the demo looks for a ledge to jump onto: the running jump takes off 1.7 m before it.
 JUMP_REACH = 3.5
+
+
+def _start_distance(asset):
+    """Where the autopilot starts `asset`'s clip: as far from its first target as the clip was authored,
+    moved into the asset's own `traversal.distance` range when it has one."""
+    authored = authored_target(asset, 0).y
+    accepted = asset.traversal.distance if asset.traversal is not None else None
+    return authored if accepted is None else min(max(authored, accepted[0]), accepted[1])
 
 
 def _providers(probe, assets, space):

@@ -19,6 +19,7 @@ from panda3d.core import NodePath, Point3, Vec3
 from ..base.config import ProviderSettings
 from ..base.errors import UsageError
 from .measure import heading, incline_deg, measure
+from ..warp.authored import authored_anchor
 from ..warp.target import WarpTarget
 
 _UP = Vec3(0, 0, 1)
@@ -234,10 +235,9 @@ def _highest(assets):
 
 
 def authored_target(asset, index):
-    """Phase `index`'s target point in the clip's own space: where the clip was authored to meet it."""
-    phase = asset.phases[index]
-    root = asset.track.position(phase.end * asset.track.fps)
-    return Vec3(*(float(r - o) for r, o in zip(root, phase.t_offset)))
+    """Phase `index`'s target point in the clip's own space: where the clip was authored to meet it
+    (its aligned joint and offsets included: warp/authored.py)."""
+    return Vec3(*authored_anchor(asset, index).pos)
 
 
 def authored_root(asset, seconds):

@@ -144,6 +144,11 @@ def joint_parents(bundle):
     return joints
 
 
+#: Files keep times rounded (the editor snaps to frames and writes 6 decimals): a phase this much
+#: shorter than a frame still counts as one frame long.
+FRAME_SLACK_S = 1e-5
+
+
 def _check_in_clip(check, phase, field, asset, joints):
     """The model-dependent checks of a parsed phase: its times inside the clip, its align joint in the skeleton."""
     duration = asset.duration
@@ -151,7 +156,7 @@ def _check_in_clip(check, phase, field, asset, joints):
         if not 0.0 <= getattr(phase, key) <= duration:
             check.fail(f"{field}.{key}", f"expected a time inside the clip (0 to {duration:.3f} s), got {getattr(phase, key)}")
     frame = 1.0 / asset.track.fps
-    if phase.end - phase.start < frame - 1e-9:
+    if phase.end - phase.start < frame - FRAME_SLACK_S:
         check.fail(f"{field}.end", f"expected a phase at least one clip frame long ({frame:.4f} s at {asset.track.fps:g} "
                                    f"fps) after its start ({phase.start}), got {phase.end}")
     if phase.align_joint is not None and phase.align_joint not in joints:
