@@ -164,6 +164,14 @@ def test_dragging_a_window_held_on_both_sides_says_why_it_does_not_move(base, de
         assert demo.status.getText() == f"far_edge cannot move {way}: {why} (drag its edge handles to resize it)"
     drag(editor, before, panel_x(before, 0.1, box), panel_x(before, 0.1, box) - frames_dx(before, 2, box))
     assert demo.status.getText().startswith("close_edge cannot move earlier: it starts with the clip")
+    landing = panel_x(before, (s2 + windows(before)[2][1]) / 2, box)   # free on its later side: it moves
+    demo.say("")
+    assert editor.press_at(landing, (box[2] + box[3]) / 2)
+    editor.drag_to(landing + frames_dx(before, 2, box))
+    assert demo.status.getText() == ""   # nothing holds it: nothing to explain
+    editor.release()
+    assert demo.assets["vault"].phases[2].start == near(s2 + 2 / before.track.fps)
+    assert demo.status.getText().startswith("landing now ")
 
 
 def test_key_edits_and_drags_undo_in_order(base, demo):

@@ -50,10 +50,11 @@ def wrap_to(text, width, balance=False):
     """Wrap `text` (a panel_text) so its card is at most `width` aspect2d units wide; with `balance`,
     in rows of about equal length for the text it shows now (no word left alone on the last row)."""
     node = text.textNode
-    most = max(width / text.getScale()[0] - CARD_MARGIN[0] - CARD_MARGIN[1], 1.0)
-    longest = max((node.calcWidth(line) for line in text.getText().split("\n")), default=0.0)
-    rows = math.ceil(longest / most) if balance and longest > most else 1
-    wrap = most if rows == 1 else min(most, longest / rows + 1.0)
+    wrap = max(width / text.getScale()[0] - CARD_MARGIN[0] - CARD_MARGIN[1], 1.0)
+    if balance:
+        longest = max(node.calcWidth(line) for line in text.getText().split("\n"))
+        if longest > wrap:
+            wrap = min(wrap, longest / math.ceil(longest / wrap) + 1.0)
     if node.getWordwrap() != wrap:
         node.setWordwrap(wrap)
 
