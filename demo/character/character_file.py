@@ -18,6 +18,8 @@ FORMAT = "motionwarp.character/1"
 #: Locomotion roles every character fills (demo/character/locomotion.py), and the optional ones.
 ROLES = ("idle", "walk", "run", "fall", "land")
 OPTIONAL_ROLES = ("dodge",)
+#: The roles played as cycles, whose lengths locomotion divides by: a one-frame pose cannot fill them.
+CYCLES = ("walk", "run")
 _KEYS = ("format", "model", "turn", "root_joint", "root_mode", "clips", "speeds", "warp_assets", "contact_ik")
 
 
@@ -84,9 +86,13 @@ class Character:
         actor.getPartBundle("modelRoot").setRootXform(LMatrix4f.rotateMat(self.turn, LVector3f.up()))
         for role, clip in self.clips.items():
             try:
-                bundle = clip_control(actor, clip).getAnim()
+                control = clip_control(actor, clip)
             except LoadError as exc:
                 raise CharacterError(self.path, f"clips.{role}", f"a clip of the model: {exc}") from None
+            if role in CYCLES and control.getNumFrames() < 2:
+                raise CharacterError(self.path, f"clips.{role}", f"a cycle at least one frame long; {shown(clip)} is a "
+                                                                 "single pose (one frame), which has no pace to walk at")
+            bundle = control.getAnim()
             if role != clip:
                 actor.loadAnims({role: NodePath(AnimBundleNode(role, bundle))})
         return actor
