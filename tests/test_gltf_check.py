@@ -13,7 +13,7 @@ from motionwarp.animation import gltf_check
 from motionwarp.animation.gltf_check import MAX_CLIP_SECONDS, check_gltf
 
 from .conftest import ROOT
-from .gltf_samples import two_bone_quad
+from .gltf_samples import read_glb, two_bone_quad, write_glb
 
 STEP = [("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0, 1, 0], [0, 2, 0]])]
 
@@ -23,23 +23,6 @@ def glb(tmp_path):
     """A valid two-bone GLB with one clip: (path, its JSON, its binary chunk)."""
     path = two_bone_quad(tmp_path / "hero.glb", {"step": STEP})
     return (path,) + read_glb(path)
-
-
-def read_glb(path):
-    data = path.read_bytes()
-    json_length = struct.unpack_from("<I", data, 12)[0]
-    doc = json.loads(data[20:20 + json_length])
-    bin_length = struct.unpack_from("<I", data, 20 + json_length)[0]
-    return doc, data[28 + json_length:28 + json_length + bin_length]
-
-
-def write_glb(path, doc, binary):
-    text = json.dumps(doc).encode()
-    text += b" " * (-len(text) % 4)
-    binary += b"\0" * (-len(binary) % 4)
-    body = struct.pack("<II", len(text), 0x4E4F534A) + text + struct.pack("<II", len(binary), 0x004E4942) + binary
-    path.write_bytes(struct.pack("<4sII", b"glTF", 2, 12 + len(body)) + body)
-    return path
 
 
 @pytest.fixture
@@ -330,3 +313,10 @@ def test_a_sampler_whose_values_do_not_match_its_keys(glb, no_converter, keys, v
         doc["accessors"][sampler["input"]]["count"] = keys
         doc["accessors"][sampler["output"]]["count"] = values
     assert f"samplers[0].output: {values} values for {keys} keys" in refused(edited(glb, count), no_converter)
+
+
+def test_an_index_into_a_list_the_file_lacks_says_so(glb, no_converter):
+    def texture(doc, binary):
+        doc["textures"] = [{"source": 4}]
+    assert "textures[0].source: refers to images[4], and the file has no images" in refused(
+        edited(glb, texture), no_converter)

@@ -157,9 +157,12 @@ class _GltfCheck:
 
     def index(self, value, field, key):
         """`value` checked as an index into the top-level list `key` (None when absent)."""
-        if value is None or (type(value) is int and 0 <= value < self.sizes.get(key, 0)):
+        size = self.sizes.get(key, 0)
+        if value is None or (type(value) is int and 0 <= value < size):
             return value
-        return self.count(value, field, 0, self.sizes.get(key, 0) - 1)
+        if not size:
+            self.fail(f"{field}: refers to {key}[{shown(value)}], and the file has no {key}")
+        return self.count(value, field, 0, size - 1)
 
     # -- buffers, views, accessors --------------------------------------------------------
     def _check_buffers(self, binary):
