@@ -436,26 +436,20 @@ def heard(base, event):
     return seen
 
 
-@case("warp: the game stops the clip")
-def _(folder):
-    base, actor, warper, vault, targets = rig()
-    cancels = heard(base, "motionwarp-cancelled")
-    warp = warper.play(vault, targets)
-    frames(base, 10)
-    actor.stop("vault")
-    frames(base, 5)
-    return must_end(warper, warp, "stopped", cancels)
+def _game_stops_clip(stop, reason_part):
+    def run(folder):
+        base, actor, warper, vault, targets = rig()
+        cancels = heard(base, "motionwarp-cancelled")
+        warp = warper.play(vault, targets)
+        frames(base, 10)
+        stop(actor)
+        frames(base, 5)
+        return must_end(warper, warp, reason_part, cancels)
+    return run
 
 
-@case("warp: the game sets play rate 0")
-def _(folder):
-    base, actor, warper, vault, targets = rig()
-    cancels = heard(base, "motionwarp-cancelled")
-    warp = warper.play(vault, targets)
-    frames(base, 10)
-    actor.setPlayRate(0, "vault")
-    frames(base, 5)
-    return must_end(warper, warp, "rate 0", cancels)
+case("warp: the game stops the clip")(_game_stops_clip(lambda actor: actor.stop("vault"), "stopped"))
+case("warp: the game sets play rate 0")(_game_stops_clip(lambda actor: actor.setPlayRate(0, "vault"), "rate 0"))
 
 
 @case("warp: a followed node scaled to 0")
