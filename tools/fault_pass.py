@@ -642,24 +642,27 @@ def run(names):
             ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.monotonic()))
             if not ready:
                 process.kill()
-                results[left.pop(0)] = ("hang", f"no answer in {HANG_S:g} s")
+                _report(results, left.pop(0), "hang", f"no answer in {HANG_S:g} s")
                 break
             line = process.stdout.readline()
             if not line:
-                code = process.wait()
-                results[left.pop(0)] = ("crash", f"the process died (exit status {code})")
+                _report(results, left.pop(0), "crash", f"the process died (exit status {process.wait()})")
                 break
             if line.startswith("RESULT\t"):
                 _, name, outcome, detail = line.rstrip("\n").split("\t", 3)
-                results[name] = (outcome, detail)
                 left.remove(name)
-                print(f"{'ok  ' if outcome == 'ok' else 'FAIL'} {name}: {outcome} {detail}", flush=True)
+                _report(results, name, outcome, detail)
                 deadline = time.monotonic() + HANG_S
         process.stdout.close()
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         process.wait()
     return results
+
+
+def _report(results, name, outcome, detail):
+    results[name] = (outcome, detail)
+    print(f"{'ok  ' if outcome == 'ok' else 'FAIL'} {name}: {outcome} {detail}", flush=True)
 
 
 def main(argv):
