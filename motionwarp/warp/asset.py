@@ -151,7 +151,7 @@ def _check_in_clip(check, phase, field, asset, joints):
         if not 0.0 <= getattr(phase, key) <= duration:
             check.fail(f"{field}.{key}", f"expected a time inside the clip (0 to {duration:.3f} s), got {getattr(phase, key)}")
     frame = 1.0 / asset.track.fps
-    if phase.end - phase.start < frame - 1e-9:
+    if phase.end - phase.start < frame - 1e-5:   # times saved to 6 decimals land a hair short
         check.fail(f"{field}.end", f"expected a phase at least one clip frame long ({frame:.4f} s at {asset.track.fps:g} "
                                    f"fps) after its start ({phase.start}), got {phase.end}")
     if phase.align_joint is not None and phase.align_joint not in joints:
