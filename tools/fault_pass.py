@@ -546,8 +546,13 @@ def output_kept(folder, make, is_kind, option="--report"):
 
 
 case("main.py: --report onto a FIFO")(lambda folder: output_kept(folder, os.mkfifo, stat.S_ISFIFO))
-case("main.py: --report onto a link to /dev/null")(lambda folder: output_kept(
-    folder, lambda p: os.symlink("/dev/null", p), stat.S_ISLNK))
+# A device node of the case's own, and a link to it: never /dev/null itself, which code that
+# replaces what a link names would replace for the whole machine when run as root.
+case("main.py: --report onto a device")(lambda folder: output_kept(
+    folder, lambda p: os.mknod(p, 0o666 | stat.S_IFCHR, os.makedev(1, 3)), stat.S_ISCHR))
+case("main.py: --report onto a link to a device")(lambda folder: output_kept(
+    folder, lambda p: (os.mknod(folder / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3)), os.symlink(folder / "null", p)),
+    lambda mode: stat.S_ISLNK(mode) and stat.S_ISCHR(os.stat(folder / "null").st_mode)))
 case("main.py: --report onto a directory")(lambda folder: output_kept(folder, os.mkdir, stat.S_ISDIR))
 case("main.py: --screenshot onto a FIFO")(lambda folder: output_kept(folder, os.mkfifo, stat.S_ISFIFO,
                                                                       "--screenshot"))
