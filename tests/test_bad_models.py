@@ -43,7 +43,7 @@ def test_an_unreadable_model(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
     monkeypatch.setattr(builtins, "open", refusing_open)
-    with pytest.raises(LoadError, match=re.escape(f"{locked}: cannot be read (Permission denied)")):
+    with pytest.raises(LoadError, match=re.escape(f"{locked}: not a readable glTF file (cannot be read (Permission denied))")):
         load_model_node(locked)
 
 
@@ -64,7 +64,8 @@ def test_a_gltf_whose_bin_is_missing(tmp_path):
     path = gltf_with_missing_bin(tmp_path)
     with pytest.raises(LoadError) as caught:
         load_model_node(path)
-    assert str(caught.value).startswith(f"{path}: cannot be read (") and "triangle.bin" in str(caught.value)
+    assert str(caught.value) == (f"{path}: not a readable glTF file (buffers[0].uri (triangle.bin) does not exist; "
+                                 "expected a regular file)")
 
 
 def test_an_asset_whose_model_cannot_be_read_names_its_model_field(base, model):
@@ -99,7 +100,7 @@ def test_a_scene_model_that_is_not_gltf_is_one_error_and_prints_nothing(base, tm
     out, err = capfd.readouterr()
     assert out == "" and err == ""  # neither the plugin's traceback nor Panda3D's loader error line
     assert str(caught.value) == (f"{path}: {ROCK}.path: expected a model Panda3D can load, {tmp_path / 'rock.glb'} "
-                                 "is not (json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0))")
+                                 "is not (its JSON does not parse (Expecting value: line 1 column 1 (char 0)))")
 
 
 def test_main_reports_a_bad_scene_model_in_one_line(tmp_path):
@@ -108,8 +109,8 @@ def test_main_reports_a_bad_scene_model_in_one_line(tmp_path):
     result = run_main("--headless", "--autopilot", "--scene", str(path), env=without_display())
     assert result.returncode == 2
     assert result.stderr.splitlines() == [f"main.py: {path}: {ROCK}.path: expected a model Panda3D can load, "
-                                          f"{tmp_path / 'rock.glb'} is not (json.decoder.JSONDecodeError: "
-                                          "Expecting value: line 1 column 1 (char 0))"]
+                                          f"{tmp_path / 'rock.glb'} is not (its JSON does not parse "
+                                          "(Expecting value: line 1 column 1 (char 0)))"]
 
 
 def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path):

@@ -145,3 +145,16 @@ def test_a_root_joint_the_model_lacks_names_the_file_and_field(base, tmp_path):
         Character.load(path).load_actor()
 
 
+@pytest.mark.parametrize("times", [[0.0], [0.0, 1e-6]])
+def test_a_walk_that_is_a_single_pose_names_the_field(base, tmp_path, times):
+    """A one-key or microsecond clip bakes to one frame: locomotion would divide by its length."""
+    from .gltf_samples import two_bone_quad
+    move = [("root", "translation", [0.0, 1.0], [[0, 0, 0], [0, 1, 0]])]
+    pose = [("root", "translation", times, [[0, 0, 0], [0, 1, 0]][:len(times)])]
+    two_bone_quad(tmp_path / "poser.glb", {"idle": move, "walk": pose, "run": move, "fall": move, "land": move})
+    data = {"format": "motionwarp.character/1", "model": "poser.glb",
+            "clips": {role: role for role in ("idle", "walk", "run", "fall", "land")}}
+    (tmp_path / "poser.json").write_text(json.dumps(data))
+    with pytest.raises(CharacterError, match=r"poser.json: clips.walk: a cycle at least one frame long; 'walk' is a "
+                                             r"single pose \(one frame\)"):
+        Character.load(tmp_path / "poser.json").load_actor()

@@ -14,6 +14,7 @@ from motionwarp.scene.providers import Refusal, authored_target
 from ..character.autopilot import Autopilot
 from ..character.character_file import Character
 from ..character.camera import OrbitCamera
+from ..character.body import BodySettings
 from ..character.controller import Controller
 from ..editor.compare import Comparison, TimeControl, unwarped
 from ..editor.curve_editor import KEYS as EDITOR_KEYS, CurveEditor
@@ -31,6 +32,8 @@ CHARACTERS = ASSETS.parent / "characters"
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
 #: Height above the feet at which the demo looks for what blocks the character (metres).
 CHEST_HEIGHT = 1.2
+#: How far under the level's lowest point the kill plane lies (metres): a fall of 1.4 s off the ground's edge.
+KILL_DEPTH_M = 10.0
 
 
 class Demo(DirectObject):
@@ -56,6 +59,9 @@ class Demo(DirectObject):
         self.obstacles = scene.build(render, base.loader)
         # Built before the character is added: the probe sees the level, not the mannequin.
         self.probe = SceneProbe.from_geometry(render)
+        #: The kill plane, KILL_DEPTH_M under the level's lowest point: a fall past it left the world.
+        level = render.getTightBounds()
+        self.kill_z = (level[0].z if level else 0.0) - KILL_DEPTH_M
         self.character = character or Character.load(CHARACTERS / "mannequin.json")
         self.assets = self.character.load_warp_assets(asset_dir)
         self.traversal = _providers(self.probe, self.assets, render)
@@ -75,7 +81,7 @@ class Demo(DirectObject):
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr,
                                     render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
-                                     space=render)
+                                     space=render, body_settings=BodySettings(kill_z=self.kill_z))
         self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight, say=self.say) if self.assets else None
         self.curves = CurvePanel(base.a2dBottomLeft)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,

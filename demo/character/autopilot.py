@@ -37,6 +37,11 @@ class Autopilot:
     def update(self, dt):
         """One frame of steering: head for the next waypoint, take obstacles on the way."""
         controller, actor = self.demo.controller, self.demo.actor
+        if controller.left_world and self.stopped is None:
+            where = controller.left_world[0]
+            self.stopped = {"obstacle": None, "reason": f"fell off the world at ({where.x:.1f}, {where.y:.1f}) "
+                                                        "and was put back at the start"}
+            self.demo.say(f"autopilot stopped: {self.stopped['reason']}")
         while self.waypoints and self._reached(self.waypoints[0]):
             self._leg_start = self.waypoints.pop(0)
         if not self.waypoints or self.stopped is not None:

@@ -32,6 +32,9 @@ class BodySettings:
     skin: float = 0.02
     #: Slide iterations per frame (a corner needs two).
     slides: int = 3
+    #: The kill plane: a fall that passes below this height has left the world (nothing under it
+    #: will ever come); the body stops there and reports it (`left_world`) for a respawn.
+    kill_z: float = -math.inf
 
 
 class CharacterBody:
@@ -53,6 +56,8 @@ class CharacterBody:
         self.fall_from = None           # height where the current fall began
         #: Set by each landing: (height fallen, where); a reader clears it.
         self.landed = None
+        #: Set where a fall passed the kill plane (BodySettings.kill_z); a reader clears it.
+        self.left_world = None
         self.last = None
         self.resume()
 
@@ -160,6 +165,8 @@ class CharacterBody:
             feet = self._stand(start, feet)
         if self.state == FALLING:
             feet = self._fall(feet, dt)
+            if feet.z < self.settings.kill_z:
+                feet = self._leave_world(feet)
         self.node.setPos(self.space, feet)
         self.last = Point3(feet)
 
@@ -209,6 +216,13 @@ class CharacterBody:
         clear = settings.radius + settings.skin - away.length()
         away.normalize()
         return self._slide(feet, away * min(max(clear, 0.0), max(drop, EDGE_PUSH_SPEED * dt)), horizontal=True)
+
+    def _leave_world(self, feet):
+        """Stop a fall at the kill plane: the body holds still there until it is placed anew."""
+        feet = Point3(feet.x, feet.y, self.settings.kill_z)
+        self.left_world = Point3(feet)
+        self.vz, self.velocity = 0.0, Vec3(0, 0, 0)
+        return feet
 
     def _land(self, z, feet):
         self.landed = (self.fall_from - z, Point3(feet.x, feet.y, z))

@@ -16,6 +16,9 @@ from motionwarp.animation.actor_clips import clip_control, require_joint
 
 from motionwarp.tools.character_writer import FORMAT, OPTIONAL as OPTIONAL_ROLES, REQUIRED as ROLES
 
+#: The roles played as cycles, whose lengths locomotion divides by: a one-frame pose cannot fill them.
+CYCLES = ("walk", "run")
+
 _KEYS = ("format", "model", "scale", "turn", "root_joint", "root_mode", "clips", "speeds", "warp_assets", "contact_ik")
 
 
@@ -108,9 +111,13 @@ class Character:
         actor.setScale(self.scale)
         for role, clip in self.clips.items():
             try:
-                bundle = clip_control(actor, clip).getAnim()
+                control = clip_control(actor, clip)
             except LoadError as exc:
                 raise CharacterError(self.path, f"clips.{role}", f"a clip of the model: {exc}") from None
+            if role in CYCLES and control.getNumFrames() < 2:
+                raise CharacterError(self.path, f"clips.{role}", f"a cycle at least one frame long; {shown(clip)} is a "
+                                                                 "single pose (one frame), which has no pace to walk at")
+            bundle = control.getAnim()
             if role != clip:
                 actor.loadAnims({role: NodePath(AnimBundleNode(role, bundle))})
         return actor

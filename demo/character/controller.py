@@ -22,7 +22,8 @@ class Controller(DirectObject):
     """Steers `actor` (played by `warper`) through the level `probe` sees.
 
     Set `direction` (a world-space ground vector; zero to stand still) and `running` every
-    frame; start traversals with `play(asset, targets)`. Tasks: steering at sort 40 (before
+    frame; start traversals with `play(asset, targets)`. A fall past the body's kill plane
+    puts the character back where it stood when the controller was made. Tasks: steering at sort 40 (before
     the warper's root motion), the body at 46 (after it).
     """
 
@@ -36,6 +37,9 @@ class Controller(DirectObject):
         self.running = False
         #: Every landing as (height fallen, where), for reports and tests.
         self.landings = []
+        #: Every fall past the kill plane (where it was stopped); each respawns the character.
+        self.left_world = []
+        self._respawn = (actor.getPos(self.space), actor.getH(self.space))   # where it started
         self._clock = ClockObject.getGlobalClock()
         self._taskmgr = taskmgr
         self._prefix = f"demo-controller-{id(self)}"
@@ -110,6 +114,10 @@ class Controller(DirectObject):
             self.landings.append(self.body.landed)
             self.locomotion.land(self.body.landed[0])
             self.body.landed = None
+        if self.body.left_world is not None:   # as a game respawns a character that fell off its level
+            self.left_world.append(self.body.left_world)
+            self.body.left_world = None
+            self.place(*self._respawn)
         return task.cont
 
     def destroy(self):

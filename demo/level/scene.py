@@ -4,7 +4,8 @@ import os
 
 from panda3d.core import Filename
 
-from motionwarp.base.errors import FieldError, shown
+from motionwarp.animation.gltf_check import GltfProblem, check_gltf, is_gltf
+from motionwarp.base.errors import FieldError, shown, shown_text
 from motionwarp.base.filekind import not_regular
 from motionwarp.base.jsonfields import FieldChecker, read_json
 
@@ -85,11 +86,17 @@ class Scene:
 
     def _model(self, obstacle, render, loader):
         file = os.path.join(os.path.dirname(os.path.abspath(self.path)), obstacle.path)
+        if is_gltf(file):   # panda3d-gltf trusts the file: a broken one crashes or hangs the process
+            try:
+                check_gltf(file)
+            except GltfProblem as exc:
+                raise SceneError(self.path, f"{obstacle.field}.path",
+                                 f"expected a model Panda3D can load, {shown_text(file)} is not ({exc.problem})") from None
         with captured_output() as output:  # a failing loader plugin prints a traceback of its own
             model = loader.loadModel(Filename.fromOsSpecific(file), okMissing=True)
         if model is None:
             raise SceneError(self.path, f"{obstacle.field}.path",
-                             f"expected a model Panda3D can load, {file} is not ({output.last_line()})")
+                             f"expected a model Panda3D can load, {shown_text(file)} is not ({output.last_line()})")
         model.reparentTo(render)
         model.setName(obstacle.name)
         model.setPos(*obstacle.pos)

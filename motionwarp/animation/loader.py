@@ -10,6 +10,7 @@ from direct.actor.Actor import Actor
 from panda3d.core import BamCache, Filename, NodePath
 
 from . import _gltf_fix
+from .gltf_check import check_gltf
 from ..base.config import gltf_settings_from_prc
 from ..base.errors import LoadError, os_reason, shown_text
 from ..base.filekind import not_regular
@@ -35,6 +36,8 @@ def load_model_node(path, gltf_settings=None):
 
 
 def _convert(path, settings):
+    """The fixed bake of `path`, checked first (a cached bake was checked when it was made)."""
+    check_gltf(path)
     try:
         return _gltf_fix.convert(path, settings)
     except OSError as exc:  # the file itself, or a .bin or texture it refers to

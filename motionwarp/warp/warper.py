@@ -175,19 +175,31 @@ class MotionWarper:
                 self.actor.clearPythonTag(_WARPER_TAG)
 
     def _task(self, task):
-        with self._game_errors("frame task"):
-            if self.actor.isEmpty():
-                if self._warp is not None:
-                    self._warp._end(CANCELLED, reason="the actor was removed")
-                return task.done
-            try:
-                if self._warp is not None:
-                    self._warp._fade(self._clock.getDt())   # before the pose is computed
-                self._update_pose()
-                self.step()
-            except Exception as exc:  # a game's task loop must never see motionwarp fail
-                self._fail(exc)
-        return task.cont
+        # The frame is an operation like play() (see _game_errors), without a context manager's cost.
+        self._depth += 1
+        try:
+            done = self._frame()
+        finally:
+            self._depth -= 1
+            error = self._handler_error_due()
+        if error is not None:
+            _raise_game_error(error, "frame task")
+        return task.done if done else task.cont
+
+    def _frame(self):
+        """This frame's work; True once the actor is gone (the task ends)."""
+        if self.actor.isEmpty():
+            if self._warp is not None:
+                self._warp._end(CANCELLED, reason="the actor was removed")
+            return True
+        try:
+            if self._warp is not None:
+                self._warp._fade(self._clock.getDt())   # before the pose is computed
+            self._update_pose()
+            self.step()
+        except Exception as exc:  # a game's task loop must never see motionwarp fail
+            self._fail(exc)
+        return False
 
     @contextlib.contextmanager
     def _game_errors(self, operation):
@@ -201,14 +213,16 @@ class MotionWarper:
             yield
         finally:
             self._depth -= 1
-            error = None
-            if self._depth == 0:
-                error, self._handler_error = self._handler_error, None
+            error = self._handler_error_due()
         if error is not None:
-            note = f"(a game's motionwarp event handler raised this during MotionWarper {operation}, which finished first)"
-            if note not in getattr(error, "__notes__", ()):
-                error.add_note(note)
-            raise error
+            _raise_game_error(error, operation)
+
+    def _handler_error_due(self):
+        """The handler exception to raise now: the kept one, once the outermost operation ends."""
+        if self._depth:
+            return None
+        error, self._handler_error = self._handler_error, None
+        return error
 
     def _fail(self, exc):
         """Cancel the warp that failed (its reason names the error) and log the error once."""
@@ -292,6 +306,14 @@ class MotionWarper:
         others = sum(max(bundle.getControlEffect(control), 0.0) for control in warp.other_controls)
         total = warp.effect + others
         return (1.0 if total <= 0.0 else warp.effect / total), others
+
+
+def _raise_game_error(error, operation):
+    """Raise a game handler's exception as it was, with a note saying when it was raised."""
+    note = f"(a game's motionwarp event handler raised this during MotionWarper {operation}, which finished first)"
+    if note not in getattr(error, "__notes__", ()):
+        error.add_note(note)
+    raise error
 
 
 def _invertible(mat):
