@@ -13,6 +13,7 @@ from .animation.loader import load_actor
 from .scene.probe import SceneProbe
 from .scene.providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
 from .animation.rootmotion import RootMotionTrack
+from .warp.batch import WarpBatch
 from .warp.target import WarpTarget
 from .warp.warper import BLEND_OUT, CANCELLED, FINISHED, PHASE_END, PHASE_START, MotionWarper, PhaseResult, Warp, WarpState
 
@@ -23,5 +24,5 @@ __all__ = [
     "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",
     "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "LoadError", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
-    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",
+    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",
 ]
