@@ -109,7 +109,9 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
 def _face(probe, settings, pos, forward):
     """The first non-walkable surface a knee-to-chest capsule meets along `forward`: (hit, normal)."""
     low, high, radius, reach = settings.face_low, settings.face_high, settings.face_radius, settings.reach
-    centre = pos + _UP * ((low + high) / 2)
+    centre, padding = pos + _UP * ((low + high) / 2), probe.capsule_padding(radius, high - low)
+    if not _near(probe, pos, centre + forward * reach, radius + padding, low - padding, high + padding):
+        return None   # nothing within the sweep's box: the ray and the sweep below would both miss
     # A ray along the capsule's axis bounds the sweep: the capsule holds the point `radius` ahead of its
     # centre, so it meets whatever the ray meets at least `radius` sooner. Bullet tests every triangle
     # the swept box touches, so a sweep into the face costs as many triangles as the face has under the
@@ -117,7 +119,7 @@ def _face(probe, settings, pos, forward):
     # than the capsule's padding instead: when it meets nothing, the capsule's first contact lies
     # within that gap, and the ray's hit (same face, exact normal) stands for it.
     ahead = probe.ray(centre, centre + forward * reach)
-    gap = probe.capsule_padding(radius, high - low) + _FACE_GAP
+    gap = padding + _FACE_GAP
     short = None if ahead is None else ahead.fraction * reach - radius - gap
     if short is not None and short > _SWEEP_MARGIN:
         hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * short) or ahead
@@ -129,6 +131,13 @@ def _face(probe, settings, pos, forward):
     if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
         return None  # the floor, or a slope the character walks up
     return hit, normal
+
+
+def _near(probe, start, end, side, low, high):
+    """`probe.near` for the box around a sweep from `start` to `end` (horizontally), `side` wide either
+    side and from `low` to `high` over `start`."""
+    return probe.near((min(start.x, end.x) - side, min(start.y, end.y) - side, start.z + low),
+                      (max(start.x, end.x) + side, max(start.y, end.y) + side, start.z + high))
 
 
 def _horizontal(vector):
