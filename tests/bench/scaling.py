@@ -55,7 +55,8 @@ def scaling(clock, herd, counts, timer, frames, repeats, taskmgr):
     for count in counts:
         vaulters = herd.all[:count]
         batch, task = own_task(taskmgr, lambda: _batch_of(WarpBatch(taskmgr), vaulters))
-        one, many = single[count] = Scaled(count), batched[count] = Scaled(count)
+        one = single[count] = Scaled(count)
+        many = batched[count] = Scaled(count)
         for _ in range(repeats):
             one.add_repeat()
             many.add_repeat()
