@@ -16,6 +16,7 @@ from .scene.jumps import JumpProvider
 from .scene.markers import MARKER_TAG, MarkerProvider
 from .scene.providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
 from .animation.rootmotion import RootMotionTrack
+from .warp.batch import WarpBatch
 from .warp.target import WarpTarget
 from .warp.warper import BLEND_OUT, CANCELLED, FINISHED, PHASE_END, PHASE_START, MotionWarper, PhaseResult, Warp, WarpState
 
@@ -27,5 +28,5 @@ __all__ = [
     "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
     "MARKER_TAG", "MarkerProvider", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
-    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",
+    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",
 ]

@@ -16,8 +16,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 NUMBER = re.compile(r"^\d+(\.\d+)?$")
 
 PER_FRAME = ["Panda3D `actor.update()`", "root motion only", "whole warper task", "warper task minus Panda3D's update",
-             "`TraversalProvider.find`", "contact IK task"]
-SCALING_QUICK = ["1", "10"]
+             "`TraversalProvider.find`", "provider query on open ground", "contact IK task"]
+SCALING_QUICK = ["1", "10", "batched, 1", "batched, 10"]
+GROWTH_QUICK = ["1", "10"]
 SETUP = ["`MotionWarper()`, first for the model", "`MotionWarper()`, later, shared model",
          "`MotionWarper.play()`, a warper's first", "`MotionWarper.play()`, later ones",
          "`MotionWarper.play()`, the same again at once",
@@ -43,22 +44,27 @@ def test_quick_benchmark_prints_every_row_with_positive_numbers():
     lines = done.stdout.splitlines()
     assert any(line.startswith("machine: ") and "Panda3D 1." in line and "cores" in line for line in lines)
     assert any(line.startswith("load average") for line in lines)
-    rows = {}
+    rows, growth = {}, {}
     for line in lines:
         if line.startswith("| ") and not line.startswith("|---"):
             cells = [cell.strip() for cell in line.strip("|").split("|")]
-            rows[cells[0]] = cells[1:]
-    for expected, cell_count, units in [(PER_FRAME, 4, False), (SCALING_QUICK, 5, False), (SETUP, 4, True)]:
+            (growth if len(cells) == 4 and cells[0].isdigit() else rows)[cells[0]] = cells[1:]
+    for expected, cell_count, units in [(PER_FRAME, 4, False), (SCALING_QUICK, 7, False), (SETUP, 4, True)]:
         for label in expected:
             found = [cells for name, cells in rows.items() if name == label or name.startswith(label + " ")
                      or name.startswith(label + ",")]
             assert len(found) == 1, f"no single row {label!r} in:\n{done.stdout}"
             cells = found[0]
             assert len(cells) == cell_count, cells
-            values = numbers(cells[:-1] if units else cells)
+            values = numbers(cells[:-1] if units else cells[:5] if expected is SCALING_QUICK else cells)
             assert all(value > 0 for value in values), (label, cells)
             if units:
                 assert cells[-1] in ("ms", "us"), cells
+    assert sorted(growth) == GROWTH_QUICK and all(len(cells) == 3 and all(v > 0 for v in numbers(cells))
+                                                  for cells in growth.values()), growth
+    goals = [line for line in lines[lines.index("Goals (issue 20; ratios are to Panda3D's `actor.update()` of the same "
+                                                "actors and frames):"):] if line.startswith("- ")]
+    assert len(goals) >= 4 and all(re.search(r": (met|NOT met)", line) or "not run" in line for line in goals), goals
     budget = re.search(r"^10 warping characters within 12 ms of CPU per frame: (yes|no) \((\d+\.\d+) ms: "
                        r"Panda3D's update of those actors (\d+\.\d+) ms, motionwarp's share (-?\d+\.\d+) ms\)$",
                        done.stdout, re.M)

@@ -131,3 +131,51 @@ def test_a_mesh_without_triangles_is_left_out():
     node.addGeom(geom)
     root.attachNewNode(node)
     assert SceneProbe.from_geometry(root).world.getNumRigidBodies() == 1
+
+
+def test_near_says_whether_any_bounds_meet_a_box():
+    """A crate 1.2 x 0.6 x 1.0 m at (3, 4), unturned: boxes touching it are near, boxes 10 cm clear of
+    its bounds (and Bullet's margins) are not; a probe that is not static always says near."""
+    root = level()
+    prism(root, "crate", box_profile(0.6, 1.0), 1.2, pos=(3.0, 4.0, 0.0))
+    probe = SceneProbe.from_geometry(root)
+    assert probe.near((3.5, 4.2, 0.9), (4.0, 5.0, 2.0))          # over its corner
+    assert probe.near((2.0, 3.0, -1.0), (6.0, 6.0, 3.0))         # around it
+    assert not probe.near((3.0, 4.0, 1.1), (3.1, 4.1, 2.0))      # 10 cm above its top
+    assert not probe.near((3.7, 3.0, 0.0), (5.0, 5.0, 1.0))      # 10 cm beside its side
+    assert not probe.near((-50.0, -50.0, 0.0), (-40.0, -40.0, 1.0))
+    assert SceneProbe(probe.world).near((-50.0, -50.0, 0.0), (-40.0, -40.0, 1.0))
+
+
+def test_the_early_out_changes_no_answer(assets):
+    """Queries all over a level of 40 obstacles: a static probe (which skips what nothing is near) answers
+    exactly as a probe of the same world that does not skip."""
+    import random
+
+    from tests.bench.bench_providers import build_level, facing_queries
+    rng = random.Random(4)
+    root, fronts = build_level(40, rng)
+    static = SceneProbe.from_geometry(root)
+    plain = SceneProbe(static.world)
+    queries = facing_queries(fronts, 60, rng) + [(Point3(rng.uniform(-5, 60), rng.uniform(-5, 60), 0.0),
+                                                   rng.uniform(0, 360)) for _ in range(60)]
+    skipped = TraversalProvider(static, assets)
+    full = TraversalProvider(plain, assets)
+    nothing = 0
+    for pos, h in queries:
+        one, two = skipped.find_at(pos, h), full.find_at(pos, h)
+        assert repr(one) == repr(two), (pos, h)
+        nothing += not one and one.node is None
+    assert 10 < nothing < len(queries) - 10   # both kinds of query were asked
+
+
+def test_a_body_without_finite_bounds_is_near_everything():
+    """A game's own static world with an endless plane (a sea floor 5 m down): every box is near it."""
+    from panda3d.bullet import BulletPlaneShape, BulletRigidBodyNode, BulletWorld
+    from panda3d.core import Vec3
+    world = BulletWorld()
+    floor = BulletRigidBodyNode("sea floor")
+    floor.addShape(BulletPlaneShape(Vec3(0, 0, 1), -5.0))
+    world.attachRigidBody(floor)
+    probe = SceneProbe(world, static=True)
+    assert probe.near((1000.0, -2000.0, 50.0), (1001.0, -1999.0, 51.0))

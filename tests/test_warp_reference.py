@@ -164,12 +164,15 @@ def _rotation(nodepath, other):
 
 
 def run_case(base, folder, model, clip_name, phase_data, shifts, turns, dts, start=((0, 0, 0), 0.0),
-             rate=1.0, full_rotation=False, scale=1.0):
+             rate=1.0, full_rotation=False, scale=1.0, batch=None):
+    """`batch`: a WarpBatch that runs the warper's frames (None: the warper's own task)."""
     clip = RawClip(model, clip_name)
     asset = write_asset(folder, model, clip_name, phase_data)
     actor = load_actor(model)
     actor.reparentTo(base.render)
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    if batch is not None:
+        batch.add(warper)
     try:
         actor.setPos(*start[0])
         actor.setH(start[1])

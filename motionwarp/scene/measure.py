@@ -19,8 +19,8 @@ _UP = Vec3(0, 0, 1)
 _SAME_FACE_DEG = 10.0
 #: Shortest face sweep worth making before the hit of the ray along its axis (metres).
 _SWEEP_MARGIN = 0.01
-#: How far short of touching what the ray along its axis met the face sweep stops, beyond the capsule's
-#: padding (metres): more than the 1 mm Bullet pads a flat triangle's box with (btOptimizedBvh).
+#: How far the face sweep's box stops before the plane its axis ray met (metres): more than the 1 mm
+#: Bullet pads a flat triangle's box with (btOptimizedBvh).
 _FACE_GAP = 5e-3
 #: How far below the lowest height that passes its test a down ray ends (metres), for Bullet's rounding.
 _BELOW = 1e-3
@@ -109,19 +109,19 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
 def _face(probe, settings, pos, forward):
     """The first non-walkable surface a knee-to-chest capsule meets along `forward`: (hit, normal)."""
     low, high, radius, reach = settings.face_low, settings.face_high, settings.face_radius, settings.reach
-    centre = pos + _UP * ((low + high) / 2)
-    # A ray along the capsule's axis bounds the sweep: the capsule holds the point `radius` ahead of its
-    # centre, so it meets whatever the ray meets at least `radius` sooner. Bullet tests every triangle
-    # the swept box touches, so a sweep into the face costs as many triangles as the face has under the
-    # capsule (thousands on a finely tessellated mesh). The sweep stops short of the ray's hit by more
-    # than the capsule's padding instead: when it meets nothing, the capsule's first contact lies
-    # within that gap, and the ray's hit (same face, exact normal) stands for it.
+    centre, padding = pos + _UP * ((low + high) / 2), probe.capsule_padding(radius, high - low)
+    if not _near(probe, pos, centre + forward * reach, radius + padding, low - padding, high + padding):
+        return None   # nothing within the sweep's box: the ray and the sweep below would both miss
+    # A ray along the capsule's axis goes first. Bullet tests every triangle the sweep's box meets, so
+    # a sweep into the face costs as many triangles as the face has under the capsule (thousands on a
+    # finely tessellated mesh). The sweep stops where its box (the capsule's, padded) is still _FACE_GAP
+    # clear of the plane the ray met, short of touching it: when it meets nothing on the way, the
+    # capsule's first contact lies beyond, and the ray's hit (same face, exact normal) stands for it.
     ahead = probe.ray(centre, centre + forward * reach)
-    gap = probe.capsule_padding(radius, high - low) + _FACE_GAP
-    short = None if ahead is None else ahead.fraction * reach - radius - gap
+    short = None if ahead is None else _clear_of(ahead, centre, forward, radius + padding)
     if short is not None and short > _SWEEP_MARGIN:
         hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * short) or ahead
-    else:   # nothing in line, or the capsule already touches it: the whole sweep
+    else:   # nothing in line, or the capsule already at it: the whole sweep
         hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * reach)
     if hit is None:
         return None
@@ -129,6 +129,24 @@ def _face(probe, settings, pos, forward):
     if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
         return None  # the floor, or a slope the character walks up
     return hit, normal
+
+
+def _clear_of(hit, centre, forward, half):
+    """How far the capsule's centre may travel along `forward` with its box (`half` wide either side)
+    still _FACE_GAP clear, horizontally, of the plane of `hit`; None for a plane it does not approach."""
+    normal = hit.normal
+    closing = -forward.dot(normal)
+    if closing < 1e-3:
+        return None
+    reach = half * (abs(normal.x) + abs(normal.y)) + _FACE_GAP   # the box's extent toward the plane
+    return ((hit.pos - centre).dot(-normal) - reach) / closing
+
+
+def _near(probe, start, end, side, low, high):
+    """`probe.near` for the box around a sweep from `start` to `end` (horizontally), `side` wide either
+    side and from `low` to `high` over `start`."""
+    return probe.near((min(start.x, end.x) - side, min(start.y, end.y) - side, start.z + low),
+                      (max(start.x, end.x) + side, max(start.y, end.y) + side, start.z + high))
 
 
 def _horizontal(vector):

@@ -6,6 +6,7 @@ NodePath, so a game with no physics gets providers for free. Every hit names the
 NodePath it came from, so a report or prompt can name the obstacle.
 """
 import dataclasses
+import math
 
 from panda3d.bullet import (BulletCapsuleShape, BulletGhostNode, BulletRigidBodyNode,
                             BulletSphereShape, BulletTriangleMesh, BulletTriangleMeshShape, BulletWorld)
@@ -15,6 +16,8 @@ from panda3d.core import BitMask32, Character, GeomNode, NodePath, Point3, Trans
 SOURCE_TAG = "motionwarp-source"
 #: Tag a GeomNode's NodePath with `motionwarp-shape=box` to probe its local bounds as a box, not its triangles.
 SHAPE_TAG = "motionwarp-shape"
+#: Python tag on a `from_geometry` body: its world bounding box (x0, y0, z0, x1, y1, z1), for `near`.
+_BOX_TAG = "motionwarp-bounds"
 
 
 @dataclasses.dataclass
@@ -40,6 +43,19 @@ class SceneProbe:
         #: Counts `changed()` calls: answers kept from an older version are not reused.
         self.version = 0
         self._spheres, self._capsules, self._ghosts = {}, {}, {}
+        self._grid = None   # (version, _BoundsGrid) of a static probe, made at the first `near`
+
+    def near(self, low, high):
+        """Whether any body's bounds meet the box from `low` to `high` (world points): when not, every
+        ray, sweep and overlap inside that box misses, and a query can skip them. Answered from a grid
+        of the bodies' bounding boxes on a static probe (made once, again after `changed()`); always
+        True on one that is not static."""
+        if not self.static:
+            return True
+        grid = self._grid
+        if grid is None or grid[0] != self.version:
+            grid = self._grid = (self.version, _BoundsGrid(self.world))
+        return grid[1].meets(low, high)
 
     def changed(self):
         """Say the world changed (a body added, removed or moved): providers stop reusing kept answers."""
@@ -150,8 +166,65 @@ class SceneProbe:
         return Hit(result.getHitPos(), result.getHitNormal(), result.getHitFraction(), self.source(result.getNode()))
 
 
+class _BoundsGrid:
+    """The world bounding boxes of a world's bodies, filed by the CELL-metre squares of the ground plan
+    they cover, so a box is checked against the few bodies near it. A body too big to file (a ground
+    plane) is checked every time."""
+
+    CELL = 4.0
+    MOST_CELLS = 64   # a body covering more squares is checked every time
+    PAD = 0.05        # metres around each body: more than any collision margin Bullet adds
+
+    def __init__(self, world):
+        self.cells, self.everywhere = {}, []
+        if world.getNumSoftBodies() or world.getNumCharacters():   # no bounds to read: always near
+            self.everywhere.append(None)
+        for body in list(world.getRigidBodies()) + list(world.getGhosts()):
+            bounds = body.getShapeBounds()
+            if bounds.isEmpty() or bounds.isInfinite():
+                self.everywhere.append(None)   # unknown extent: always near
+                continue
+            bounds.xform(NodePath(body).getNetTransform().getMat())
+            centre, radius = bounds.getCenter(), bounds.getRadius()
+            box = (centre.x - radius, centre.y - radius, centre.z - radius,
+                   centre.x + radius, centre.y + radius, centre.z + radius)
+            box = _tight_box(body, box)
+            box = tuple(v - self.PAD for v in box[:3]) + tuple(v + self.PAD for v in box[3:])
+            if not all(math.isfinite(v) for v in box):
+                self.everywhere.append(None)
+                continue
+            cell = self.CELL
+            i0, i1, j0, j1 = (math.floor(box[k] / cell) for k in (0, 3, 1, 4))
+            if (i1 - i0 + 1) * (j1 - j0 + 1) > self.MOST_CELLS:
+                self.everywhere.append(box)
+                continue
+            for i in range(i0, i1 + 1):
+                for j in range(j0, j1 + 1):
+                    self.cells.setdefault((i, j), []).append(box)
+
+    def meets(self, low, high):
+        lx, ly, lz, hx, hy, hz = low[0], low[1], low[2], high[0], high[1], high[2]
+        for box in self.everywhere:
+            if box is None or (box[0] <= hx and lx <= box[3] and box[1] <= hy and ly <= box[4]
+                               and box[2] <= hz and lz <= box[5]):
+                return True
+        cell = self.CELL
+        for i in range(math.floor(lx / cell), math.floor(hx / cell) + 1):
+            for j in range(math.floor(ly / cell), math.floor(hy / cell) + 1):
+                for box in self.cells.get((i, j), ()):
+                    if box[0] <= hx and lx <= box[3] and box[1] <= hy and ly <= box[4] and box[2] <= hz and lz <= box[5]:
+                        return True
+        return False
+
+
+def _tight_box(body, loose):
+    """A `from_geometry` body's box: its mesh's own bounds (kept at build) when it has them, else `loose`."""
+    tight = body.getPythonTag(_BOX_TAG)
+    return tight if tight is not None else loose
+
+
 def _add_box(mesh, low, high, mat):
-    """The 12 triangles of the box from `low` to `high`, through `mat`.
+    """The 12 triangles of the box from `low` to `high`, through `mat`; returns its 8 corners.
 
     A triangle mesh rather than a BulletBoxShape: Bullet's rays against convex shapes are off by
     up to a centimetre on turned boxes, against triangles they are exact.
@@ -160,6 +233,7 @@ def _add_box(mesh, low, high, mat):
     for a, b, c, d in ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)):
         mesh.addTriangle(corners[a], corners[b], corners[c])
         mesh.addTriangle(corners[a], corners[c], corners[d])
+    return corners
 
 
 def _animated(node):
@@ -172,12 +246,19 @@ def _static_body(node, space):
     body = BulletRigidBodyNode(node.getName())
     body.setPythonTag(SOURCE_TAG, node)
     mesh = BulletTriangleMesh()
+    corners = None
     if node.getTag(SHAPE_TAG) == "box":
-        _add_box(mesh, *node.getTightBounds(node), transform.getMat())
+        corners = _add_box(mesh, *node.getTightBounds(node), transform.getMat())
     else:
         for geom in node.node().getGeoms():
             mesh.addGeom(geom, False, transform)
     if mesh.getNumTriangles() == 0:
         return None
     body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))
+    body.setPythonTag(_BOX_TAG, _box_of(corners if corners else node.getTightBounds(space)))
     return body
+
+
+def _box_of(points):
+    """(x0, y0, z0, x1, y1, z1) around `points`."""
+    return tuple(min(p[axis] for p in points) for axis in range(3)) + tuple(max(p[axis] for p in points) for axis in range(3))

@@ -3,7 +3,7 @@ import dataclasses
 import math
 import numbers
 
-from panda3d.core import LQuaternion, NodePath, Point3, Vec3
+from panda3d.core import LQuaternion, LVecBase3f, NodePath, Point3, Vec3
 
 from ..base.errors import UsageError, shown
 
@@ -61,7 +61,8 @@ class WarpTarget:
 
 
 def _is_real(value):
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    # A float first: the ABC check costs microseconds, and providers make targets every frame.
+    return type(value) is float or (isinstance(value, numbers.Real) and not isinstance(value, bool))
 
 
 def _fits_float(value):
@@ -73,6 +74,8 @@ def _fits_float(value):
 
 
 def _three_numbers(value, name):
+    if isinstance(value, LVecBase3f):   # a Point3 or Vec3 holds three floats (what providers pass)
+        return (value[0], value[1], value[2])
     try:
         values = tuple(value)
     except TypeError:

@@ -1,12 +1,13 @@
 """The motionwarp benchmark: what a character costs per frame, at scale, and to set up.
 
-    python -m tests.bench [--quick] [--repeats 3] [--profile] [--prc "transform-cache 0"]
+    python -m tests.bench [--quick] [--repeats 3] [--profile] [--prc "transform-cache 0"] [--suite]
 
 Prints Markdown tables (the README's "Performance" section holds one run's). Every time is CPU
 time of the thread (tests/bench/timing.py), gathered in several repeats: median and p90 of all
 samples, and the spread of the repeats' medians. Ratios are to Panda3D's `actor.update()` of
 the same run. No rendering. `--profile` adds where the warper task's time goes (cProfile);
-`--prc` loads PRC lines first (game-wide Panda3D options, e.g. `transform-cache 0`).
+`--prc` loads PRC lines first (game-wide Panda3D options, e.g. `transform-cache 0`); `--suite` also
+times the test suite. It ends with issue 20's goals, each against its number: met or not.
 """
 import argparse
 
@@ -17,13 +18,17 @@ from .frame_costs import contact_ik, profiled, root_motion, vaulting
 from .headless import windowless_base
 from .machine import describe, load_line
 from .report import print_report
-from .scaling import scaling
+from .goals import print_goals
+from .large_mesh import measure as large_mesh
+from .scaling import growth, scaling
+from .suite import run_suite
 from .timing import CpuTimer, Summary
 
 FULL = dict(characters=20, frames=300, walkers=20, ik_characters=20, obstacles=500, queries=1000,
-            counts=(1, 10, 100, 300, 500), scale_frames=40, cold_runs=3)
+            counts=(1, 10, 100, 300, 500), scale_frames=40, cold_runs=3, growth_counts=(10, 100, 500),
+            growth_frames=30, mesh_queries=100)
 QUICK = dict(characters=3, frames=120, walkers=3, ik_characters=3, obstacles=50, queries=50,
-             counts=(1, 10), scale_frames=5, cold_runs=1)
+             counts=(1, 10), scale_frames=5, cold_runs=1, growth_counts=(1, 10), growth_frames=5, mesh_queries=0)
 
 
 def main(argv=None):
@@ -33,6 +38,7 @@ def main(argv=None):
     parser.add_argument("--profile", action="store_true", help="profile the warper tasks of the per-frame pass")
     parser.add_argument("--prc", action="append", default=[], metavar="LINE",
                         help="a PRC line loaded before anything else, e.g. 'transform-cache 0' (repeatable)")
+    parser.add_argument("--suite", action="store_true", help="also run the test suite once and time it")
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
     repeats = args.repeats or (2 if args.quick else 3)
@@ -47,9 +53,11 @@ def main(argv=None):
     # play() times of the per-frame run only: the scaling run's come from up to 500 characters
     first_plays, later_plays, again_plays = list(herd.first_play_us), list(herd.later_play_us), herd.again_play_us
     per_frame["root_motion"] = root_motion(clock, walkers(base, size["walkers"]), timer, size["frames"], repeats)
-    per_frame["find"] = traversal_find(size["obstacles"], size["queries"], repeats, timer)
+    per_frame["find"], per_frame["find_open"] = traversal_find(size["obstacles"], size["queries"], repeats, timer)
     per_frame["ik"] = contact_ik(base, clock, herd, vaulters[:size["ik_characters"]], timer, size["frames"], repeats)
-    scaled = scaling(clock, herd, size["counts"], timer, size["scale_frames"], repeats)
+    single, batched = scaling(clock, herd, size["counts"], timer, size["scale_frames"], repeats, base.taskMgr)
+    grown = growth(clock, herd, size["growth_counts"], timer, size["growth_frames"])
+    mesh = large_mesh(size["mesh_queries"], repeats, timer, [herd.asset] + _more_assets()) if size["mesh_queries"] else None
     once = {  # microseconds; the first load and MotionWarper() of this process are not "later" ones
         "warper_first": Summary([[run["warper_ms"] * 1e3] for run in cold]),
         "warper_later": Summary.chunked(herd.construct_us[1:], repeats),
@@ -59,10 +67,20 @@ def main(argv=None):
         "load_cold": Summary([[run["load_actor_ms"] * 1e3] for run in cold]),
         "load_warm": Summary.chunked(herd.load_us[1:], repeats),
     }
-    print_report(describe(), args.prc, load_before, load_line(), timer.overhead_ns, size, repeats, per_frame, scaled, once)
+    suite = run_suite() if args.suite else None
+    print_report(describe(), args.prc, load_before, load_line(), timer.overhead_ns, size, repeats, per_frame,
+                 single, batched, grown, once)
+    print_goals(per_frame, single, batched, mesh, suite, size["obstacles"])
     if args.profile:
         print("\nWhere the whole warper task's time goes (cProfile after the timed runs; it inflates small calls):")
         profiled(clock, herd, vaulters, size["frames"]).sort_stats("tottime").print_stats(30)
+
+
+def _more_assets():
+    """The mantle assets, so the large-mesh queries ask what the game asks (vault, else mantle)."""
+    from motionwarp import WarpAsset
+    from .characters import ROOT
+    return [WarpAsset.load(ROOT / "assets" / f"{name}.warp.json") for name in ("mantle", "mantle_high")]
 
 
 if __name__ == "__main__":

@@ -65,20 +65,22 @@ def providers(probe):
 
 
 def traversal_find(obstacles, queries, repeats, timer, seed=1):
-    """Summary of TraversalProvider.find(character) in front of an obstacle, microseconds per query."""
+    """(Summary of TraversalProvider.find(character) in front of an obstacle, Summary of it on open
+    ground), microseconds per query."""
     from motionwarp import SceneProbe
     rng = random.Random(seed)
     root, fronts = build_level(obstacles, rng)
     provider = providers(SceneProbe.from_geometry(root))["TraversalProvider"]
     character = root.attachNewNode("character")
-    repeated = []
+    facing, open_ground = [], []
     for _ in range(repeats):
-        samples = []
-        for pos, h in facing_queries(fronts, queries, rng):
-            character.setPosHpr(pos, (h, 0, 0))
-            samples.append(timer.us(provider.find, character)[0])
-        repeated.append(samples)
-    return Summary(repeated)
+        for samples, asked in ((facing, facing_queries(fronts, queries, rng)),
+                               (open_ground, [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(queries)])):
+            samples.append([])
+            for pos, h in asked:
+                character.setPosHpr(pos, (h, 0, 0))
+                samples[-1].append(timer.us(provider.find, character)[0])
+    return Summary(facing), Summary(open_ground)
 
 
 def main():

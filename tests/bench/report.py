@@ -7,6 +7,7 @@ PER_FRAME_ROWS = [
     ("task", "whole warper task (with its `actor.update()`)"),
     ("task_minus_update", "warper task minus Panda3D's update"),
     ("find", "`TraversalProvider.find`, {obstacles} obstacles (per query)"),
+    ("find_open", "provider query on open ground (`TraversalProvider.find`)"),
     ("ik", "contact IK task (`ContactIK`, vaulting)"),
 ]
 ONCE_ROWS = [
@@ -25,7 +26,8 @@ def _spread(summary, scale=1.0, digits=1):
     return f"{low / scale:.{digits}f}-{high / scale:.{digits}f}"
 
 
-def print_report(machine, prc, load_before, load_after, overhead_ns, size, repeats, per_frame, scaled, once):
+def print_report(machine, prc, load_before, load_after, overhead_ns, size, repeats, per_frame, single, batched, grown,
+                 once):
     print(f"machine: {machine}")
     if prc:
         print(f"PRC: {'; '.join(prc)}")
@@ -45,24 +47,37 @@ def print_report(machine, prc, load_before, load_after, overhead_ns, size, repea
         print(f"| {label.format(**size)} | {summary.median:.1f} | {summary.p90:.1f} | {_spread(summary)} "
               f"| {summary.median / update:.2f} |")
     print()
-    print(f"Scaling ({size['scale_frames']} frames per repeat): all warper tasks of a frame, "
-          f"then Panda3D's update of the same actors")
+    print(f"Scaling ({size['scale_frames']} frames per repeat): all warper tasks of a frame (their own tasks, or "
+          f"one `WarpBatch`, on alternate frames), then Panda3D's update of the same actors; share = "
+          f"median of the frames' (tasks - update) / update")
     print()
-    print("| characters warping | warper tasks ms/frame | p90 ms | spread ms | Panda3D update ms/frame | ratio |")
-    print("|---|---|---|---|---|---|")
-    for count, (warp, panda) in scaled.items():
-        print(f"| {count} | {warp.median:.3f} | {warp.p90:.3f} | {_spread(warp, digits=3)} | {panda.median:.3f} "
-              f"| {warp.median / panda.median:.2f} |")
-    largest = max(scaled)
-    warp_ms, panda_ms = scaled[largest][0].median, scaled[largest][1].median
+    print("| characters warping | warper tasks ms/frame | p90 ms | spread ms | Panda3D update ms/frame | ratio "
+          "| share | share per character us |")
+    print("|---|---|---|---|---|---|---|---|")
+    for prefix, scaled in (("", single), ("batched, ", batched)):
+        for count, samples in scaled.items():
+            warp, panda = samples.summaries
+            print(f"| {prefix}{count} | {warp.median:.3f} | {warp.p90:.3f} | {_spread(warp, digits=3)} "
+                  f"| {panda.median:.3f} | {warp.median / panda.median:.2f} | {samples.share_ratio:.2f} "
+                  f"| {samples.share_us:.1f} |")
+    largest = max(single)
+    warp_ms, panda_ms = single[largest].summaries[0].median, single[largest].summaries[1].median
     print()
     print(f"{largest} warping characters within {FRAME_BUDGET_MS:g} ms of CPU per frame: "
           f"{'yes' if warp_ms <= FRAME_BUDGET_MS else 'no'} ({warp_ms:.2f} ms: Panda3D's update of those "
           f"actors {panda_ms:.2f} ms, motionwarp's share {warp_ms - panda_ms:.2f} ms"
           f"{'; out of reach while the update alone is over budget' if panda_ms > FRAME_BUDGET_MS else ''})")
     print("motionwarp's share per warping character: "
-          + ", ".join(f"{(warp.median - panda.median) / count * 1e3:.1f} us at {count}"
-                      for count, (warp, panda) in scaled.items()))
+          + ", ".join(f"{samples.share_us:.1f} us at {count}" for count, samples in single.items()))
+    print()
+    print("Where the own tasks' share grows: `MotionWarper.step` per character-frame (us), as it runs, with the "
+          "garbage collector off, and run again at once (its data in the CPU caches)")
+    print()
+    cases = list(next(iter(grown.values())))
+    print("| characters | " + " | ".join(cases) + " |")
+    print("|---|" + "---|" * len(cases))
+    for count, row in grown.items():
+        print(f"| {count} | " + " | ".join(f"{row[case]:.1f}" for case in cases) + " |")
     print()
     print("| setup | median | p90 | spread | unit |")
     print("|---|---|---|---|---|")

@@ -1,36 +1,114 @@
 """Whole warper tasks per frame for 1 to 500 warping characters, next to Panda3D animating the same actors.
 
 One frame's time is all N warper tasks run back to back (each calling `actor.update()`), then
-all N `actor.update(force=True)` (the same poses again): milliseconds of CPU per frame.
+all N `actor.update(force=True)` (the same poses again): milliseconds of CPU per frame. The batched
+path (`WarpBatch`, one task for all N) is timed the same way on the next frame, so both paths see
+the same characters, clips and load; their shares are compared in per-frame ratios to Panda3D's
+update of that frame.
 """
-from .characters import run
+import gc
+import statistics
+
+from .characters import own_task, run
 from .frame_costs import panda_update
 from .timing import Summary
 
 FRAME_BUDGET_MS = 12.0
 
 
-def scaling(clock, herd, counts, timer, frames, repeats):
-    """{count: (Summary of the warper tasks' ms per frame, Summary of Panda3D's ms per frame)}."""
+class Scaled:
+    """One count's samples: per frame, the tasks' ms and Panda3D's update ms of the same actors."""
+
+    def __init__(self, count):
+        self.count = count
+        self.warp, self.panda = [], []
+
+    def add_repeat(self):
+        self.warp.append([])
+        self.panda.append([])
+
+    def add(self, warp_ms, panda_ms):
+        self.warp[-1].append(warp_ms)
+        self.panda[-1].append(panda_ms)
+
+    @property
+    def summaries(self):
+        return Summary(self.warp), Summary(self.panda)
+
+    @property
+    def share_ratio(self):
+        """Median over frames of (tasks - update) / update: motionwarp's share in units of Panda3D's update."""
+        return statistics.median((w - p) / p for ws, ps in zip(self.warp, self.panda) for w, p in zip(ws, ps))
+
+    @property
+    def share_us(self):
+        """Median over frames of motionwarp's share per character, microseconds."""
+        return statistics.median((w - p) * 1e3 / self.count for ws, ps in zip(self.warp, self.panda)
+                                 for w, p in zip(ws, ps))
+
+
+def scaling(clock, herd, counts, timer, frames, repeats, taskmgr):
+    """({count: Scaled of the warpers' own tasks}, {count: Scaled of one WarpBatch}), interleaved frame by frame."""
+    from motionwarp import WarpBatch
     herd.add(max(counts) - len(herd.all))
+    single, batched = {}, {}
+    for count in counts:
+        vaulters = herd.all[:count]
+        batch, task = own_task(taskmgr, lambda: _batch_of(WarpBatch(taskmgr), vaulters))
+        one = single[count] = Scaled(count)
+        many = batched[count] = Scaled(count)
+        for _ in range(repeats):
+            one.add_repeat()
+            many.add_repeat()
+            for _ in range(frames):
+                for scaled, tasks in ((one, [v.task for v in vaulters]), (many, [task])):
+                    clock.tick()
+                    for vaulter in vaulters:
+                        herd.keep_warping(vaulter)
+                    t0 = timer.start()
+                    for each in tasks:
+                        run(each)
+                    warp_ms = timer.since(t0) / 1e3
+                    t0 = timer.start()
+                    for vaulter in vaulters:
+                        panda_update(vaulter.actor)
+                    scaled.add(warp_ms, timer.since(t0) / 1e3)
+        batch.warpers.clear()   # the benchmark runs the warpers' own tasks itself: none to give back
+    return single, batched
+
+
+def _batch_of(batch, vaulters):
+    for vaulter in vaulters:
+        batch.add(vaulter.warper)
+    return batch
+
+
+def growth(clock, herd, counts, timer, frames):
+    """Where the single path's per-character share grows with the count: {count: {case: us}}, the
+    median time of a warper's own work per character-frame (its task after Panda3D's pose update:
+    `MotionWarper.step`), as it runs ("as is"), with the garbage collector off ("no GC"), and run a
+    second time at once, the first untimed ("warm": its data in the CPU caches)."""
     out = {}
     for count in counts:
         vaulters = herd.all[:count]
-        warp, panda = [], []
-        for _ in range(repeats):
-            warp.append([])
-            panda.append([])
-            for _ in range(frames):
+        cases = {"as is": [], "no GC": [], "warm": []}
+        for _ in range(frames):
+            for case, samples in cases.items():
                 clock.tick()
                 for vaulter in vaulters:
                     herd.keep_warping(vaulter)
-                t0 = timer.start()
+                if case == "no GC":
+                    gc.disable()
+                total = 0.0
                 for vaulter in vaulters:
-                    run(vaulter.task)
-                warp[-1].append(timer.since(t0) / 1e3)
-                t0 = timer.start()
-                for vaulter in vaulters:
-                    panda_update(vaulter.actor)
-                panda[-1].append(timer.since(t0) / 1e3)
-        out[count] = (Summary(warp), Summary(panda))
+                    warper = vaulter.warper
+                    warper._update_pose()
+                    if case == "warm":
+                        warper.step()
+                    t0 = timer.start()
+                    warper.step()
+                    total += timer.since(t0)
+                gc.enable()
+                samples.append(total / count)
+        out[count] = {case: statistics.median(samples) for case, samples in cases.items()}
     return out

@@ -1,0 +1,271 @@
+"""WarpBatch: the per-frame pass of many MotionWarpers in one task, their in-phase frames placed all at once.
+
+A crowd of warpers, each in its own task, costs Python per character for the same arithmetic
+(docs/design.md 4's placement), and that cost grows with the crowd: per-frame temporaries feed the
+garbage collector and every character's objects leave the CPU caches between two of its frames. The
+batch runs every warper it holds in one task. A frame inside a phase of a plain warp (no blend, a
+target that does not follow a node, `warp_rotation` on) takes the fast path: per character only the
+pose update (`actor.update()`), the clip time, the driver's bookkeeping and one `setPosQuat`; the
+placement of all of them is one numpy pass over arrays that change only when a phase starts. Every
+other frame (phase starts and ends, events, blends, refusals, errors) goes through the warper's own
+task, unchanged, so the lifecycle, the events and each phase's exact arrival are the single path's.
+"""
+import math
+
+import numpy as np
+from direct.actor.Actor import Actor
+from panda3d.core import ClockObject, LPoint3, LQuaternion
+
+from ..base.config import from_base
+from .warper import WarpState
+
+_IN_PHASE = WarpState.IN_PHASE
+
+
+class _Atlas:
+    """The root-motion tables of every phase the batch placed, end to end: per knot its frame, A(t) and
+    S(t). A phase's knots (its frames, from f0 to f1) sit at `_SEAM` * its number + frame, so one
+    sorted search finds the knot before any row's frame, whatever its phase."""
+
+    def __init__(self):
+        self.keys = np.zeros(0)
+        self.frames = np.zeros(0)
+        self.rows = np.zeros((6, 0))
+        self.spans = {}   # id(PhaseMotion): (PhaseMotion, its key offset)
+
+    def offset(self, motion):
+        """The key offset of `motion`'s knots, its tables added on first use."""
+        kept = self.spans.get(id(motion))
+        if kept is None or kept[0] is not motion:
+            number = len(self.spans)
+            frames = np.asarray(motion.frames, dtype=np.float64)
+            rows = np.hstack([np.asarray(motion.samples, dtype=np.float64), np.asarray(motion.cumulative, dtype=np.float64)])
+            self.keys = np.concatenate([self.keys, frames + _SEAM * number])
+            self.frames = np.concatenate([self.frames, frames])
+            self.rows = np.hstack([self.rows, rows.T])
+            kept = self.spans[id(motion)] = (motion, _SEAM * number)
+        return kept[1]
+
+    def at(self, frames, offset):
+        """A and S (6, n) at `frames`, each within [f0, f1) of the phase at key `offset`, interpolated as
+        PhaseMotion does (the fast path never asks outside: the phase's end frame is the warper's own)."""
+        i = np.searchsorted(self.keys, frames + offset, side="right") - 1
+        before = self.rows[:, i]
+        return before + (self.rows[:, i + 1] - before) * ((frames - self.frames[i]) / (self.frames[i + 1] - self.frames[i]))
+
+
+#: Phases the atlas holds before it starts again (each asset edit brings new ones).
+_MOST_PHASES = 4096
+#: Knot keys of one phase lie _SEAM apart from the next one's (more than any clip's frame count).
+_SEAM = 1e6
+#: The columns of a row of the batch's table: what placing its phase needs, fixed for the phase.
+_P0, _R0, _D, _TRAVEL_K, _TIME_K, _F0, _SPAN, _SCALE, _SLERP_A, _SLERP_B, _THETA, _SIN_THETA, _LINEAR = (
+    0, 3, 7, 10, 13, 16, 17, 18, 19, 23, 27, 28, 29)
+_OFFSET = 30   # the phase's key offset in the atlas
+_COLUMNS = 31
+
+
+class _Row:
+    """What a warper's fast frames read, fixed while its phase plays (kept to spare lookups per frame)."""
+
+    __slots__ = ("warp", "plan", "phase", "motion", "f1", "scale", "actor", "bundle", "control", "driver", "driven",
+                 "update_pose")
+
+    def __init__(self, warper, warp, plan, phase):
+        self.warp, self.plan, self.phase, self.motion = warp, plan, phase, phase.motion
+        self.f1, self.scale = phase.motion.f1, plan.scale
+        self.actor, self.driver, self.control = warper.actor, warper.driver, warp.control
+        self.bundle = self.driver.part_bundle
+        self.driven = self.driver._clip_named[warp.asset.clip]   # the warp clip as the driver follows it
+        self.update_pose = _pose_update(warper.actor, self.bundle) or warper._update_pose
+
+
+def _pose_update(actor, bundle):
+    """`bundle.update` when that is all `actor.update()` does (a plain Actor of one part in one LOD, the
+    warper's own pose update reads them anew each frame to the same end), else None."""
+    if type(actor).update is not Actor.update:
+        return None
+    lods = actor.getLODNames()
+    parts = actor.getPartBundleDict()[lods[0]] if len(lods) == 1 else {}
+    if len(parts) == 1 and next(iter(parts.values())).partBundleHandle.getBundle() == bundle:
+        return bundle.update
+    return None
+
+
+class WarpBatch:
+    """Runs the per-frame pass of the MotionWarpers added to it, in one task at `sort` (default: the first
+    warper's `task_sort`), instead of each warper's own task.
+
+    `add(warper)` takes a warper over (its own task is removed), `remove(warper)` gives it back its task,
+    `destroy()` gives every warper back. A warper destroyed or whose actor was removed leaves the batch.
+    Where the actor ends each frame is where the warper's own task puts it (to float32 rounding).
+    """
+
+    def __init__(self, taskmgr=None, sort=None):
+        self._taskmgr = taskmgr or from_base("taskMgr")
+        self._sort = sort
+        self._task_name = f"motionwarp-batch-{id(self)}"
+        self._task_added = False
+        self._clock = ClockObject.getGlobalClock()
+        self.warpers = []
+        self._rows = []             # per warper: its _Row while a phase plays on the fast path, else None
+        #: Character-frames placed on the fast path so far (the others ran the warper's own task).
+        self.fast_frames = 0
+        self._atlas = _Atlas()
+        self._grow(16)
+
+    def _grow(self, rows):
+        old = self.__dict__.get("_table")
+        self._table = np.zeros((_COLUMNS, rows))
+        if old is not None:
+            self._table[:, :old.shape[1]] = old
+
+    # -- membership -----------------------------------------------------------------------
+    def add(self, warper):
+        """Run `warper`'s per-frame pass in this batch from the next frame on."""
+        if warper in self.warpers:
+            return
+        warper._taskmgr.remove(warper._task_name)
+        self.warpers.append(warper)
+        self._rows.append(None)
+        if len(self.warpers) > self._table.shape[1]:
+            self._grow(2 * len(self.warpers))
+        if not self._task_added:
+            sort = self._sort if self._sort is not None else warper.settings.task_sort
+            self._taskmgr.add(self._task, self._task_name, sort=sort)
+            self._task_added = True
+
+    def remove(self, warper):
+        """Give `warper` back its own task (unless it was destroyed)."""
+        index = self.warpers.index(warper)
+        self._drop(index)
+        if not warper.destroyed:
+            warper._taskmgr.add(warper._task, warper._task_name, sort=warper.settings.task_sort)
+
+    def destroy(self):
+        """Remove the batch's task and give every warper back its own."""
+        for warper in list(self.warpers):
+            self.remove(warper)
+        self._taskmgr.remove(self._task_name)
+        self._task_added = False
+
+    def _drop(self, index):
+        last = len(self.warpers) - 1
+        if index != last:   # the last row moves into the hole
+            self.warpers[index], self._rows[index] = self.warpers[last], self._rows[last]
+            self._table[:, index] = self._table[:, last]
+        self.warpers.pop()
+        self._rows.pop()
+
+    # -- the frame ------------------------------------------------------------------------
+    def _task(self, task):
+        if len(self._atlas.spans) > _MOST_PHASES:   # assets replaced by edits: start again
+            self._atlas = _Atlas()
+            self._rows = [None] * len(self._rows)
+        fast, frames = [], []
+        index = 0
+        while index < len(self.warpers):
+            warper = self.warpers[index]
+            if warper.destroyed:
+                self._drop(index)
+                continue
+            cur = self._fast_frame(index, warper)
+            if cur is None:
+                if warper._task(task) == task.done:   # the actor was removed: its task would end
+                    self._drop(index)
+                    continue
+            else:
+                fast.append(index)
+                frames.append(cur)
+            index += 1
+        if fast:
+            self.fast_frames += len(fast)
+            try:
+                self._place(fast, frames)
+            except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
+                for index in fast:
+                    self.warpers[index]._fail(exc)
+        return task.cont
+
+    def _fast_frame(self, index, warper):
+        """The clip frame to place `warper` at on the fast path this frame, or None for its own task.
+
+        The fast path is the single path's frame inside a phase with nothing else to do: the warp
+        plays unblended (no fade, the Actor not blending: then every other clip is stopped, and one
+        started or posed would stop the warp's clip, so no other clip moves the actor, lifts it or
+        changes its clip time; a warp's first frame is its own task's, which brings the driver's
+        lift back to 0), its phase plan is fixed (no following target, same scale), and the clip
+        moved on without restarting or reaching the phase's end."""
+        warp = warper._warp
+        row = self._rows[index]
+        if row is None or warp is not row.warp or warp._phase_plan is not row.plan:
+            row = self._load(index, warper)
+            if row is None:
+                return None
+        actor, bundle, phase = row.actor, row.bundle, row.phase
+        if (warp.state is not _IN_PHASE or actor.isEmpty() or actor.getSx() != row.scale or bundle.getAnimBlendFlag()
+                or bundle.getControlEffect(row.control) <= 0.0 or warp.asset.phases[warp.phase_index] is not phase
+                or phase.motion is not row.motion):
+            return None
+        cur = row.control.getFullFframe()
+        if cur < warp.frame - 1e-6 or cur >= row.f1:
+            return None
+        try:
+            row.update_pose()
+        except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
+            warper._fail(exc)
+            return None
+        return cur
+
+    def _load(self, index, warper):
+        """Row `index` takes the arrays of `warper`'s phase in progress (it just started), or None when
+        that phase cannot take the fast path at all (a fade, a following target, no rotation warp)."""
+        self._rows[index] = None
+        warp = warper._warp
+        plan = None if warp is None or warp.state is not _IN_PHASE else warp._phase_plan
+        if plan is None or warp.effect is not None or warp._follows:   # a fade (even if blending stopped)
+            return None
+        phase = warp.asset.phases[warp.phase_index]
+        motion = phase.motion
+        if not phase.warp_rotation or plan.weights.motion is not motion:
+            return None
+        pos, quat = plan.origin
+        turn = plan.turn
+        linear = turn.theta is None
+        self._table[:, index] = (*pos, quat.getR(), quat.getI(), quat.getJ(), quat.getK(), *plan.warp,
+                                 *plan.weights.travel_k, *plan.weights.time_k, motion.f0, motion.f1 - motion.f0,
+                                 plan.scale, *turn.a, *turn.b, 0.0 if linear else turn.theta,
+                                 1.0 if linear else turn.sin_theta, float(linear), self._atlas.offset(motion))
+        row = self._rows[index] = _Row(warper, warp, plan, phase)
+        return row
+
+    def _place(self, rows, frames):
+        """docs/design.md 4's placement of every fast row at its frame, then each actor written once."""
+        f = np.array(frames)
+        table = self._table[:, rows]
+        motion = self._atlas.at(f, table[_OFFSET])
+        u = (f - table[_F0]) / table[_SPAN]
+        time_w = np.clip(u, 0.0, 1.0)
+        time_w = time_w * time_w * (3.0 - 2.0 * time_w)
+        weights = table[_TRAVEL_K:_TRAVEL_K + 3] * motion[3:] + table[_TIME_K:_TIME_K + 3] * time_w
+        lx, ly, lz = motion[:3] * table[_SCALE] + table[_D:_D + 3] * weights
+        w, x, y, z = table[_R0:_R0 + 4]
+        # P0 + R0 local: v + w t + axis x t, with t = 2 axis x v
+        tx, ty, tz = 2.0 * (y * lz - z * ly), 2.0 * (z * lx - x * lz), 2.0 * (x * ly - y * lx)
+        px = table[_P0] + lx + w * tx + (y * tz - z * ty)
+        py = table[_P0 + 1] + ly + w * ty + (z * tx - x * tz)
+        pz = table[_P0 + 2] + lz + w * tz + (x * ty - y * tx)
+        theta, linear = table[_THETA], table[_LINEAR] > 0.0
+        wa = np.where(linear, 1.0 - u, np.sin((1.0 - u) * theta) / table[_SIN_THETA])
+        wb = np.where(linear, u, np.sin(u * theta) / table[_SIN_THETA])
+        quat = wa * table[_SLERP_A:_SLERP_A + 4] + wb * table[_SLERP_B:_SLERP_B + 4]
+        quat /= np.sqrt((quat * quat).sum(axis=0))
+        now = self._clock.getFrameTime()
+        kept = self._rows
+        for index, cur, x, y, z, qr, qi, qj, qk in zip(rows, frames, px.tolist(), py.tolist(), pz.tolist(), *quat.tolist()):
+            row = kept[index]
+            row.actor.setPosQuat(LPoint3(x, y, z), LQuaternion(qr, qi, qj, qk))
+            row.warp.frame = cur
+            # What the driver's frame_motion() leaves: only the warp's clip moved (see _fast_frame).
+            row.driver._prev_time = now
+            row.driven.prev = cur
