@@ -67,6 +67,10 @@ def test_a_jump_in_place_is_warped_only_in_the_air(bipeds, which, tmp_path):
     # over the obstacle at the apex: the soles' height then (the toes at the lift over their rest height)
     apex_lift = biped.LIFT * np.sin(np.pi * (close.end - biped.TAKE_OFF) / (biped.TOUCH_DOWN - biped.TAKE_OFF))
     assert -close.t_offset[2] == pytest.approx(biped.TOE + apex_lift, abs=0.01)
+    # coming down, the root is a landing's length past the far edge: the capsule (0.3 m) and clearance
+    # (0.04 m) and a quarter of the skeleton's height (the root joint on the ground to the head joint)
+    height = biped.HIPS + biped.HEAD_ABOVE_HIPS
+    assert far.t_offset[1] == pytest.approx(0.34 + 0.25 * height, abs=2e-3)
     assert asset.traversal.kind == "jump_over"
 
 

@@ -26,6 +26,8 @@ from ..level.world import Lights
 ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
 CHARACTERS = ASSETS.parent / "characters"
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
+#: Metres from a face within which the autopilot starts any clip (the capsule stops the chest 0.31 m from it).
+UP_CLOSE = 0.5
 
 
 class Demo(DirectObject):
@@ -65,8 +67,8 @@ class Demo(DirectObject):
         self.warper = MotionWarper(self.actor, self.character.root_joint, self.character.root_mode,
                                    taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds,
                                    blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
-        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr,
-                                    render=render) if self.character.contact_ik else None
+        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
+                                    taskmgr=base.taskMgr, render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render)
         self.assets = self.character.load_warp_assets(asset_dir)
@@ -79,8 +81,10 @@ class Demo(DirectObject):
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
                                   StandIn(self.actor, render), lambda: self.time.paused, self.say)
         #: How far from the near face each clip was authored (its first target ahead of where it starts, read
-        #: from the asset): where the autopilot starts it, by clip.
-        self.authored_distance = {asset.clip: authored_target(asset, 0).y for asset in self.assets.values()}
+        #: from the asset; a clip authored in place starts wherever the warp carries it: up close): where the
+        #: autopilot starts it, by clip.
+        self.authored_distance = {asset.clip: max(authored_target(asset, 0).y, UP_CLOSE)
+                                  for asset in self.assets.values()}
         #: Where the autopilot gives up on an obstacle no clip can take.
         self.skip_distance = max(self.authored_distance.values(), default=0.0)
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
