@@ -78,7 +78,7 @@ def test_a_traversal_range_may_be_a_single_value():
 
 @pytest.mark.parametrize("traversal, phases, message", [
     ({"kind": "hop", "height": [0, 1], "depth": [0, 1]}, 3,
-     "traversal.kind: expected one of 'vault', 'mantle', got 'hop'"),
+     "traversal.kind: expected one of 'vault', 'mantle', 'jump_over', 'jump_onto', got 'hop'"),
     ({"kind": "vault", "height": [0, 1], "depth": [0, 1]}, 1,
      "traversal.kind: a vault needs 3 phase(s) (close edge, far edge, landing), the asset has 1"),
 ])
