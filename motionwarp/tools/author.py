@@ -146,7 +146,7 @@ def propose(model, clip, kind, turn=None):
     if kind in ("vault", "mantle") and a.facts.in_place:
         raise UsageError(f"{clip} is authored in place: a {kind} needs a clip whose root travels over or onto "
                          f"the obstacle; author an in-place clip as jump_over or jump_onto")
-    return globals()[f"_{kind}"](a) + (a,)
+    return PROPOSALS[kind](a) + (a,)
 
 
 def _vault(a):
@@ -211,6 +211,10 @@ def _clear_past(a, more=LAND_PAST):
     clears the edge), and `more` of the character's height (clear of a round top's shoulder too)."""
     settings = ProviderSettings.from_prc()
     return settings.capsule_radius + settings.clearance + more * a.height
+
+
+#: kind -> its proposal: (phases [(name, start, end, target point)], traversal ranges) of an Authoring.
+PROPOSALS = {"vault": _vault, "mantle": _mantle, "jump_over": _jump_over, "jump_onto": _jump_onto}
 
 
 def _under(feet, root):
