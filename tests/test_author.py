@@ -64,9 +64,18 @@ def test_a_jump_in_place_is_warped_only_in_the_air(bipeds, which, tmp_path):
     close, far, landing = asset.phases
     assert abs(close.start - biped.TAKE_OFF) <= 2 * FRAME and abs(landing.end - biped.TOUCH_DOWN) <= 2 * FRAME
     assert close.end == far.start and far.end == landing.start
+    # the apex: the first frame at which the toes are within 5% of their highest over the ground
+    toes = [biped.TOE + min(p[2] for p in biped.pose("Jump", f * FRAME)["feet"].values()) - biped.ANKLE
+            for f in range(int(biped.JUMP_LENGTH * 30) + 1)]
+    apex = next(f for f, height in enumerate(toes) if height >= 0.95 * max(toes)) * FRAME
+    assert close.end == pytest.approx(apex, abs=1e-3)
     # over the obstacle at the apex: the soles' height then (the toes at the lift over their rest height)
     apex_lift = biped.LIFT * np.sin(np.pi * (close.end - biped.TAKE_OFF) / (biped.TOUCH_DOWN - biped.TAKE_OFF))
     assert -close.t_offset[2] == pytest.approx(biped.TOE + apex_lift, abs=0.01)
+    # coming down, the root is a landing's length past the far edge: the capsule (0.3 m) and clearance
+    # (0.04 m) and a quarter of the skeleton's height (the root joint on the ground to the head joint)
+    height = biped.HIPS + biped.HEAD_ABOVE_HIPS
+    assert far.t_offset[1] == pytest.approx(0.34 + 0.25 * height, abs=2e-3)
     assert asset.traversal.kind == "jump_over"
 
 

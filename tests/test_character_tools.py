@@ -5,12 +5,16 @@ character file `--write-character` writes, played by the demo without edits."""
 import json
 import math
 
+import numpy as np
+
 import pytest
 from panda3d.core import Vec3
 
 from demo.app.app import Demo
 from demo.character.character_file import Character
 from demo.level.scene import Scene
+from motionwarp.animation.rootmotion import RootMotionTrack
+from motionwarp.tools import clipfacts
 from motionwarp.tools.inspector import Model, report
 
 from . import biped_samples as biped
@@ -124,3 +128,17 @@ def test_the_written_character_walks_forward_in_the_demo_at_its_speed(base, writ
         assert math.isfinite(moved.y)
     finally:
         demo.destroy()
+
+
+@pytest.mark.parametrize("path, cycle", [
+    (lambda t: 1.2 * t, True),               # moves through its seam: a cycle
+    (lambda t: 1.2 * t * t, False),          # starts from rest (a start to walk): once
+    (lambda t: 1.2 * (2 * t - t * t), False),  # comes to rest at its end (a stop): once
+])
+def test_a_travelling_loop_moves_at_both_ends_of_its_seam(path, cycle):
+    """Design 12: a travelling clip that returns to its pose is a loop only if its root still
+    travels at its first and at its last frame (more than STILL of the height per second)."""
+    times = np.arange(31) / 30.0
+    track = RootMotionTrack("clip", 30.0, np.column_stack([0 * times, [path(t) for t in times], 0 * times]),
+                            np.zeros(31))
+    assert clipfacts._moves_at_seam(track, 1.65) == cycle

@@ -2,6 +2,7 @@
 the providers never crash on them, the landing clears the obstacle, play rates stay 1 (the
 zero-motion rule), and a character with only some kinds of assets, under any names, plays."""
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -170,3 +171,23 @@ def test_a_missing_asset_names_the_character_file_and_entry(rig_dir):
     with pytest.raises(CharacterError, match=r"character_2.json: warp_assets\[1\]: the name of a \*.warp.json in "
                                              r".*nowhere.warp.json does not exist"):
         character.load_warp_assets(rig_dir)
+
+
+def test_the_tuner_edits_and_saves_an_asset_of_any_character(rig_dir, tmp_path):
+    """The demo's asset hotkeys on a generated rig's in-place asset, named by a path under the asset
+    folder: K moves the phase's t_offset 1 cm back, F5 writes the file, which loads with the edit."""
+    from demo.editor.tuner import EDITS, AssetTuner
+    folder = tmp_path / "hero"
+    folder.mkdir()
+    shutil.copy(rig_dir / "rig.glb", tmp_path / "rig.glb")
+    data = dict(IN_PLACE_VAULT, model="../rig.glb")
+    (folder / "hop.warp.json").write_text(json.dumps(data))
+    tuner = AssetTuner({"hero/hop": WarpAsset.load(folder / "hop.warp.json")}, show=False)
+    try:
+        tuner.edit(*EDITS["k"])
+        tuner.save()
+        assert tuner.message == f"saved {folder / 'hop.warp.json'}"
+        saved = WarpAsset.load(folder / "hop.warp.json")
+        assert saved.phases[0].t_offset == pytest.approx((0.0, -0.51, 0.0))
+    finally:
+        tuner.destroy()

@@ -34,6 +34,8 @@ SKY_COLOR = (0.62, 0.74, 0.86, 1)
 CHEST_HEIGHT = 1.2
 #: How far under the level's lowest point the kill plane lies (metres): a fall of 1.4 s off the ground's edge.
 KILL_DEPTH_M = 10.0
+#: Metres from a face within which the autopilot starts any clip (the capsule stops the chest 0.31 m from it).
+UP_CLOSE = 0.5
 
 
 class Demo(DirectObject):
@@ -78,8 +80,8 @@ class Demo(DirectObject):
         self.warper = MotionWarper(self.actor, self.character.root_joint, self.character.root_mode,
                                    taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds,
                                    blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
-        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet_on_ground=1, taskmgr=base.taskMgr,
-                                    render=render) if self.character.contact_ik else None
+        self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
+                                    taskmgr=base.taskMgr, render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render, body_settings=BodySettings(kill_z=self.kill_z))
         self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight, say=self.say) if self.assets else None
@@ -355,9 +357,10 @@ JUMP_REACH = 3.5
 
 
 def _start_distance(asset):
-    """Where the autopilot starts `asset`'s clip: as far from its first target as the clip was authored,
-    moved into the asset's own `traversal.distance` range when it has one."""
-    authored = authored_target(asset, 0).y
+    """Where the autopilot starts `asset`'s clip: as far from its first target as the clip was authored
+    (a clip authored in place starts wherever the warp carries it: up close), moved into the asset's own
+    `traversal.distance` range when it has one."""
+    authored = max(authored_target(asset, 0).y, UP_CLOSE)
     accepted = asset.traversal.distance if asset.traversal is not None else None
     return authored if accepted is None else min(max(authored, accepted[0]), accepted[1])
 

@@ -19,7 +19,8 @@ from motionwarp.tools.character_writer import FORMAT, OPTIONAL as OPTIONAL_ROLES
 #: The roles played as cycles, whose lengths locomotion divides by: a one-frame pose cannot fill them.
 CYCLES = ("walk", "run")
 
-_KEYS = ("format", "model", "scale", "turn", "root_joint", "root_mode", "clips", "speeds", "warp_assets", "contact_ik")
+_KEYS = ("format", "model", "scale", "turn", "root_joint", "root_mode", "clips", "speeds", "warp_assets", "contact_ik",
+         "feet")
 
 
 class CharacterError(FieldError):
@@ -38,6 +39,7 @@ class Character:
     speeds: dict = dataclasses.field(default_factory=dict)  # role -> m/s, for cycles authored in place
     warp_assets: tuple = ()
     contact_ik: bool = False
+    feet: tuple = ("foot_l", "foot_r")   # the left and right foot joints the contact IK bends legs to
 
     @property
     def model_path(self):
@@ -73,6 +75,11 @@ class Character:
             check.fail("warp_assets", f"expected a list of warp asset names, got {shown(assets)}")
         character.warp_assets = tuple(assets)
         character.contact_ik = check.flag(data, "contact_ik", "") if "contact_ik" in data else False
+        if "feet" in data:
+            feet = data["feet"]
+            if not (isinstance(feet, list) and len(feet) == 2 and all(isinstance(f, str) and f for f in feet)):
+                check.fail("feet", f"expected the left and right foot joints' names, got {shown(feet)}")
+            character.feet = tuple(feet)
         if not os.path.isfile(character.model_path):
             check.fail("model", f"expected a glTF file relative to the character file; "
                                 f"{os.path.normpath(character.model_path)} does not exist")

@@ -16,6 +16,7 @@ that ground velocity (`stance_velocity`).
 """
 import dataclasses
 import functools
+import math
 import re
 
 import numpy as np
@@ -26,8 +27,8 @@ from .poses import standing_height
 STILL = 0.1
 #: ... for at least this long (seconds): a foot turning round in mid-swing is not planted.
 SHORTEST = 0.06
-#: On a treadmill (a cycle authored in place) planted feet slide unevenly: stiller than this, against
-#: the stance velocity, is planted.
+#: On a treadmill (a cycle authored in place, its ground sliding faster than STILL) planted feet slide
+#: unevenly: stiller than this, against the stance velocity, is planted.
 TREADMILL = 0.25
 #: A foot is low within this fraction of the height above where the rest pose stands it.
 LOW = 0.01
@@ -145,7 +146,9 @@ def stance_velocity(poses, skeleton):
     """The model-space ground velocity (x, y) of a cycle authored in place: how its planted feet
     slide, which played at minus this stand still. First the median velocity of the feet's soles
     where they are lowest, then the mean over the frames that slide within STILL of it (heel
-    strikes and toe-offs left out): the speed at which the planted feet travel no net distance."""
+    strikes and toe-offs left out), then the contact windows at that velocity: over them, at the
+    velocity returned, the planted soles travel no net distance (a cycle whose feet plant for
+    less than SHORTEST keeps the mean)."""
     height = skeleton.height
     soles = [(poses.positions[limb.points[-1]], poses.velocity(limb.points[-1])[:, :2])
              for limb in skeleton.limbs.values() if limb.is_foot]
@@ -155,7 +158,15 @@ def stance_velocity(poses, skeleton):
         return np.zeros(2)
     guess = np.median(steps, axis=0)
     planted = steps[np.linalg.norm(steps - guess, axis=1) < STILL * height]
-    return planted.mean(axis=0) if len(planted) else guess
+    guess = planted.mean(axis=0) if len(planted) else guess
+    # then the windows planted at that speed: the velocity over which their soles travel no net distance
+    travel, seconds = np.zeros(2), 0.0
+    for window in detect(poses, skeleton, tuple(guess)):
+        if window.limb.is_foot:
+            sole = poses.positions[window.limb.points[-1]]
+            travel += sole[window.last, :2] - sole[window.first, :2]
+            seconds += window.end - window.start
+    return travel / seconds if seconds > 0 else guess
 
 
 def detect(poses, skeleton, ground_velocity=(0.0, 0.0)):
@@ -168,7 +179,8 @@ def detect(poses, skeleton, ground_velocity=(0.0, 0.0)):
     """
     found = []
     height, rest = skeleton.height, skeleton.rest
-    still_limit = (TREADMILL if any(ground_velocity) else STILL) * height
+    treadmill = math.hypot(*ground_velocity) > STILL * height
+    still_limit = (TREADMILL if treadmill else STILL) * height
     ground = poses.positions[skeleton.top][:, 2]
     for limb in skeleton.limbs.values():
         still = np.zeros(poses.num_frames, dtype=bool)

@@ -7,8 +7,9 @@ obstacle then, so against the obstacle the clip clears by itself the warp is nea
 - vault: hands plant on the close edge; the root is over the far edge when the feet, coming down,
   sink below the top (the hands' plant height; not before the hands let go); the feet land.
 - mantle: the hands grab the ledge's edge.
-- jump_over: take-off to the apex, over the obstacle (the close edge at the apex, the far edge a
-  third of the way down), then the landing; nothing is warped while the feet are planted.
+- jump_over: take-off to the apex over the close edge, then the far edge behind the root as the
+  soles come down to half their apex height, then the landing; nothing is warped while the
+  feet are planted.
 - jump_onto: from take-off to touch-down onto the ledge, the rearmost toe a margin past its edge.
 
 `traversal` ranges come from what the clip clears: its hands' height (a vault, a mantle's reach)
@@ -33,6 +34,10 @@ LOW, HIGH = 0.5, 1.5
 #: A jump onto a ledge lands its rearmost toe this fraction of the character's height past the edge (and
 #: its root at least the providers' capsule radius plus clearance past it).
 ONTO_MARGIN = 0.1
+#: A jump's soles are at their apex within this fraction of their highest.
+APEX = 0.95
+#: A jump over lands its root this fraction of the character's height past the far edge, beyond the capsule.
+LAND_PAST = 0.25
 #: Obstacles a ledge-top traversal fits are at most this deep (a ledge has no far side to find).
 DEEP = 50.0
 
@@ -141,7 +146,7 @@ def propose(model, clip, kind, turn=None):
     if kind in ("vault", "mantle") and a.facts.in_place:
         raise UsageError(f"{clip} is authored in place: a {kind} needs a clip whose root travels over or onto "
                          f"the obstacle; author an in-place clip as jump_over or jump_onto")
-    return globals()[f"_{kind}"](a) + (a,)
+    return PROPOSALS[kind](a) + (a,)
 
 
 def _vault(a):
@@ -176,12 +181,16 @@ def _mantle(a):
 def _jump_over(a):
     take_off, touch_down = a.flight()
     frames = range(a.frame(take_off), a.frame(touch_down) + 1)
-    apex = max(frames, key=lambda f: a.lowest_sole(f / a.fps)) / a.fps
     ground = a.root(take_off)[2]
-    clear = a.lowest_sole(apex) - ground
-    below = np.array([*a.root(apex)[:2], ground + clear])
-    down = apex + (touch_down - apex) / 3.0
-    points = [("close_edge", take_off, apex, below), ("far_edge", apex, down, below),
+    clear = max(a.lowest_sole(f / a.fps) for f in frames) - ground
+    # the apex: the first frame near the highest (a jump that hangs in the air crosses while it hangs)
+    apex = next(f for f in frames if a.lowest_sole(f / a.fps) - ground >= APEX * clear)
+    # coming down: the soles back at half the apex height; the root is then a landing's length past the far edge
+    down = next((f for f in range(apex, frames[-1] + 1) if a.lowest_sole(f / a.fps) - ground < clear / 2), frames[-1])
+    apex, down = apex / a.fps, min(down, frames[-1] - 1) / a.fps
+    root = a.root(down)
+    points = [("close_edge", take_off, apex, np.array([*a.root(apex)[:2], ground + clear])),
+              ("far_edge", apex, down, np.array([root[0], root[1] - _clear_past(a), a.lowest_sole(down)])),
               ("landing", down, touch_down, _under(a.feet(touch_down), a.root(touch_down)))]
     return points, {"height": [LOW * clear, HIGH * clear], "depth": [0.0, max(0.5 * a.height, 0.1)]}
 
@@ -190,13 +199,22 @@ def _jump_onto(a):
     take_off, touch_down = a.flight()
     rear = min(p[1] for p in a.soles(touch_down))
     root = a.root(touch_down)
-    settings = ProviderSettings.from_prc()   # the root lands where the provider's capsule clears the edge
-    edge = np.array([root[0], min(rear - ONTO_MARGIN * a.height, root[1] - settings.capsule_radius
-                                  - settings.clearance), root[2]])
+    edge = np.array([root[0], min(rear - ONTO_MARGIN * a.height, root[1] - _clear_past(a, 0.0)), root[2]])
     apex = max(a.lowest_sole(f / a.fps) for f in range(a.frame(take_off), a.frame(touch_down) + 1))
     clear = apex - a.root(take_off)[2]
     return [("ledge_top", take_off, touch_down, edge)], {"height": [0.0, clear * HIGH],
                                                          "depth": [root[1] - edge[1] + 0.25 * a.height, DEEP]}
+
+
+def _clear_past(a, more=LAND_PAST):
+    """How far past an edge the root lands: the providers' capsule radius and clearance (the capsule
+    clears the edge), and `more` of the character's height (clear of a round top's shoulder too)."""
+    settings = ProviderSettings.from_prc()
+    return settings.capsule_radius + settings.clearance + more * a.height
+
+
+#: kind -> its proposal: (phases [(name, start, end, target point)], traversal ranges) of an Authoring.
+PROPOSALS = {"vault": _vault, "mantle": _mantle, "jump_over": _jump_over, "jump_onto": _jump_onto}
 
 
 def _under(feet, root):

@@ -55,6 +55,11 @@ def character_data(model, out):
     data = {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"),
             "scale": model.scale, "turn": model.turn, "root_joint": joint, "root_mode": mode,
             "clips": clips, "speeds": speeds, "warp_assets": [], "contact_ik": False}
+    limbs = model.skeleton.limbs
+    if "foot_l" in limbs and "foot_r" in limbs:   # legs the contact IK can bend: it is on
+        data.update(contact_ik=True, feet=[limbs["foot_l"].joint, limbs["foot_r"].joint])
+    else:
+        notes.append("no left and right foot joints found by name: contact_ik is off")
     return data, notes
 
 

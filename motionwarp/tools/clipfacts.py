@@ -53,7 +53,8 @@ class ClipFacts:
 
     @property
     def in_place(self):
-        return self.speed > 0.0 or self.travel == 0.0
+        """Its root stays (a cycle that steps on a treadmill included)."""
+        return self.travel == 0.0
 
     @property
     def stepping(self):
