@@ -28,7 +28,7 @@ def test_the_default_character_is_the_mannequin_with_its_warps():
     character = Character.load(ROOT / "characters" / "mannequin.json")
     assert pathlib_name(character.model_path) == "mannequin.glb"
     assert character.warp_assets == ("vault", "mantle", "mantle_high", "pick_up", "pick_up_table", "use", "sit",
-                                        "jump_gap", "jump_onto") and character.contact_ik
+                                     "jump_gap", "jump_onto") and character.contact_ik
 
 
 def pathlib_name(path):
