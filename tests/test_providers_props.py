@@ -83,3 +83,44 @@ def test_an_actor_in_the_probed_tree_is_not_level_geometry(base, assets):
         actor.cleanup()
         actor.removeNode()
         root.removeNode()
+
+
+@pytest.mark.parametrize("height", [1.8, 2.0])
+@pytest.mark.parametrize("jut", [0.15, 0.25])
+@pytest.mark.parametrize("h", [0.0, 75.0, 200.0])
+def test_a_crate_with_a_jutting_lid_frame_is_a_mantle(assets, height, jut, h):
+    """A crate `height` m tall whose 5 cm lid juts `jut` m out of every face (less than the capsule's
+    radius): the lid is its top, not a ceiling over it; the mantle's target is on the lid's top."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    body = crate_at(root, "crate", h, 0.5 + jut, height=height - 0.05, depth=0.8)
+    prism(body, "lid", box_profile(0.8 + 2 * jut, 0.05), 1.2 + 2 * jut, pos=(0, 0, height - 0.05))
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), h)
+    assert isinstance(found, Interaction) and found.kind == "mantle", found
+    assert found.height == pytest.approx(height, abs=0.01)
+    assert found.targets[0].pos.z == pytest.approx(height, abs=0.01)
+
+
+def test_a_jutting_lid_under_a_ceiling_still_has_the_ceiling_over_it(assets):
+    """The same 1.8 m crate (lid jutting 0.2 m) under a ceiling 2.4 m up: the lid is the top and
+    the ceiling still stands over it: no head room to stand (0.6 m), measured 1.8 m high."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    body = crate_at(root, "crate", 0.0, 0.7, height=1.75, depth=0.8)
+    prism(body, "lid", box_profile(1.2, 0.05), 1.6, pos=(0, 0, 1.75))
+    prism(root, "ceiling", box_profile(6.0, 0.2), 6.0, pos=(0, 1.0, 2.4))
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert isinstance(found, Refusal) and "no head room on top (0.60 m" in found.reason, found
+    assert found.numbers["height"] == pytest.approx(1.8, abs=0.01)
+
+
+def test_a_balcony_over_a_ledge_is_a_ceiling_not_a_lid(assets):
+    """A slab 2.2 m up reaching 1 m out over a 1.5 m ledge's face: a ceiling (it reaches further out
+    than a capsule's radius), so the top is the ledge's, with 0.7 m of head room."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    prism(root, "ledge", box_profile(2.0, 1.5), 3.0, pos=(0, 2.0, 0))
+    prism(root, "balcony", box_profile(3.0, 0.2), 3.0, pos=(0, 1.5, 2.2))
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert isinstance(found, Refusal) and "no head room on top (0.70 m" in found.reason, found
+    assert found.numbers["height"] == pytest.approx(1.5, abs=0.01)
