@@ -15,7 +15,7 @@ from panda3d.core import LMatrix4f, LQuaternionf, PartBundle, Point3, Vec3
 from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 from motionwarp.ik.contact_ik import ContactIK
 from motionwarp.base.errors import AssetError, UsageError
-from motionwarp.ik.turn_limit import limit_turn, peak_turn_speed
+from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_turn_speed, peak_turn_speeds
 from motionwarp.ik.twobone import bend_direction, solve
 
 from .conftest import MANNEQUIN, step
@@ -382,6 +382,16 @@ def test_the_turn_limit_is_the_clips_own_peak(base):
         measured = max(math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(a[j].T @ b[j]) - 1.0) / 2.0))))
                        for a, b in zip(poses, poses[1:]) for j in joints) * control.getFrameRate()
         assert peak_turn_speed(control.getAnim(), frozenset(joints)) == pytest.approx(measured, rel=1e-3)
+        own = peak_turn_speeds(control.getAnim(), frozenset(joints))
+        for joint in joints:   # and each joint's own peak, which the limiter allows it 1.5 times of
+            alone = max(math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(a[joint].T @ b[joint]) - 1.0) / 2.0))))
+                        for a, b in zip(poses, poses[1:])) * control.getFrameRate()
+            assert own[joint] == pytest.approx(alone, rel=1e-3), joint
+        limiter = TurnLimiter()
+        limiter.follow_clip("vault", control.getAnim(), frozenset(joints))
+        limiter.start_frame(0.01, 0.5)
+        for joint in joints:
+            assert limiter.most(joint) == pytest.approx(min(1.5 * own[joint], measured) * 0.01 * 0.5, rel=1e-6)
     finally:
         actor.cleanup()
         actor.removeNode()

@@ -79,3 +79,46 @@ def test_planted_hands_rest_on_the_surface_under_them(base, assets, name, distan
     assert with_ik.finished
     gap, off = with_ik.hand_gap(level)
     assert off == 0 and gap < 0.015, (gap, off)
+
+
+@pytest.mark.parametrize("heading", [90.0, 210.0])
+def test_hands_sit_at_their_offsets_in_the_targets_frame(base, assets, heading):
+    """Over a 1 m crate turned with the character: each planted hand within 1 cm of where it was
+    authored relative to the close edge (mannequin.contacts.json), turned by the heading (the
+    asset's offsets are in the target's frame: applied in the world's they put the hands
+    0.2 to 0.4 m off)."""
+    from .contact_helpers import truth
+    level, with_ik = run(base, assets, "crate1.0", 1.0, 30, heading)
+    clip = truth(with_ik.asset.clip)
+    near, top = clip["obstacle"]["min"][1], clip["obstacle"]["max"][2]
+    turn = base.render.attachNewNode("turn")
+    turn.setH(heading)
+    hands = [contact for contact in clip["contacts"] if contact["joint"].startswith("hand")]
+    assert hands
+    for contact in hands:
+        x, y, z = contact["pos"]
+        expected = base.render.getRelativePoint(turn, Point3(x, 1.0 + (y - near), 1.0 + (z - top)))
+        frames = with_ik.within(contact)
+        assert frames
+        for frame in frames:
+            assert (frame["pos"][contact["joint"]] - expected).length() < 0.01
+    turn.removeNode()
+
+
+LEGS = [("stone-top", 1.5, 144, 301.0), ("stone-top", 2.0, 144, 37.0), ("crate1.0", 2.0, 144, 37.0),
+        ("plank-table", 2.0, 144, 301.0)]
+
+
+@pytest.mark.parametrize("name, distance, fps, heading", LEGS, ids=[f"{n}-{d}m-{f}fps-h{h:.0f}" for n, d, f, h in LEGS])
+def test_no_joint_turns_faster_than_its_own_peak_while_easing(base, assets, name, distance, fps, heading):
+    """While a contact eases in or out, each limb joint turns at most 1.5 times its own peak in
+    the clip as the warp plays it (no IK: the clip over its authored crate at this frame rate, or
+    the warped clip's own); the kick-off leg turned 1.8 to 2.2 times its own while the limit was
+    the clip's fastest joint."""
+    from .contact_helpers import easing, own_peaks
+    level, with_ik = run(base, assets, name, distance, fps, heading)
+    without = ContactRun(base, level, assets, fps, heading=heading, ik=False)
+    clip = with_ik.asset.clip
+    own, warped = own_peaks(base, assets, clip, fps), without.peak_turns()
+    for joint, speed in with_ik.peak_turns(easing(clip, BLEND)).items():
+        assert speed <= 1.5 * max(own[joint], warped[joint]), joint

@@ -105,6 +105,18 @@ def test_a_planted_foot_stays_where_it_touched_down(step):
     assert weight == 1.0 and close(correction, planted - world.joints["foot_r"])
 
 
+def test_a_planted_foot_that_slid_stays_where_it_slid(step):
+    """The limb could not reach the lock and slid 0.15 m along the ground (replant): from then on
+    the foot is held there, not pulled back to where it touched down once the hip is back in reach."""
+    world = World()
+    goals_at(step, 1.05, world)
+    step.replant("foot_r", Vec3(0, 0.15, 0))
+    step.replant("hand_l", Vec3(0, 0.5, 0))          # a joint with no planted contact: nothing to move
+    correction, weight = goals_at(step, 1.2, world)["foot_r"]
+    assert weight == 1.0 and close(correction, Point3(0.1, 1.35, 0.25 + 0.08) - world.joints["foot_r"])
+    assert close(goals_at(step, 0.6, world)["hand_l"][0], world.target - world.joints["hand_l"])
+
+
 def test_without_surfaces_a_surface_contact_has_no_goal(step):
     assert "foot_r" not in goals_at(step, 1.1, World(surfaces=False))
 

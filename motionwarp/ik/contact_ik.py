@@ -99,7 +99,7 @@ class ContactIK:
         if rise:
             shift = char_from_world.xformVec(Vec3(0, 0, rise))
             frozen.append(self._moved_pelvis(shift))
-        most = limiter.start_frame(dt)
+        limiter.start_frame(dt, self._warp.control.getPlayRate() if self._warp is not None else 1.0)
         up = char_from_world.xformVec(Vec3(0, 0, 1)).normalized()
         letting_go = set()
         for joint, (correction, weight) in goals.items():
@@ -107,7 +107,7 @@ class ContactIK:
             carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
             easing = weight < 1.0 or joint in limiter.letting_go   # the turn limit holds while the IK blends
             transforms, reached, held, slid = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
-                                                         moved, most if easing else math.inf, up)
+                                                         moved, easing, up)
             frozen += transforms
             if held or (joint in limiter.letting_go and not limiter.let_go(name for name, _ in transforms)):
                 letting_go.add(joint)
@@ -184,14 +184,14 @@ class ContactIK:
         return tuple(self.pose.world(name) for name in self.pose.names(joint)[1:])
 
     # -- bending one limb ---------------------------------------------------------------------
-    def _bend(self, joint, move, moved, most, up):
+    def _bend(self, joint, move, moved, limited, up):
         """([(joint name, new local TransformState)], the move achieved, held back?, how far the
         goal slid) moving `joint` by `move` (Character space) from its animated place. A goal out
         of reach slides along the level plane through it (`up`: the world's up in Character
         space) until the limb reaches it (twobone.slide_within_reach: a planted foot slides on
-        the ground rather than lifting). The move is less when no joint of the limb may turn more
-        than `most` degrees this frame beyond what its animation turns it (the limiter gets each
-        joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
+        the ground rather than lifting). The move is less when `limited` and a joint of the limb
+        would turn faster than its own peak in the clip beyond what its animation turns it (the
+        limiter gets each joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
         animated joints move with it)."""
         chain = self.pose.chain(joint)[1:]
         names = self.pose.names(joint)
@@ -209,8 +209,8 @@ class ContactIK:
         transforms, held, above = [], False, parent_net
         for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
             local, animated_local = TransformState.makeMat(net * inverse(above)), part.getValue()
-            if most < math.inf:
-                local, turned = self._limiter.limit(name, local, animated_local, first, most)
+            if limited:
+                local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
                 held = held or turned
             self._limiter.bent(name, local, animated_local, first)
             transforms.append((name, local))

@@ -1,5 +1,5 @@
 """The contact IK's turn-rate limit: while a contact eases in or out, no limb joint turns faster
-than the clip's own peak (or its animation this frame).
+than its own peak in the clip, times the play rate (or its animation this frame).
 
 A stretched limb letting go would otherwise whip: near full reach a small move of the hand or
 foot is a large turn of the elbow or knee. The limiter remembers each joint's IK rotation of
@@ -13,36 +13,49 @@ from panda3d.core import LMatrix4f, LQuaternionf, TransformState
 from ..animation.rootmotion import find_channel
 from ..warp.warpmath import slerp
 
+#: How much faster than its own peak in the clip a joint may turn while the IK blends (never
+#: faster than the clip's fastest joint): room for the correction itself (at exactly its own
+#: peak, a hand easing onto a higher crate arrives late).
+ALLOWANCE = 1.5
 #: Degrees: an IK rotation held back by the turn limit counts as let go below this.
 _LET_GO_DEG = 0.05
 
 
 class TurnLimiter:
-    """Last frame's IK rotation of every bent joint, the limit (`peak`, degrees per second: the
-    peak of the clip playing or played last) and the limbs still being let go (`letting_go`:
-    end joints whose IK rotation the limit held back, until it is let go)."""
+    """Last frame's IK rotation of every bent joint, the limits (`peaks`, degrees per second: each
+    joint's own peak in the clip playing or played last; a slow joint is not allowed the fastest
+    one's speed) and the limbs still being let go (`letting_go`: end joints whose IK rotation the
+    limit held back, until it is let go)."""
 
     def __init__(self):
         self._last = {}          # joint -> (local TransformState frozen, animated local matrix, parent net) last frame
         self._now = {}           # the same, this frame
-        self._peaks = {}         # clip -> fastest its limbs turn (degrees per second)
-        self.peak = math.inf
+        self._peaks = {}         # clip -> {joint: fastest it turns (degrees per second)}
+        self.peaks = {}
+        self._seconds = 0.0      # clip seconds this frame plays (dt times the play rate)
         self.letting_go = set()
 
     def follow_clip(self, clip, anim, joints):
-        """Limit turns to how fast `joints` (a frozenset of names) turn in `clip` (AnimBundle `anim`)."""
+        """Limit each of `joints` (a frozenset of names) to how fast it turns in `clip` (AnimBundle `anim`)."""
         if clip not in self._peaks:
-            self._peaks[clip] = peak_turn_speed(anim, joints)
-        self.peak = self._peaks[clip]
+            own = peak_turn_speeds(anim, joints)
+            fastest = max(own.values(), default=math.inf)
+            self._peaks[clip] = {joint: min(ALLOWANCE * peak, fastest) for joint, peak in own.items()}
+        self.peaks = self._peaks[clip]
 
     def rest(self):
         """No limb was bent this frame: next frame starts from the animation."""
         self._last, self._now = {}, {}
 
-    def start_frame(self, dt):
-        """The most degrees a joint may turn in this frame of `dt` seconds while the IK blends."""
+    def start_frame(self, dt, rate):
+        """A frame of `dt` seconds, the clip playing at `rate` (its play rate: a joint's peak turn
+        speed scales with it)."""
         self._now = {}
-        return self.peak * dt
+        self._seconds = dt * abs(rate)
+
+    def most(self, name):
+        """The most degrees joint `name` may turn this frame while the IK blends."""
+        return self.peaks.get(name, math.inf) * self._seconds
 
     def limit(self, name, wanted, animated, parent, most):
         """(joint `name`'s new local TransformState, held back?): `wanted`, unless that turns it
@@ -109,21 +122,30 @@ def limit_turn(previous, wanted, anim_turn, most):
     return slerp(previous, wanted, room / change), True
 
 
-@functools.lru_cache(maxsize=64)
 def peak_turn_speed(anim, joints):
     """Degrees per second the fastest of `joints` (a frozenset) turns relative to its parent, from
-    frame to frame of AnimBundle `anim` at its own frame rate (inf when it has no such joints).
-    Cached: Actors loaded from one file share their AnimBundles."""
-    frames, peak = anim.getNumFrames(), 0.0
-    channels = [channel for channel in (find_channel(anim, joint) for joint in joints) if channel is not None]
+    frame to frame of AnimBundle `anim` at its own frame rate (inf when it has no such joints)."""
+    return max(peak_turn_speeds(anim, joints).values(), default=math.inf)
+
+
+@functools.lru_cache(maxsize=64)
+def peak_turn_speeds(anim, joints):
+    """{joint: degrees per second it turns at most relative to its parent}, from frame to frame
+    of AnimBundle `anim` at its own frame rate, for those of `joints` (a frozenset) it animates
+    (inf for a joint that never turns). Cached: Actors loaded from one file share their AnimBundles."""
+    frames, peaks = anim.getNumFrames(), {}
     mat = LMatrix4f()
-    for channel in channels:
+    for joint in joints:
+        channel = find_channel(anim, joint)
+        if channel is None:
+            continue
         quats = []
         for frame in range(frames):
             channel.getValue(frame, mat)
             quats.append(TransformState.makeMat(mat).getQuat())
-        peak = max([peak] + [turn_angle(a.conjugate() * b) for a, b in zip(quats, quats[1:])])
-    return peak * anim.getBaseFrameRate() if channels and peak > 0.0 else math.inf
+        peak = max([0.0] + [turn_angle(a.conjugate() * b) for a, b in zip(quats, quats[1:])])
+        peaks[joint] = peak * anim.getBaseFrameRate() if peak > 0.0 else math.inf
+    return peaks
 
 
 def _rotation(mat):

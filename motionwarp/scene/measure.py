@@ -177,9 +177,16 @@ class _TopScan:
         self.tolerance, self.clearance = settings.edge_tolerance, settings.clearance
         self.lowest_top = found.ground + settings.face_low
         self.floor = found.ground - settings.max_drop - 0.1
-        # Rays start below anything hanging over the face (a low ceiling over a ledge).
-        ceiling_from = face_point + found.normal * settings.face_radius + _UP * settings.face_low
-        ceiling = probe.ray(ceiling_from, Point3(ceiling_from.x, ceiling_from.y, found.ground + settings.max_look_up))
+        # Rays start below anything hanging over the face (a low ceiling over a ledge), but over a
+        # lid or cornice jutting out of the face by less than the capsule's radius: that is the top.
+        ceiling = None
+        for out in (settings.face_radius, settings.face_radius + settings.capsule_radius):
+            ceiling_from = face_point + found.normal * out + _UP * settings.face_low
+            seen = probe.ray(ceiling_from, Point3(ceiling_from.x, ceiling_from.y, found.ground + settings.max_look_up))
+            if seen is None or (ceiling is not None and seen.pos.z > ceiling.pos.z + settings.probe_step):
+                ceiling = seen   # further out, nothing as low: the first one juts out of the obstacle
+                break
+            ceiling = ceiling if ceiling is not None else seen
         self.above = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + settings.max_look_up
         self.start = min(self.above, found.ground + max_height + 0.5)
         self.most_up = None  # the least steep top seen, as the cos of its incline
