@@ -19,6 +19,8 @@ _UP = Vec3(0, 0, 1)
 _SAME_FACE_DEG = 10.0
 #: How far past the bound from a ray along its axis the face sweep goes (metres), for Bullet's rounding.
 _SWEEP_MARGIN = 0.01
+#: How far inside a corner met beside the rays' line the top is measured again (metres).
+_INTO_CORNER = 0.01
 #: How far below the lowest height that passes its test a down ray ends (metres), for Bullet's rounding.
 _BELOW = 1e-3
 
@@ -95,6 +97,16 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
         return found
     scan = _TopScan(probe, settings, pos + forward * distance, found, max_height, hit.pos.z)
     scan.run()
+    if again and found.close_edge is None and found.incline_deg is None and found.taller_than is None:
+        # The sweep met a corner beside the rays' line (a post narrower than the character, within
+        # its half width): measure again in line with the corner, just inside it.
+        side = forward.cross(_UP)
+        beside = (hit.pos - pos).dot(side)
+        if abs(beside) <= settings.capsule_radius:
+            shifted = pos + side * (beside + math.copysign(_INTO_CORNER, beside))
+            face = _face(probe, settings, shifted, forward)
+            if face is not None:
+                return _from_face(probe, settings, shifted, forward, *face, max_height, again=False)
     edge_face = scan.edge_face
     if again and edge_face is not None:
         turned = _horizontal(edge_face.normal)
