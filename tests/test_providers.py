@@ -199,10 +199,19 @@ def test_a_corner_brushed_in_passing_is_not_faced(assets):
     assert found.reason == "not facing it (90.0° > 50°)" and found.node.getName() == "crate"
 
 
-def test_a_post_touched_beside_the_line_has_no_top_in_line(assets):
-    """The sweep grazes a thin post off to the side: the down rays in line with the face miss it."""
-    found = refusal(assets, lambda root: (ground(root), prism(root, "post", box_profile(0.06, 1.0), 0.06, pos=(0.12, 2, 0))))
-    assert found.reason == "no top in line with the face (its corner is in the way)"
+@pytest.mark.parametrize("x", [0.12, -0.14])
+def test_a_post_touched_beside_the_line_is_measured_in_line_with_it(assets, x):
+    """The sweep grazes a post 6 cm square off to the side, within the character's half width: the
+    down rays in line with the face miss it, so it is measured again in line with its corner
+    (issue 18): its front face, top and depth from the geometry, the vault's targets on it."""
+    root = level()
+    ground(root)
+    prism(root, "post", box_profile(0.06, 1.0), 0.06, pos=(x, 2, 0))
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert isinstance(found, Interaction) and found.node.getName() == "post", found
+    assert found.close_edge.y == pytest.approx(1.97, abs=0.01) and found.close_edge.z == pytest.approx(1.0, abs=0.01)
+    assert abs(found.close_edge.x - x) <= 0.03
+    assert found.height == pytest.approx(1.0, abs=0.01) and found.depth == pytest.approx(0.06, abs=0.01)
 
 
 def test_a_thin_fence_is_vaulted(assets):

@@ -124,3 +124,33 @@ def test_a_balcony_over_a_ledge_is_a_ceiling_not_a_lid(assets):
     found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
     assert isinstance(found, Refusal) and "no head room on top (0.70 m" in found.reason, found
     assert found.numbers["height"] == pytest.approx(1.5, abs=0.01)
+
+
+@pytest.mark.parametrize("h, start", [(0.0, 0.05), (120.0, 0.2), (250.0, 0.05)])
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_a_top_stepped_across_the_way_is_as_high_as_its_higher_step(assets, h, start, side):
+    """A crate whose top is 0.95 m on the character's line and 1.1 m from `start` m to one side: it
+    is vaulted as 1.1 m high (the body must clear the higher step; it was refused for 'no head
+    room'), the targets on the higher step's height."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    low = crate_at(root, "low", h, 1.0, height=0.95, depth=0.6, width=1.2)
+    prism(low, "high", box_profile(0.6, 1.1), 0.6 - start, pos=(side * (start + (0.6 - start) / 2), 0, 0))
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), h)
+    assert isinstance(found, Interaction), found
+    assert found.height == pytest.approx(1.1, abs=0.005)
+    assert found.close_edge.z == pytest.approx(1.1, abs=0.005) and found.far_edge.z == pytest.approx(1.1, abs=0.005)
+    assert found.depth == pytest.approx(0.6, abs=0.01)
+
+
+def test_a_wall_beside_a_crate_is_not_its_top(assets):
+    """A 1.0 m crate with a 2.5 m wall right beside the character's line: the crate's top is 1.0 m
+    (only a surface at most a probe step above the top counts across the width), and the wall
+    leaves 0.3 m of head room over it for the vault's flight."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    crate_at(root, "crate", 0.0, 1.0, height=1.0, depth=0.6, width=0.5)
+    prism(root, "wall", box_profile(0.6, 2.5), 1.0, pos=(0.75, 1.3, 0))
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert isinstance(found, Refusal) and found.reason == "no head room over the top (0.30 m)", found
+    assert found.numbers["height"] == pytest.approx(1.0, abs=0.005)

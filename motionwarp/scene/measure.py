@@ -22,6 +22,8 @@ _SWEEP_MARGIN = 0.01
 #: How far the face sweep's box stops before the plane its axis ray met (metres): more than the 1 mm
 #: Bullet pads a flat triangle's box with (btOptimizedBvh).
 _FACE_GAP = 5e-3
+#: How far inside a corner met beside the rays' line the top is measured again (metres).
+_INTO_CORNER = 0.01
 #: How far below the lowest height that passes its test a down ray ends (metres), for Bullet's rounding.
 _BELOW = 1e-3
 
@@ -98,12 +100,45 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
         return found
     scan = _TopScan(probe, settings, pos + forward * distance, found, max_height, hit.pos.z)
     scan.run()
+    if again and found.close_edge is None and found.incline_deg is None and found.taller_than is None:
+        # The sweep met a corner beside the rays' line (a post narrower than the character, within
+        # its half width): measure again in line with the corner, just inside it.
+        side = forward.cross(_UP)
+        beside = (hit.pos - pos).dot(side)
+        if abs(beside) <= settings.capsule_radius:
+            shifted = pos + side * (beside + math.copysign(_INTO_CORNER, beside))
+            face = _face(probe, settings, shifted, forward)
+            if face is not None:
+                return _from_face(probe, settings, shifted, forward, *face, max_height, again=False)
+    if found.close_edge is not None:
+        _highest_across(probe, settings, found, forward)
     edge_face = scan.edge_face
     if again and edge_face is not None:
         turned = _horizontal(edge_face.normal)
         if turned is not None and turned.dot(normal) < math.cos(math.radians(_SAME_FACE_DEG)):
             return _from_face(probe, settings, pos, forward, edge_face, turned, max_height, again=False)
     return found
+
+
+def _highest_across(probe, settings, found, forward):
+    """Raise the top and its edges to the highest walkable surface across the character's width
+    (down rays half a capsule radius and a capsule radius either side, over the close edge, the
+    middle and the far edge), up to a probe step higher: a top stepped or sloped across the way
+    is as high as the body must clear; hands and feet find the surface under them."""
+    side = forward.cross(_UP)
+    ends = [found.close_edge] + ([found.far_edge] if found.far_edge is not None else [])
+    points = ends + ([(ends[0] + ends[1]) / 2] if len(ends) == 2 else [])
+    highest = found.top
+    for point in points:
+        for out in (-1.0, -0.5, 0.5, 1.0):
+            at = point + side * (out * settings.capsule_radius)
+            hit = probe.drop_normal(at.x, at.y, found.top + settings.probe_step, found.top + _BELOW)
+            if hit is not None and hit[1][2] >= math.cos(math.radians(settings.max_incline_deg)):
+                highest = max(highest, hit[0])
+    if highest > found.top + settings.edge_tolerance:
+        found.top = highest
+        for edge in ends:
+            edge.z = highest
 
 
 def _face(probe, settings, pos, forward):
