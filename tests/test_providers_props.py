@@ -5,7 +5,7 @@ import math
 import pytest
 from panda3d.core import Point3, Vec3
 
-from motionwarp import Interaction, Refusal, SceneProbe, TraversalProvider, VaultProvider, load_actor
+from motionwarp import Interaction, ProviderSettings, Refusal, SceneProbe, TraversalProvider, VaultProvider, load_actor
 
 from .conftest import MANNEQUIN
 from .obstacles import box_profile, level, prism
@@ -145,12 +145,15 @@ def test_a_top_stepped_across_the_way_is_as_high_as_its_higher_step(assets, h, s
 
 def test_a_wall_beside_a_crate_is_not_its_top(assets):
     """A 1.0 m crate with a 2.5 m wall right beside the character's line: the crate's top is 1.0 m
-    (only a surface at most a probe step above the top counts across the width), and the wall
-    leaves 0.3 m of head room over it for the vault's flight."""
+    (only a surface at most a probe step above the top counts across the width), and the wall is
+    in the way of the vault's flight: the flight's sphere (design 7: a capsule radius plus the
+    clearance above the top) meets the wall's upright face level with its centre, so the head
+    room reported is that height."""
     root = level()
     prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
     crate_at(root, "crate", 0.0, 1.0, height=1.0, depth=0.6, width=0.5)
     prism(root, "wall", box_profile(0.6, 2.5), 1.0, pos=(0.75, 1.3, 0))
     found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
-    assert isinstance(found, Refusal) and found.reason == "no head room over the top (0.30 m)", found
+    flight = ProviderSettings().capsule_radius + ProviderSettings().clearance
+    assert isinstance(found, Refusal) and found.reason == f"no head room over the top ({flight:.2f} m)", found
     assert found.numbers["height"] == pytest.approx(1.0, abs=0.005)
