@@ -98,6 +98,8 @@ def test_a_jump_onto_takes_off_then_lands_on_the_top_clear_of_its_edge(base, bip
     apex = biped.TOE + biped.LIFT
     assert asset.traversal.height == pytest.approx((author.LOW * apex, author.HIGH * apex), abs=0.01)
     face, top, past = 1.5, 0.4, 0.3 + 0.04
+    # the top must hold where the clip ends: in place, the root stays where it lands, `past` onto it
+    assert asset.traversal.depth[0] == pytest.approx(past, abs=1e-3)
     root = level()
     prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
     prism(root, "ledge", box_profile(3.0, top), 6.0, pos=(0, face + 1.5, 0))
