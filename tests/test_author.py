@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from panda3d.core import Point3
 
-from motionwarp import Interaction, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
+from motionwarp import Interaction, JumpProvider, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 from motionwarp.tools import author
 from motionwarp.tools.inspector import Model
 
 from . import biped_samples as biped
 from .conftest import CONTACTS, MANNEQUIN
+from .marker_rigs import read_at_phase_ends
 from .obstacles import box_profile, level, prism
 from .test_inspect import run_inspect, run_tool
 from .warp_helpers import WarpRun
@@ -79,11 +80,46 @@ def test_a_jump_in_place_is_warped_only_in_the_air(bipeds, which, tmp_path):
     assert asset.traversal.kind == "jump_over"
 
 
-def test_a_jump_onto_lands_the_root_clear_of_the_edge(bipeds, tmp_path):
-    asset = author.write(bipeds["metre"], "Jump", "jump_onto", tmp_path / "onto.warp.json")
-    (phase,) = asset.phases
-    assert abs(phase.start - biped.TAKE_OFF) <= 2 * FRAME and abs(phase.end - biped.TOUCH_DOWN) <= 2 * FRAME
-    assert phase.t_offset[1] >= 0.34 - 1e-4 and phase.t_offset[2] == 0.0
+@pytest.mark.parametrize("fps", [30, 144])
+def test_a_jump_onto_takes_off_then_lands_on_the_top_clear_of_its_edge(base, bipeds, fps, tmp_path):
+    """Two phases (design 5.1's jump_onto): take-off as the feet leave the ground, landing as they plant
+    again. Played through JumpProvider onto the test's own 0.4 m ledge whose face is 1.5 m ahead: the
+    root takes off on the ground with the capsule clear of the face and lands on the top a capsule
+    radius plus clearance (0.3 + 0.04 m, design 7) past the edge; both ankles on the top, past the
+    edge by more than a tenth of the skeleton's height, read from the Actor's joints."""
+    path = tmp_path / "onto.warp.json"
+    author.write(bipeds["metre"], "Jump", "jump_onto", path)
+    asset = WarpAsset.load(path)
+    take_off, landing = asset.phases
+    assert asset.traversal.kind == "jump_onto" and (take_off.name, landing.name) == ("take_off", "landing")
+    assert take_off.start == 0.0 and abs(take_off.end - biped.TAKE_OFF) <= 2 * FRAME
+    assert landing.start == take_off.end and abs(landing.end - biped.TOUCH_DOWN) <= 2 * FRAME
+    # what it clears: the soles' apex over the ground, LOW to HIGH times (0.4 m lies within)
+    apex = biped.TOE + biped.LIFT
+    assert asset.traversal.height == pytest.approx((author.LOW * apex, author.HIGH * apex), abs=0.01)
+    face, top, past = 1.5, 0.4, 0.3 + 0.04
+    # the top must hold where the clip ends: in place, the root stays where it lands, `past` onto it
+    assert asset.traversal.depth[0] == pytest.approx(past, abs=1e-3)
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    prism(root, "ledge", box_profile(3.0, top), 6.0, pos=(0, face + 1.5, 0))
+    found = JumpProvider(SceneProbe.from_geometry(root), [asset], reach=3.0).find_at(Point3(0, 0, 0), 0.0)
+    assert isinstance(found, Interaction) and found.kind == "jump_onto", found
+    actor = load_actor(bipeds["metre"].path)
+    actor.reparentTo(base.render)
+    ankles = [actor.exposeJoint(None, "modelRoot", f"foot.{side}") for side in "lr"]
+    try:
+        seen = read_at_phase_ends(base, actor, asset, found.targets, fps, lambda: (
+            actor.getPos(base.render), [ankle.getPos(base.render) for ankle in ankles]))
+    finally:
+        actor.cleanup()
+        actor.removeNode()
+    (up, _), (down, feet) = seen["take_off"], seen["landing"]
+    assert abs(up.z) < 1e-3 and up.y <= face - past + 0.002 + 1e-3   # the face found to edge_tolerance (2 mm)
+    assert (down - Point3(0, face + past, top)).length() < 0.01
+    height = biped.HIPS + biped.HEAD_ABOVE_HIPS
+    for ankle in feet:
+        assert ankle.y > face + 0.1 * height and ankle.z == pytest.approx(top + biped.ANKLE, abs=0.01)
 
 
 def test_the_mannequins_vault_authored_from_its_contacts(tmp_path):

@@ -1,7 +1,7 @@
 """InteractionChooser (docs/design.md 7): every provider is asked, the best answer offered: the
 nearest Interaction (the earlier provider within 5 cm), else the nearest refusal that names a distance."""
 import pytest
-from panda3d.core import Point3
+from panda3d.core import NodePath, Point3
 
 from motionwarp import (Interaction, InteractionChooser, JumpProvider, MarkerProvider, Refusal, SceneProbe,
                         TraversalProvider, UsageError)
@@ -40,6 +40,22 @@ def test_the_best_answer_is_the_nearest_interaction_else_the_nearest_refusal(ans
     assert chooser.find_at(Point3(1, 2, 0), 30.0) is answers[expected]
     assert all(p.asked == [((1.0, 2.0, 0.0), 30.0)] for p in providers)     # every provider was asked
     assert chooser.answers == answers
+
+
+def test_refusals_of_one_obstacle_name_every_reason():
+    """Two providers refusing the same node within 5 cm: one refusal with both reasons (as
+    TraversalProvider joins its own) and both's numbers; another node, or farther, is left alone."""
+    crate, wall = NodePath("crate"), NodePath("wall")
+    over = Refusal("too high to jump over (1.60 m > 1.10 m)", crate, 2.0, "jump_over", {"height": 1.6, "distance": 2.0})
+    onto = Refusal("too high to jump onto (1.60 m > 1.50 m)", crate, 2.03, "jump_onto", {"depth": 0.8, "distance": 2.03})
+    found = InteractionChooser([Fixed(over), Fixed(onto)]).find_at(Point3(0, 0, 0), 0.0)
+    assert found.reason == "too high to jump over (1.60 m > 1.10 m) or jump onto (1.60 m > 1.50 m)"
+    assert found.node == crate and found.distance == 2.0   # the nearest's, and its numbers where both have one
+    assert found.numbers == {"height": 1.6, "depth": 0.8, "distance": 2.0}
+    other = Refusal("too high to jump onto (1.60 m > 1.50 m)", wall, 2.0)
+    assert InteractionChooser([Fixed(over), Fixed(other)]).find_at(Point3(0, 0, 0), 0.0) is over
+    farther = Refusal("too high to jump onto (1.60 m > 1.50 m)", crate, 2.06)
+    assert InteractionChooser([Fixed(over), Fixed(farther)]).find_at(Point3(0, 0, 0), 0.0) is over
 
 
 def test_bad_providers_are_a_usage_error():

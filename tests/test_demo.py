@@ -137,7 +137,8 @@ def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
                            [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]},
                             {"name": "platform", "shape": "box", "pos": [0, 9, 0], "size": [3, 3, 2.1]}],
                            [[0, -3], [0, 12]])
-    reason = "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m)"
+    # the traversal's and the jump's refusals of the one tower, joined (design 7 "One chooser")
+    reason = "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m) or jump onto (3.00 m > 0.90 m)"
     assert report["skipped"] == [{"obstacle": "tower", "reason": reason}]
     # The tower stands across the path: the autopilot stops in front of it instead of walking through.
     assert report["interactions"] == []

@@ -40,14 +40,31 @@ def test_the_mannequins_limbs_are_found_by_name(mannequin):
     assert skeleton.hips == "hips" and skeleton.top == "root"
 
 
+def promised(contact, poses, height):
+    """Whether design 3.2 promises to detect a ground-truth contact: a foot, or a hand while the hips
+    move around it (BODY_MOVES, 0.2 of the height, relative to the hand over the true window), read from
+    the clip's joint positions. Not: hips on a seat, a hand held on an item while the body holds still."""
+    if contact["joint"].startswith("foot"):
+        return True
+    if not contact["joint"].startswith("hand"):
+        return False
+    fps = poses.fps
+    first, last = int(np.ceil(contact["start"] * fps - 1e-6)), int(contact["end"] * fps + 1e-6)
+    relative = poses.positions["hips"][first:last + 1] - poses.positions[contact["joint"]][first:last + 1]
+    return np.linalg.norm(relative - relative[0], axis=1).max() > 0.2 * height
+
+
 @pytest.mark.parametrize("clip", sorted(TRUTH["clips"]))
 def test_windows_match_the_ground_truth_within_two_frames(mannequin, clip):
-    """One detected window per true one, same joint, both ends within two frames; nothing else."""
+    """One detected window per true one the design promises, same joint, both ends within two frames;
+    nothing else (so nothing either where a contact is not promised: design 3.2 says why)."""
     bundles, skeleton, base = mannequin
     poses = ClipPoses(bundles[clip], base, clip)
     fps = TRUTH["fps"]
     found = detect(poses, skeleton)
-    truth = TRUTH["clips"][clip]["contacts"]
+    rest_z = [pos[2] for pos in skeleton.rest.values()]
+    height = max(rest_z) - min(rest_z)
+    truth = [c for c in TRUTH["clips"][clip]["contacts"] if promised(c, poses, height)]
     unmatched = list(found)
     for contact in truth:
         near = [p for p in unmatched if p.limb.joint == contact["joint"]
@@ -55,6 +72,26 @@ def test_windows_match_the_ground_truth_within_two_frames(mannequin, clip):
         assert near, f"{clip}: {contact['joint']} {contact['start']}..{contact['end']} s not found in {found}"
         unmatched.remove(near[0])
     assert not unmatched, f"{clip}: detected windows the ground truth lacks: {unmatched}"
+
+
+#: The ground truth's contacts design 3.2 says are not detected (the interaction clips of issue 17).
+UNPROMISED = {"pick_up": [("hand_r", 1.1, 1.45)], "pick_up_table": [("hand_r", 1.1, 1.45)],
+              "use": [("hand_r", 1.1, 1.45)], "sit": [("hips", 1.8, 2.6)]}
+
+
+def test_what_is_not_promised_is_exactly_the_held_hands_and_the_seat(mannequin):
+    """The rule above leaves out exactly the held hands and the seat, so the test cannot pass by
+    promising less: every other true window is checked."""
+    bundles, skeleton, base = mannequin
+    rest_z = [pos[2] for pos in skeleton.rest.values()]
+    height = max(rest_z) - min(rest_z)
+    left_out = {}
+    for clip, data in TRUTH["clips"].items():
+        poses = ClipPoses(bundles[clip], base, clip)
+        for c in data["contacts"]:
+            if not promised(c, poses, height):
+                left_out.setdefault(clip, []).append((c["joint"], c["start"], c["end"]))
+    assert left_out == UNPROMISED
 
 
 def test_a_travelling_cycle_has_no_stance_velocity(mannequin):

@@ -13,6 +13,9 @@ that ground velocity (`stance_velocity`).
   jump's apex, or held in the air with the body, is none of these.
 - Hands: still while the body moves around them (the hips travel relative to the hand by a
   fraction of the height): a vault's plant, a mantle's grab, not an idle's hanging arms.
+
+Not found: a hand held on a button while the whole body holds still, or hips on a seat; in joint
+motion they look like a shield held up or a squat held still (design 3.2). Markers place those.
 """
 import dataclasses
 import functools

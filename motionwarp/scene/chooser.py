@@ -8,10 +8,11 @@
 
 The best Interaction is the nearest (what the character meets first); providers that found
 things within TIE metres of each other rank in the order given. With no Interaction, the
-Refusal of the nearest thing refused, so the prompt names what is in front and why.
+Refusal of the nearest thing refused, so the prompt names what is in front and why (every
+provider's reason when several refuse that same thing: "too high to jump over (..) or jump onto (..)").
 """
 from ..base.errors import UsageError
-from .providers import Refusal
+from .providers import Refusal, _join
 
 #: Answers this close (metres) count as equally near: the earlier provider in the list wins.
 TIE = 0.05
@@ -48,8 +49,18 @@ def best(answers):
         return _nearest(found)
     placed = [answer for answer in answers if answer.distance is not None]
     if placed:
-        return _nearest(placed)
+        return _joined(_nearest(placed), placed)
     return answers[0] if answers else Refusal(NOTHING_AT_ALL)
+
+
+def _joined(refusal, refusals):
+    """`refusal`, with the reasons of the others that refuse the same node within TIE of it joined in."""
+    same = [other for other in refusals if refusal.node is not None and other.node == refusal.node
+            and abs(other.distance - refusal.distance) <= TIE]
+    if len(same) < 2:
+        return refusal
+    numbers = {k: v for other in reversed(same) for k, v in other.numbers.items()}
+    return Refusal(_join(other.reason for other in same), refusal.node, refusal.distance, refusal.kind, numbers)
 
 
 def _nearest(answers):

@@ -9,7 +9,8 @@ side), which give the edge's direction, so the jump leaves square to the edge. T
 the first ground across that lies within the assets' height range, at the distance the clip
 itself travels from take-off to landing (farther when the gap needs it, never nearer than a
 capsule radius past the far edge). A ledge is measured as for a mantle; the feet land a capsule
-radius onto its top and the take-off is where the clip's run ends there.
+radius onto its top and the take-off is where the clip's run ends there (at least a capsule radius
+before the face).
 """
 import math
 
@@ -51,7 +52,8 @@ class _Onto(_Provider):
         landing = self._stand_on_top(found, found.close_edge + found.inward * (radius + clearance), refuse, "land")
         if isinstance(landing, Refusal):
             return landing
-        run = self._run(asset)
+        # The take-off keeps the capsule clear of the face (a clip authored in place has no run of its own).
+        run = max(self._run(asset), 2 * (radius + clearance))
         # The face is `distance` ahead along the facing: the take-off, `run` back from the landing, must be too.
         behind = run - (radius + clearance) - found.distance * math.cos(math.radians(found.approach_deg))
         if behind > 0.0:

@@ -10,7 +10,10 @@ obstacle then, so against the obstacle the clip clears by itself the warp is nea
 - jump_over: take-off to the apex over the close edge, then the far edge behind the root as the
   soles come down to half their apex height, then the landing; nothing is warped while the
   feet are planted.
-- jump_onto: from take-off to touch-down onto the ledge, the rearmost toe a margin past its edge.
+- jump_onto (JumpProvider's two targets): take-off when the last foot contact before the flight ends
+  (the root where it is then), then the landing on top as the feet next plant: the root on the top's
+  floor a capsule radius and clearance past the edge (where the provider puts it), that edge a margin
+  behind the rearmost toe.
 
 `traversal` ranges come from what the clip clears: its hands' height (a vault, a mantle's reach)
 or its soles' height at the apex (a jump). Everything is written in metres, in the frame of a
@@ -28,7 +31,8 @@ from ..base.jsonfields import dumps
 from ..warp.asset import FORMAT, WarpAsset
 
 KINDS = ("vault", "mantle", "jump_over", "jump_onto")
-RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6)}
+RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6),
+         "take_off": (0.5, 1.6)}
 #: A traversal fits obstacles from LOW to HIGH times the height the clip clears by itself.
 LOW, HIGH = 0.5, 1.5
 #: A jump onto a ledge lands its rearmost toe this fraction of the character's height past the edge (and
@@ -197,13 +201,18 @@ def _jump_over(a):
 
 def _jump_onto(a):
     take_off, touch_down = a.flight()
+    ground = a.root(take_off)[2]
+    clear = max(a.lowest_sole(f / a.fps) for f in range(a.frame(take_off), a.frame(touch_down) + 1)) - ground
+    # the ledge's edge: a margin behind the rearmost toe as the feet touch down, the capsule clear of it
     rear = min(p[1] for p in a.soles(touch_down))
     root = a.root(touch_down)
-    edge = np.array([root[0], min(rear - ONTO_MARGIN * a.height, root[1] - _clear_past(a, 0.0)), root[2]])
-    apex = max(a.lowest_sole(f / a.fps) for f in range(a.frame(take_off), a.frame(touch_down) + 1))
-    clear = apex - a.root(take_off)[2]
-    return [("ledge_top", take_off, touch_down, edge)], {"height": [0.0, clear * HIGH],
-                                                         "depth": [root[1] - edge[1] + 0.25 * a.height, DEEP]}
+    edge = min(rear - ONTO_MARGIN * a.height, root[1] - _clear_past(a, 0.0))
+    # the landing target is where JumpProvider puts it: a capsule radius and clearance past the edge
+    landing = np.array([root[0], edge + _clear_past(a, 0.0), root[2]])
+    stand = a.root(a.facts.seconds)
+    points = [("take_off", 0.0, take_off, a.root(take_off)),
+              ("landing", take_off, touch_down, landing)]
+    return points, {"height": [LOW * clear, HIGH * clear], "depth": [max(stand[1] - edge, 0.0), DEEP]}
 
 
 def _clear_past(a, more=LAND_PAST):
