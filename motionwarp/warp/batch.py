@@ -159,36 +159,8 @@ class WarpBatch:
 
     # -- the frame ------------------------------------------------------------------------
     def _task(self, task):
-        if len(self._atlas.spans) > _MOST_PHASES:   # assets replaced by edits: start again
-            self._atlas = _Atlas()
-            self._rows = [None] * len(self._rows)
-        fast, frames = [], []
-        index = 0
-        while index < len(self.warpers):
-            warper = self.warpers[index]
-            if warper.destroyed:
-                self._drop(index)
-                continue
-            cur = self._fast_frame(index, warper)
-            if cur is None:
-                if warper._task(task) == task.done:   # the actor was removed: its task would end
-                    self._drop(index)
-                    continue
-            else:
-                fast.append(index)
-                frames.append(cur)
-            index += 1
-        if fast:
-            self.fast_frames += len(fast)
-            try:
-                self._place(fast, frames)
-            except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
-                for index in fast:
-                    self.warpers[index]._fail(exc)
-        return task.cont
-
-    def _fast_frame(self, index, warper):
-        """The clip frame to place `warper` at on the fast path this frame, or None for its own task.
+        """Each warper's frame: the fast path where it can take it, else its own task; then the fast
+        ones placed at once.
 
         The fast path is the single path's frame inside a phase with nothing else to do: the warp
         plays unblended (no fade, the Actor not blending: then every other clip is stopped, and one
@@ -196,26 +168,49 @@ class WarpBatch:
         changes its clip time; a warp's first frame is its own task's, which brings the driver's
         lift back to 0), its phase plan is fixed (no following target, same scale), and the clip
         moved on without restarting or reaching the phase's end."""
-        warp = warper._warp
-        row = self._rows[index]
-        if row is None or warp is not row.warp or warp._phase_plan is not row.plan:
-            row = self._load(index, warper)
-            if row is None:
-                return None
-        actor, bundle, phase = row.actor, row.bundle, row.phase
-        if (warp.state is not _IN_PHASE or actor.isEmpty() or actor.getSx() != row.scale or bundle.getAnimBlendFlag()
-                or bundle.getControlEffect(row.control) <= 0.0 or warp.asset.phases[warp.phase_index] is not phase
-                or phase.motion is not row.motion):
-            return None
-        cur = row.control.getFullFframe()
-        if cur < warp.frame - 1e-6 or cur >= row.f1:
-            return None
-        try:
-            row.update_pose()
-        except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
-            warper._fail(exc)
-            return None
-        return cur
+        if len(self._atlas.spans) > _MOST_PHASES:   # assets replaced by edits: start again
+            self._atlas = _Atlas()
+            self._rows = [None] * len(self._rows)
+        fast, frames = [], []
+        warpers, rows = self.warpers, self._rows
+        index = 0
+        while index < len(warpers):
+            warper = warpers[index]
+            if warper.destroyed:
+                self._drop(index)
+                continue
+            warp, row = warper._warp, rows[index]
+            if row is None or warp is not row.warp or warp._phase_plan is not row.plan:
+                row = self._load(index, warper)
+            cur = None
+            if row is not None:
+                actor, bundle, phase = row.actor, row.bundle, row.phase
+                if (warp.state is _IN_PHASE and not actor.isEmpty() and actor.getSx() == row.scale
+                        and not bundle.getAnimBlendFlag() and bundle.getControlEffect(row.control) > 0.0
+                        and warp.asset.phases[warp.phase_index] is phase and phase.motion is row.motion):
+                    cur = row.control.getFullFframe()
+                    if cur < warp.frame - 1e-6 or cur >= row.f1:
+                        cur = None
+            if cur is None:
+                if warper._task(task) == task.done:   # the actor was removed: its task would end
+                    self._drop(index)
+                    continue
+            else:
+                try:
+                    row.update_pose()
+                    fast.append(index)
+                    frames.append(cur)
+                except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
+                    warper._fail(exc)
+            index += 1
+        if fast:
+            self.fast_frames += len(fast)
+            try:
+                self._place(fast, frames)
+            except Exception as exc:
+                for index in fast:
+                    warpers[index]._fail(exc)
+        return task.cont
 
     def _load(self, index, warper):
         """Row `index` takes the arrays of `warper`'s phase in progress (it just started), or None when
