@@ -7,8 +7,10 @@ batch runs every warper it holds in one task. A frame inside a phase of a plain 
 target that does not follow a node, `warp_rotation` on) takes the fast path: per character only the
 pose update (`actor.update()`), the clip time, the driver's bookkeeping and one `setPosQuat`; the
 placement of all of them is one numpy pass over arrays that change only when a phase starts. Every
-other frame (phase starts and ends, events, blends, refusals, errors) goes through the warper's own
-task, unchanged, so the lifecycle, the events and each phase's exact arrival are the single path's.
+other frame goes through the warper's own code: a frame of plain root motion between phases or after
+the last (nothing else in it) through the same functions its task calls, without its overhead; phase
+starts and ends, events, blends, refusals and errors through its task, unchanged. So the lifecycle,
+the events and each phase's exact arrival are the single path's.
 """
 import math
 
@@ -17,9 +19,10 @@ from direct.actor.Actor import Actor
 from panda3d.core import ClockObject, LPoint3, LQuaternion
 
 from ..base.config import from_base
+from .placement import moved_by
 from .warper import WarpState
 
-_IN_PHASE = WarpState.IN_PHASE
+_IN_PHASE, _BETWEEN = WarpState.IN_PHASE, WarpState.BETWEEN
 
 
 class _Atlas:
@@ -159,36 +162,8 @@ class WarpBatch:
 
     # -- the frame ------------------------------------------------------------------------
     def _task(self, task):
-        if len(self._atlas.spans) > _MOST_PHASES:   # assets replaced by edits: start again
-            self._atlas = _Atlas()
-            self._rows = [None] * len(self._rows)
-        fast, frames = [], []
-        index = 0
-        while index < len(self.warpers):
-            warper = self.warpers[index]
-            if warper.destroyed:
-                self._drop(index)
-                continue
-            cur = self._fast_frame(index, warper)
-            if cur is None:
-                if warper._task(task) == task.done:   # the actor was removed: its task would end
-                    self._drop(index)
-                    continue
-            else:
-                fast.append(index)
-                frames.append(cur)
-            index += 1
-        if fast:
-            self.fast_frames += len(fast)
-            try:
-                self._place(fast, frames)
-            except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
-                for index in fast:
-                    self.warpers[index]._fail(exc)
-        return task.cont
-
-    def _fast_frame(self, index, warper):
-        """The clip frame to place `warper` at on the fast path this frame, or None for its own task.
+        """Each warper's frame: the fast path where it can take it, else its own task; then the fast
+        ones placed at once.
 
         The fast path is the single path's frame inside a phase with nothing else to do: the warp
         plays unblended (no fade, the Actor not blending: then every other clip is stopped, and one
@@ -196,26 +171,78 @@ class WarpBatch:
         changes its clip time; a warp's first frame is its own task's, which brings the driver's
         lift back to 0), its phase plan is fixed (no following target, same scale), and the clip
         moved on without restarting or reaching the phase's end."""
-        warp = warper._warp
-        row = self._rows[index]
-        if row is None or warp is not row.warp or warp._phase_plan is not row.plan:
-            row = self._load(index, warper)
-            if row is None:
-                return None
-        actor, bundle, phase = row.actor, row.bundle, row.phase
-        if (warp.state is not _IN_PHASE or actor.isEmpty() or actor.getSx() != row.scale or bundle.getAnimBlendFlag()
-                or bundle.getControlEffect(row.control) <= 0.0 or warp.asset.phases[warp.phase_index] is not phase
-                or phase.motion is not row.motion):
-            return None
-        cur = row.control.getFullFframe()
-        if cur < warp.frame - 1e-6 or cur >= row.f1:
-            return None
+        if len(self._atlas.spans) > _MOST_PHASES:   # assets replaced by edits: start again
+            self._atlas = _Atlas()
+            self._rows = [None] * len(self._rows)
+        fast, frames = [], []
+        warpers, rows, now = self.warpers, self._rows, self._clock.getFrameTime()
+        index = 0
+        while index < len(warpers):
+            warper = warpers[index]
+            if warper.destroyed:
+                self._drop(index)
+                continue
+            warp, row = warper._warp, rows[index]
+            if row is None or warp is not row.warp or warp._phase_plan is not row.plan:
+                row = self._load(index, warper)
+            cur = None
+            if row is not None:
+                actor, bundle, phase = row.actor, row.bundle, row.phase
+                if (warp.state is _IN_PHASE and not actor.isEmpty() and actor.getSx() == row.scale
+                        and not bundle.getAnimBlendFlag() and bundle.getControlEffect(row.control) > 0.0
+                        and warp.asset.phases[warp.phase_index] is phase and phase.motion is row.motion):
+                    cur = row.control.getFullFframe()
+                    if cur < warp.frame - 1e-6 or cur >= row.f1:
+                        cur = None
+            if cur is None:
+                if not self._between(warper, warp, now) and warper._task(task) == task.done:
+                    self._drop(index)   # the actor was removed: its own task would end
+                    continue
+            else:
+                try:
+                    row.update_pose()
+                    fast.append(index)
+                    frames.append(cur)
+                except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
+                    warper._fail(exc)
+            index += 1
+        if fast:
+            self.fast_frames += len(fast)
+            try:
+                self._place(fast, frames)
+            except Exception as exc:
+                for index in fast:
+                    warpers[index]._fail(exc)
+        return task.cont
+
+    def _between(self, warper, warp, now):
+        """The single path's frame of plain root motion between phases or after the last (the clip's
+        own motion since the last frame, the same functions on the same numbers) when nothing else
+        happens in it: no phase starts, the clip still plays, the warp unblended as on the fast path.
+        Whether it did it."""
+        if warp is None or warp.state is not _BETWEEN or warp.effect is not None or warp._follows:
+            return False
+        actor, driver, control = warper.actor, warper.driver, warp.control
+        bundle = driver.part_bundle
+        if (actor.isEmpty() or not 1e-6 < actor.getSx() < math.inf or bundle.getAnimBlendFlag()
+                or bundle.getControlEffect(control) <= 0.0):
+            return False
+        phases, cur = warp.asset.phases, control.getFullFframe()
+        last = warp.phase_index >= len(phases)
+        if (cur < warp.frame - 1e-6 or (last and not control.isPlaying())
+                or (not last and cur >= phases[warp.phase_index].motion.f0)):
+            return False
         try:
-            row.update_pose()
+            warper._update_pose()
+            actor.setPosQuat(*moved_by((actor.getPos(), actor.getQuat()), warp.track.between(warp.frame, cur),
+                                       actor.getScale()))
         except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
             warper._fail(exc)
-            return None
-        return cur
+            return True
+        warp.frame = cur
+        driver._prev_time = now   # what the driver's frame_motion() leaves (see _task)
+        driver._clip_named[warp.asset.clip].prev = cur
+        return True
 
     def _load(self, index, warper):
         """Row `index` takes the arrays of `warper`'s phase in progress (it just started), or None when

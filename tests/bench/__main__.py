@@ -38,7 +38,7 @@ def main(argv=None):
     parser.add_argument("--profile", action="store_true", help="profile the warper tasks of the per-frame pass")
     parser.add_argument("--prc", action="append", default=[], metavar="LINE",
                         help="a PRC line loaded before anything else, e.g. 'transform-cache 0' (repeatable)")
-    parser.add_argument("--suite", action="store_true", help="also run the test suite once and time it")
+    parser.add_argument("--suite", action="store_true", help="also run the test suite (-n auto) once and time it")
     args = parser.parse_args(argv)
     size = QUICK if args.quick else FULL
     repeats = args.repeats or (2 if args.quick else 3)

@@ -45,8 +45,8 @@ def print_goals(per_frame, single, batched, mesh, suite, obstacles):
         _line(f"query in front of it (its 12-triangle twin: {mesh['coarse_us'].median:.0f} us)", mesh["fine_us"].median,
               MESH_QUERY_US, "us")
     if suite is None:
-        print("- the suite under 60 s: not run (`--suite` runs `python -m pytest` once and times it)")
+        print("- the suite under 60 s: not run (`--suite` runs `python -m pytest -n auto` once and times it)")
     else:
         wall, cpu, last, passed = suite
-        _line(f"`python -m pytest` wall clock ({cpu:.0f} s of CPU; {last})", wall, SUITE_S, "s",
+        _line(f"`python -m pytest -n auto` wall clock ({cpu:.0f} s of CPU; {last})", wall, SUITE_S, "s",
               met=passed and wall <= SUITE_S)

@@ -48,7 +48,7 @@ def print_report(machine, prc, load_before, load_after, overhead_ns, size, repea
               f"| {summary.median / update:.2f} |")
     print()
     print(f"Scaling ({size['scale_frames']} frames per repeat): all warper tasks of a frame (their own tasks, or "
-          f"one `WarpBatch`, on alternate frames), then Panda3D's update of the same actors; share = "
+          f"one `WarpBatch`, taking turns of {size['scale_frames']} frames), then Panda3D's update of the same actors; share = "
           f"median of the frames' (tasks - update) / update")
     print()
     print("| characters warping | warper tasks ms/frame | p90 ms | spread ms | Panda3D update ms/frame | ratio "

@@ -2,9 +2,10 @@
 
 One frame's time is all N warper tasks run back to back (each calling `actor.update()`), then
 all N `actor.update(force=True)` (the same poses again): milliseconds of CPU per frame. The batched
-path (`WarpBatch`, one task for all N) is timed the same way on the next frame, so both paths see
-the same characters, clips and load; their shares are compared in per-frame ratios to Panda3D's
-update of that frame.
+path (`WarpBatch`, one task for all N) is timed the same way over the next frames, in turns of
+`frames` frames each way (a game runs one way every frame: alternating single frames would leave
+each path the other's cache), so both see the same characters, clips and load; their shares are
+compared in per-frame ratios to Panda3D's update of those frames.
 """
 import gc
 import statistics
@@ -48,7 +49,7 @@ class Scaled:
 
 
 def scaling(clock, herd, counts, timer, frames, repeats, taskmgr):
-    """({count: Scaled of the warpers' own tasks}, {count: Scaled of one WarpBatch}), interleaved frame by frame."""
+    """({count: Scaled of the warpers' own tasks}, {count: Scaled of one WarpBatch}), taking turns."""
     from motionwarp import WarpBatch
     herd.add(max(counts) - len(herd.all))
     single, batched = {}, {}
@@ -60,8 +61,8 @@ def scaling(clock, herd, counts, timer, frames, repeats, taskmgr):
         for _ in range(repeats):
             one.add_repeat()
             many.add_repeat()
-            for _ in range(frames):
-                for scaled, tasks in ((one, [v.task for v in vaulters]), (many, [task])):
+            for scaled, tasks in ((one, [v.task for v in vaulters]), (many, [task])):
+                for _ in range(frames):
                     clock.tick()
                     for vaulter in vaulters:
                         herd.keep_warping(vaulter)

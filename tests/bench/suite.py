@@ -1,4 +1,4 @@
-"""The test suite's own time: `python -m pytest` run once, wall clock and CPU of its process."""
+"""The test suite's own time: the README's `python -m pytest -n auto` run once, wall clock and CPU of its processes."""
 import pathlib
 import resource
 import subprocess
@@ -12,7 +12,7 @@ def run_suite():
     """(wall seconds, CPU seconds, the last line pytest printed, whether it passed)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider"], cwd=ROOT,
                           capture_output=True, text=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
