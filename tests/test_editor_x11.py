@@ -20,7 +20,7 @@ import pytest
 from demo.editor.curves import BOX as PANEL_BOX
 from motionwarp import WarpAsset
 
-from .conftest import MANNEQUIN, ROOT, WARP_ASSETS
+from .conftest import CHARACTER_ASSETS, MANNEQUIN, ROOT
 
 DEADLINE_S = 60.0
 POLL_S = 0.1
@@ -83,7 +83,7 @@ def _poll(what, ready, demo):
 
 
 def test_dragging_a_handle_with_the_mouse_then_f5_saves_the_moved_edge(display, tmp_path):
-    for name in WARP_ASSETS:
+    for name in CHARACTER_ASSETS:
         data = json.loads((ROOT / "assets" / f"{name}.warp.json").read_text())
         data["model"] = str(MANNEQUIN)
         (tmp_path / f"{name}.warp.json").write_text(json.dumps(data, indent=2))
