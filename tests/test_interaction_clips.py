@@ -16,17 +16,16 @@ from panda3d.core import NodePath, Point3, Vec3
 from motionwarp import JumpProvider, MarkerProvider, SceneProbe, WarpAsset, load_actor
 from motionwarp.scene.markers import MARKER_TAG
 
-from .conftest import CONTACTS, MANNEQUIN
+from .conftest import CONTACTS, INTERACTION_ASSETS, MANNEQUIN
 from .marker_rigs import read_at_phase_ends
 from .obstacles import box_profile, level, prism
 
 TRUTH = json.loads(CONTACTS.read_text())["clips"]
-INTERACTIONS = ("pick_up", "pick_up_table", "use", "sit", "jump_gap", "jump_onto")
 
 
 @pytest.fixture(scope="module")
 def assets(warp_asset_dir):
-    return {name: WarpAsset.load(warp_asset_dir / f"{name}.warp.json") for name in INTERACTIONS}
+    return {name: WarpAsset.load(warp_asset_dir / f"{name}.warp.json") for name in INTERACTION_ASSETS}
 
 
 @pytest.fixture(scope="module")
