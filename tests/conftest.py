@@ -15,6 +15,8 @@ ASSETS = ROOT / "assets"
 MANNEQUIN = ASSETS / "mannequin.glb"
 CONTACTS = ASSETS / "mannequin.contacts.json"
 WARP_ASSETS = ("vault", "mantle", "mantle_high")
+#: The interactions' assets (issue 17); the mannequin character plays both sets (characters/mannequin.json).
+INTERACTION_ASSETS = ("pick_up", "pick_up_table", "use", "sit", "jump_gap", "jump_onto")
 
 # The loader stores its bakes in Panda3D's model cache: the glTF files the tests write must not
 # fill the user's cache folder, so this run gets its own (set before anything is loaded).
