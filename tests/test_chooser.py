@@ -42,6 +42,18 @@ def test_the_best_answer_is_the_nearest_interaction_else_the_nearest_refusal(ans
     assert chooser.answers == answers
 
 
+def test_answers_about_one_obstacle_rank_in_the_order_given_whatever_their_distance():
+    """A vault measured to the crate's face and a jump onto it measured to its take-off 0.5 m before:
+    the same crate, so the earlier provider's answer (design 7); another crate 0.5 m nearer wins."""
+    crate, near_crate = NodePath("crate"), NodePath("near crate")
+    vault = Interaction("vault", None, [], 1.0, 0.6, Point3(), None, None, crate, 1.5)
+    onto = Interaction("jump_onto", None, [], 1.0, 0.8, Point3(), None, None, crate, 1.0)
+    assert InteractionChooser([Fixed(vault), Fixed(onto)]).find_at(Point3(0, 0, 0), 0.0) is vault
+    assert InteractionChooser([Fixed(onto), Fixed(vault)]).find_at(Point3(0, 0, 0), 0.0) is onto
+    other = Interaction("jump_onto", None, [], 1.0, 0.8, Point3(), None, None, near_crate, 1.0)
+    assert InteractionChooser([Fixed(vault), Fixed(other)]).find_at(Point3(0, 0, 0), 0.0) is other
+
+
 def test_refusals_of_one_obstacle_name_every_reason():
     """Two providers refusing the same node within 5 cm: one refusal with both reasons (as
     TraversalProvider joins its own) and both's numbers; another node, or farther, is left alone."""

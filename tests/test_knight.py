@@ -102,10 +102,10 @@ def test_the_assets_are_jumps_the_tool_proposed(tmp_path):
 
 
 def test_the_knight_crosses_the_course_as_far_as_its_clips_allow(base, tmp_path):
-    """Jumps over the crate, the log and the low crate (too shallow to land on), onto the wedge crate
-    and the tall crate (the take-off, a capsule radius before the face, comes before the face a jump
-    over aims at; it drops off them), and stops at the chamfered ledge, 1.6 m high, with both
-    jumps' reasons; every phase ends within 1 mm of its target."""
+    """Jumps over the crate, the log, the low crate (too shallow to land on) and the wedge crate (a
+    jump over is asked first, and one obstacle's answers rank in the order given: design 7), onto
+    the tall crate (too deep to jump over; it drops off it), and stops at the chamfered ledge, 1.6 m
+    high, with both jumps' reasons; every phase ends within 1 mm of its target."""
     character = tmp_path / "knight.json"
     character.write_text(json.dumps(dict(SHIPPED, model=str(KNIGHT))))
     folder = knight_assets(tmp_path / "assets")
@@ -122,10 +122,10 @@ def test_the_knight_crosses_the_course_as_far_as_its_clips_allow(base, tmp_path)
             elapsed += 1.0
         taken = [(name, kind) for name, kind, _ in started]
         assert taken == [("crate", "jump_over"), ("log", "jump_over"), ("low crate", "jump_over"),
-                         ("wedge crate", "jump_onto"), ("tall crate", "jump_onto")]
+                         ("wedge crate", "jump_over"), ("tall crate", "jump_onto")]
         errors = [float(np.linalg.norm(r.arrived - r.target)) for _, _, warp in started for r in warp.results]
         print(f"Knight phase end errors: max {max(errors) * 1000:.4f} mm over {len(errors)} phases")
-        assert len(errors) == 3 * 3 + 2 * 2 and max(errors) < 1e-3
+        assert len(errors) == 4 * 3 + 1 * 2 and max(errors) < 1e-3
         assert demo.autopilot.stopped == {
             "obstacle": "chamfered ledge",
             "reason": "too high to jump over (1.60 m > 1.10 m) or jump onto (1.60 m > 1.50 m)"}

@@ -7,7 +7,7 @@
         warper.play(found.asset, found.targets)
 
 The best Interaction is the nearest (what the character meets first); providers that found
-things within TIE metres of each other rank in the order given. With no Interaction, the
+things within TIE metres of each other, or the same thing, rank in the order given. With no Interaction, the
 Refusal of the nearest thing refused, so the prompt names what is in front and why (every
 provider's reason when several refuse that same thing: "too high to jump over (..) or jump onto (..)").
 """
@@ -42,8 +42,8 @@ class InteractionChooser:
 
 
 def best(answers):
-    """The nearest Interaction (earlier first within TIE), else the nearest Refusal that names a distance,
-    else the first Refusal."""
+    """The nearest Interaction (earlier first within TIE or about the same node), else the nearest Refusal
+    that names a distance, else the first Refusal."""
     found = [answer for answer in answers if answer]
     if found:
         return _nearest(found)
@@ -64,5 +64,11 @@ def _joined(refusal, refusals):
 
 
 def _nearest(answers):
+    """The earliest (in provider order) of the answers about the nearest thing: those within TIE of the
+    nearest, and every other answer about the same node (providers measure their distance to different
+    points of one obstacle: a vault to its face, a jump onto it to the take-off before it)."""
     closest = min(answer.distance for answer in answers)
-    return next(answer for answer in answers if answer.distance <= closest + TIE)
+    near = [answer for answer in answers if answer.distance <= closest + TIE]
+    nodes = [answer.node for answer in near if answer.node is not None]
+    return next(answer for answer in answers
+                if any(answer is n for n in near) or (answer.node is not None and answer.node in nodes))
