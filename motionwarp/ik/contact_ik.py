@@ -81,6 +81,10 @@ class ContactIK:
     def step(self, dt):
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
+        if not goals and not self._limiter.letting_go:  # nothing in contact: no joint read, none written
+            self._limiter.rest()
+            self._pelvis_rise.rest()
+            return 0
         arms = {joint: self._arm(joint) for joint in goals
                 if joint not in self.feet and self._hangs_from_pelvis(joint)}
         rise = self._pelvis_rise.step(goals, arms, dt, self.settings.ik_blend_time)
@@ -121,9 +125,12 @@ class ContactIK:
 
     def goals(self, dt):
         """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
-        animated place this frame; empty when nothing is in contact."""
+        animated place this frame; empty when nothing is in contact (then no joint is read)."""
+        clip = self._clip_time()
+        if self._goals.resting(clip):
+            return {}
         self.pose.read()   # this frame's animated pose (nothing to do when the warper's task made it)
-        return self._goals.step(dt, self._clip_time(), self._world)
+        return self._goals.step(dt, clip, self._world)
 
     def _clip_time(self):
         """The ClipTime of the warp whose contacts apply this frame (a new one restarts the goal
