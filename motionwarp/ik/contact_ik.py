@@ -56,6 +56,7 @@ class ContactIK:
         self._limiter = TurnLimiter()
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
         self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
+        self._hanging = {}        # joint -> does it hang from the pelvis?
         self._last_error = None
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-contact-ik-{id(self)}"
@@ -182,9 +183,13 @@ class ContactIK:
         return self.pelvis, TransformState.makeMat(net * LMatrix4f.translateMat(shift) * inverse(above))
 
     def _hangs_from_pelvis(self, joint):
-        while joint is not None and joint != self.pelvis:
-            joint = self.pose.parents[joint]
-        return joint is not None
+        hangs = self._hanging.get(joint)
+        if hangs is None:
+            above = joint
+            while above is not None and above != self.pelvis:
+                above = self.pose.parents[above]
+            hangs = self._hanging[joint] = above is not None
+        return hangs
 
     def _arm(self, joint):
         """(shoulder, elbow, hand): where (world) the limb ending at `joint` is animated this frame."""
