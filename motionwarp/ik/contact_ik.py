@@ -3,8 +3,8 @@
 Each frame, in its own late task, it composes its parts: the goal step (ik.goals: where each
 touching joint must be, from the clip time, the contacts, the phase targets and the surfaces a
 ray finds, and how far the pelvis moves), the two-bone solver (ik.twobone) bending each limb to
-put its end there, the turn-rate limiter (ik.turn_limit) holding joints back while a contact
-eases in or out, and the pose writer (ik.pose_writer) showing the bent joints this frame. The
+put its end there, the turn-rate limiter (ik.turn_limit) holding back every joint it bends (a
+contact easing in or out, or a body the warp moves under a held hand), and the pose writer (ik.pose_writer) showing the bent joints this frame. The
 task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
 it). With no contact active it costs next to nothing.
 """
@@ -110,9 +110,8 @@ class ContactIK:
         for joint, (correction, weight) in goals.items():
             moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
             carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
-            easing = weight < 1.0 or joint in limiter.letting_go   # the turn limit holds while the IK blends
             transforms, reached, held, slid = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
-                                                         moved, easing, up)
+                                                         moved, up)
             frozen += transforms
             if held or (joint in limiter.letting_go and not limiter.let_go(name for name, _ in transforms)):
                 letting_go.add(joint)
@@ -196,12 +195,12 @@ class ContactIK:
         return tuple(self.pose.world(name) for name in self.pose.names(joint)[1:])
 
     # -- bending one limb ---------------------------------------------------------------------
-    def _bend(self, joint, move, moved, limited, up):
+    def _bend(self, joint, move, moved, up):
         """([(joint name, new local TransformState)], the move achieved, held back?, how far the
         goal slid) moving `joint` by `move` (Character space) from its animated place. A goal out
         of reach slides along the level plane through it (`up`: the world's up in Character
         space) until the limb reaches it (twobone.slide_within_reach: a planted foot slides on
-        the ground rather than lifting). The move is less when `limited` and a joint of the limb
+        the ground rather than lifting). The move is less when a joint of the limb
         would turn faster than its own peak in the clip beyond what its animation turns it (the
         limiter gets each joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
         animated joints move with it)."""
@@ -221,9 +220,8 @@ class ContactIK:
         transforms, held, above = [], False, parent_net
         for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
             local, animated_local = TransformState.makeMat(net * inverse(above)), part.getValue()
-            if limited:
-                local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
-                held = held or turned
+            local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
+            held = held or turned
             self._limiter.bent(name, local, animated_local, first)
             transforms.append((name, local))
             above = local.getMat() * above if held else net
