@@ -141,7 +141,8 @@ class ContactIK:
             self._goals.restart()
             self._world.start(warp)
             joints = frozenset(name for contact in warp.asset.contacts for name in self.pose.names(contact.joint)[1:])
-            self._limiter.follow_clip(warp.asset.clip, warp.control.getAnim(), joints)
+            firsts = frozenset(self.pose.names(contact.joint)[1] for contact in warp.asset.contacts)
+            self._limiter.follow_clip(warp.asset.clip, warp.control.getAnim(), joints, firsts)
         if self._warp is None:
             return None
         control = self._warp.control
