@@ -113,7 +113,11 @@ class ContactIK:
             transforms, reached, held, slid = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
                                                          moved, up)
             frozen += transforms
-            if held or (joint in limiter.letting_go and not limiter.let_go(name for name, _ in transforms)):
+            names = [name for name, _ in transforms]
+            # a limb easing out whose IK rotation is more than a frame's turn is let go within the
+            # limit when its goal ends (its last correction may be small and its rotation not)
+            if held or (joint in limiter.letting_go and not limiter.let_go(names)) \
+                    or (weight < 1.0 and limiter.beyond_a_frame(names)):
                 letting_go.add(joint)
             if weight > 0.0:
                 self._goals.reached(joint, (world_from_char.xformVec(reached) - carried) / weight)

@@ -105,6 +105,20 @@ class TurnLimiter:
         return all(_turn(self._now[name][0].getQuat(), None, _rotation(self._now[name][1]), None) <= _LET_GO_DEG
                    for name in names)
 
+    def beyond_a_frame(self, names):
+        """Would dropping the IK's rotation of any of these joints, as bent this frame, turn it
+        faster than the limit allows next frame, with its animation turning as it did this frame?"""
+        for name in names:
+            local, animated, parent = self._now[name]
+            last, anim_quat = self._last.get(name), _rotation(animated)
+            room = self.most(name) - (0.0 if last is None else _turn(_rotation(last[1]), None, anim_quat, None))
+            if parent is not None:   # a limb's first joint: in Character space too
+                room = min(room, self.most_net(name) - (0.0 if last is None else _turn(
+                    _rotation(last[1]), _rotation(last[2]), anim_quat, _rotation(parent))))
+            if _turn(local.getQuat(), None, anim_quat, None) > room:
+                return True
+        return False
+
     def end_frame(self, letting_go):
         """This frame's rotations become last frame's; `letting_go`: the limbs still held back."""
         self._last, self._now, self.letting_go = self._now, {}, letting_go
