@@ -435,3 +435,27 @@ def _rotation_rows(character, joint, net=False):
     (posed.getNetTransform if net else posed.getTransform)(mat)
     rows = np.array([[mat.getCell(i, j) for j in range(3)] for i in range(3)], dtype=np.float64)
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_it_reads_no_joint_with_nothing_in_contact_but_reads_this_frames_pose_to_let_a_limb_go(base):
+    """With no warp and no feet kept on the ground the IK reads no joint and writes nothing (issue
+    20: nothing when no limb is in contact); a limb still being let go within the turn limit is
+    bent from this frame's animated pose, read that frame, and put back to it."""
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    actor.pose("vault", 10)
+    ik = ContactIK(actor, None, taskmgr=base.taskMgr, render=base.render)
+    reads, writes = [], []
+    read, write = ik.pose.read, ik.pose.write
+    ik.pose.read = lambda: reads.append(1) or read()
+    ik.pose.write = lambda frozen: writes.append([name for name, _ in frozen]) or write(frozen)
+    try:
+        assert ik.step(1 / 60) == 0 and not reads and not writes
+        ik._limiter.letting_go = {"hand_l"}
+        ik.step(1 / 60)
+        assert reads and writes == [["upper_arm_l", "forearm_l", "hand_l"]]
+        assert not ik._limiter.letting_go     # its IK rotation was nothing: let go at once
+    finally:
+        ik.destroy()
+        actor.cleanup()
+        actor.removeNode()

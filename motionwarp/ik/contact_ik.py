@@ -129,9 +129,10 @@ class ContactIK:
 
     def goals(self, dt):
         """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
-        animated place this frame; empty when nothing is in contact (then no joint is read)."""
+        animated place this frame; empty when nothing is in contact (then no joint is read, unless
+        a limb is still being let go within the turn limit)."""
         clip = self._clip_time()
-        if self._goals.resting(clip):
+        if self._goals.resting(clip) and not self._limiter.letting_go:
             return {}
         self.pose.read()   # this frame's animated pose (nothing to do when the warper's task made it)
         return self._goals.step(dt, clip, self._world)
