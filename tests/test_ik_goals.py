@@ -104,6 +104,21 @@ def test_it_rests_exactly_when_no_contact_weighs_anything(step):
     assert not ContactGoals(ContactIKSettings(ik_blend_time=BLEND, ik_feet_on_ground=1), ("foot_r",)).resting(None)
 
 
+def test_it_does_not_rest_while_a_contact_cut_short_eases_out(step):
+    """A warp ended inside a hand's window (no clip any more): its correction eases out over the
+    blend time, so the goal step does not rest until its weight is gone."""
+    world, dt = World(), 1 / 60
+    goals_at(step, 0.6, world)
+    for frame in range(1, 100):
+        assert not step.resting(None), frame
+        goals = step.step(dt, None, world)
+        if "hand_l" not in goals:
+            break
+        assert goals["hand_l"][1] == pytest.approx(1.0 - frame * dt / BLEND)
+    assert frame == pytest.approx(BLEND / dt, abs=1)
+    assert step.resting(None) and step.step(dt, None, world) == {}
+
+
 def test_a_hand_lets_go_from_its_last_correction_over_longer_when_it_is_large(step):
     world = World()
     world.target = Point3(0.3, 1.6, 1.1)     # 0.72 m away: eases out over 1.5 * 0.72 / EASE_SPEED s

@@ -55,14 +55,15 @@ class ContactGoals:
         """Would `step` return nothing and change nothing this frame? No contact of `clip` (a
         ClipTime or None) weighs anything, none has a planted point or correction remembered,
         nothing eases out, and no foot is kept on the ground: the caller reads no joint."""
-        if self._held or self._locks or self._lifts or (self.settings.ik_feet_on_ground and clip is None):
+        if self._held or (self.settings.ik_feet_on_ground and clip is None):
             return False
-        if clip is not None:
-            blend = self.settings.ik_blend_time
-            for contact in clip.contacts:
-                if contact.start - blend < clip.seconds and contact.weight(clip.seconds, blend) * clip.share > 0.0:
-                    return False
-        return True
+        if clip is None:   # planted points and corrections remembered apply only with a clip
+            return True
+        if self._locks or self._lifts:
+            return False
+        blend = self.settings.ik_blend_time
+        return not any(contact.start - blend < clip.seconds and contact.weight(clip.seconds, blend) * clip.share > 0.0
+                       for contact in clip.contacts)
 
     def step(self, dt, clip, world):
         """{end joint: (correction, weight)} this frame; `clip`: a ClipTime, or None outside warps.
