@@ -15,7 +15,7 @@ from panda3d.core import LMatrix4f, LQuaternionf, PartBundle, Point3, Vec3
 from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 from motionwarp.ik.contact_ik import ContactIK
 from motionwarp.base.errors import AssetError, UsageError
-from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_turn_speed, peak_turn_speeds
+from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_net_turn_speeds, peak_turn_speed, peak_turn_speeds
 from motionwarp.ik.twobone import bend_direction, solve
 
 from .conftest import MANNEQUIN, step
@@ -373,12 +373,7 @@ def test_the_turn_limit_is_the_clips_own_peak(base):
     try:
         joints = [joint for limb in LIMBS.items() for joint in (limb[0],) + limb[1]]
         control = actor.getAnimControl("vault")
-        character = actor.find("**/+Character").node()
-        poses = []
-        for frame in range(control.getNumFrames()):
-            actor.pose("vault", frame)
-            actor.update(force=True)
-            poses.append({joint: _rotation_rows(character, joint) for joint in joints})
+        poses = _posed_rotations(actor, control, joints)
         measured = max(math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(a[j].T @ b[j]) - 1.0) / 2.0))))
                        for a, b in zip(poses, poses[1:]) for j in joints) * control.getFrameRate()
         assert peak_turn_speed(control.getAnim(), frozenset(joints)) == pytest.approx(measured, rel=1e-3)
@@ -397,9 +392,70 @@ def test_the_turn_limit_is_the_clips_own_peak(base):
         actor.removeNode()
 
 
-def _rotation_rows(character, joint):
-    """The joint's rotation relative to its parent (3x3, float64), from its posed local matrix."""
+def test_a_limbs_first_joint_is_limited_by_its_own_peak_in_character_space(base):
+    """peak_net_turn_speeds equals the fastest turn of each limb's first joint in Character space
+    measured on the posed skeleton (its net matrix), pose by pose at the clip's frame rate, and
+    the limiter allows it 1.5 times that there (an upper arm whose chest turns against it in the
+    clip turns slower in Character space than relative to the chest)."""
+    actor = load_actor(MANNEQUIN)
+    try:
+        firsts = [upper for upper, _ in LIMBS.values()]
+        control = actor.getAnimControl("vault")
+        poses = _posed_rotations(actor, control, firsts, net=True)
+        net = peak_net_turn_speeds(control.getAnim(), frozenset(firsts))
+        limiter = TurnLimiter()
+        limiter.follow_clip("vault", control.getAnim(), frozenset(firsts), frozenset(firsts))
+        limiter.start_frame(0.01, 0.5)
+        for joint in firsts:
+            measured = max(math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(a[joint].T @ b[joint]) - 1.0) / 2.0))))
+                           for a, b in zip(poses, poses[1:])) * control.getFrameRate()
+            assert net[joint] == pytest.approx(measured, rel=1e-3), joint
+            assert limiter.most_net(joint) == pytest.approx(1.5 * measured * 0.01 * 0.5, rel=1e-3), joint
+        assert any(net[joint] < peak_turn_speeds(control.getAnim(), frozenset(firsts))[joint] / 1.1 for joint in firsts)
+    finally:
+        actor.cleanup()
+        actor.removeNode()
+
+
+def _posed_rotations(actor, control, joints, net=False):
+    """[{joint: _rotation_rows}] at every frame of the vault (`control`), posed on the skeleton."""
+    character, poses = actor.find("**/+Character").node(), []
+    for frame in range(control.getNumFrames()):
+        actor.pose("vault", frame)
+        actor.update(force=True)
+        poses.append({joint: _rotation_rows(character, joint, net) for joint in joints})
+    return poses
+
+
+def _rotation_rows(character, joint, net=False):
+    """The joint's rotation relative to its parent (3x3, float64), from its posed local matrix;
+    with `net`, in Character space from its net matrix."""
     mat = LMatrix4f()
-    character.findJoint(joint).getTransform(mat)
+    posed = character.findJoint(joint)
+    (posed.getNetTransform if net else posed.getTransform)(mat)
     rows = np.array([[mat.getCell(i, j) for j in range(3)] for i in range(3)], dtype=np.float64)
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_it_reads_no_joint_with_nothing_in_contact_but_reads_this_frames_pose_to_let_a_limb_go(base):
+    """With no warp and no feet kept on the ground the IK reads no joint and writes nothing (issue
+    20: nothing when no limb is in contact); a limb still being let go within the turn limit is
+    bent from this frame's animated pose, read that frame, and put back to it."""
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    actor.pose("vault", 10)
+    ik = ContactIK(actor, None, taskmgr=base.taskMgr, render=base.render)
+    reads, writes = [], []
+    read, write = ik.pose.read, ik.pose.write
+    ik.pose.read = lambda: reads.append(1) or read()
+    ik.pose.write = lambda frozen: writes.append([name for name, _ in frozen]) or write(frozen)
+    try:
+        assert ik.step(1 / 60) == 0 and not reads and not writes
+        ik._limiter.letting_go = {"hand_l"}
+        ik.step(1 / 60)
+        assert reads and writes == [["upper_arm_l", "forearm_l", "hand_l"]]
+        assert not ik._limiter.letting_go     # its IK rotation was nothing: let go at once
+    finally:
+        ik.destroy()
+        actor.cleanup()
+        actor.removeNode()

@@ -81,6 +81,44 @@ def test_nothing_before_a_contact_eases_in(step):
     assert goals_at(step, 0.29, World()) == {}
 
 
+def test_it_rests_exactly_when_no_contact_weighs_anything(step):
+    """`resting` (the caller then reads no joint) holds before the first contact eases in, between
+    contacts once the last one has eased out (its held weight drops dt / blend a frame, so within
+    one more blend time), and after the last; never while a contact eases in, holds or eases out.
+    A resting frame's step returns nothing and asks the world nothing."""
+    foot = Contact("foot_r", 1.5, 1.8, "surface", offset=(0.0, 0.0, 0.08))
+    world, dt = World(), 1 / 60
+    for frame in range(int(2.6 / dt)):
+        seconds = frame * dt
+        clip = ClipTime((HAND, foot), seconds, 1.0)
+        resting = step.resting(clip)
+        if seconds < HAND.start - BLEND or HAND.end + 2 * BLEND < seconds < foot.start - BLEND \
+                or seconds > foot.end + 2 * BLEND:
+            assert resting, seconds
+        elif HAND.start - BLEND < seconds < HAND.end + BLEND or foot.start - BLEND < seconds < foot.end + BLEND:
+            assert not resting, seconds
+        asked = len(world.asked)
+        goals = step.step(dt, clip, world)
+        if resting:
+            assert goals == {} and len(world.asked) == asked, seconds
+    assert not ContactGoals(ContactIKSettings(ik_blend_time=BLEND, ik_feet_on_ground=1), ("foot_r",)).resting(None)
+
+
+def test_it_does_not_rest_while_a_contact_cut_short_eases_out(step):
+    """A warp ended inside a hand's window (no clip any more): its correction eases out over the
+    blend time, so the goal step does not rest until its weight is gone."""
+    world, dt = World(), 1 / 60
+    goals_at(step, 0.6, world)
+    for frame in range(1, 100):
+        assert not step.resting(None), frame
+        goals = step.step(dt, None, world)
+        if "hand_l" not in goals:
+            break
+        assert goals["hand_l"][1] == pytest.approx(1.0 - frame * dt / BLEND)
+    assert frame == pytest.approx(BLEND / dt, abs=1)
+    assert step.resting(None) and step.step(dt, None, world) == {}
+
+
 def test_a_hand_lets_go_from_its_last_correction_over_longer_when_it_is_large(step):
     world = World()
     world.target = Point3(0.3, 1.6, 1.1)     # 0.72 m away: eases out over 1.5 * 0.72 / EASE_SPEED s

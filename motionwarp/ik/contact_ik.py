@@ -3,8 +3,8 @@
 Each frame, in its own late task, it composes its parts: the goal step (ik.goals: where each
 touching joint must be, from the clip time, the contacts, the phase targets and the surfaces a
 ray finds, and how far the pelvis moves), the two-bone solver (ik.twobone) bending each limb to
-put its end there, the turn-rate limiter (ik.turn_limit) holding joints back while a contact
-eases in or out, and the pose writer (ik.pose_writer) showing the bent joints this frame. The
+put its end there, the turn-rate limiter (ik.turn_limit) holding back every joint it bends (a
+contact easing in or out, or a body the warp moves under a held hand), and the pose writer (ik.pose_writer) showing the bent joints this frame. The
 task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
 it). With no contact active it costs next to nothing.
 """
@@ -56,6 +56,7 @@ class ContactIK:
         self._limiter = TurnLimiter()
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
         self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
+        self._hanging = {}        # joint -> does it hang from the pelvis?
         self._last_error = None
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-contact-ik-{id(self)}"
@@ -81,6 +82,10 @@ class ContactIK:
     def step(self, dt):
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
+        if not goals and not self._limiter.letting_go:  # nothing in contact: no joint read, none written
+            self._limiter.rest()
+            self._pelvis_rise.rest()
+            return 0
         arms = {joint: self._arm(joint) for joint in goals
                 if joint not in self.feet and self._hangs_from_pelvis(joint)}
         rise = self._pelvis_rise.step(goals, arms, dt, self.settings.ik_blend_time)
@@ -105,11 +110,14 @@ class ContactIK:
         for joint, (correction, weight) in goals.items():
             moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
             carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
-            easing = weight < 1.0 or joint in limiter.letting_go   # the turn limit holds while the IK blends
             transforms, reached, held, slid = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
-                                                         moved, easing, up)
+                                                         moved, up)
             frozen += transforms
-            if held or (joint in limiter.letting_go and not limiter.let_go(name for name, _ in transforms)):
+            names = [name for name, _ in transforms]
+            # a limb easing out whose IK rotation is more than a frame's turn is let go within the
+            # limit when its goal ends (its last correction may be small and its rotation not)
+            if held or (joint in limiter.letting_go and not limiter.let_go(names)) \
+                    or (weight < 1.0 and limiter.beyond_a_frame(names)):
                 letting_go.add(joint)
             if weight > 0.0:
                 self._goals.reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
@@ -121,9 +129,13 @@ class ContactIK:
 
     def goals(self, dt):
         """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
-        animated place this frame; empty when nothing is in contact."""
+        animated place this frame; empty when nothing is in contact (then no joint is read, unless
+        a limb is still being let go within the turn limit)."""
+        clip = self._clip_time()
+        if self._goals.resting(clip) and not self._limiter.letting_go:
+            return {}
         self.pose.read()   # this frame's animated pose (nothing to do when the warper's task made it)
-        return self._goals.step(dt, self._clip_time(), self._world)
+        return self._goals.step(dt, clip, self._world)
 
     def _clip_time(self):
         """The ClipTime of the warp whose contacts apply this frame (a new one restarts the goal
@@ -134,7 +146,8 @@ class ContactIK:
             self._goals.restart()
             self._world.start(warp)
             joints = frozenset(name for contact in warp.asset.contacts for name in self.pose.names(contact.joint)[1:])
-            self._limiter.follow_clip(warp.asset.clip, warp.control.getAnim(), joints)
+            firsts = frozenset(self.pose.names(contact.joint)[1] for contact in warp.asset.contacts)
+            self._limiter.follow_clip(warp.asset.clip, warp.control.getAnim(), joints, firsts)
         if self._warp is None:
             return None
         control = self._warp.control
@@ -175,21 +188,25 @@ class ContactIK:
         return self.pelvis, TransformState.makeMat(net * LMatrix4f.translateMat(shift) * inverse(above))
 
     def _hangs_from_pelvis(self, joint):
-        while joint is not None and joint != self.pelvis:
-            joint = self.pose.parents[joint]
-        return joint is not None
+        hangs = self._hanging.get(joint)
+        if hangs is None:
+            above = joint
+            while above is not None and above != self.pelvis:
+                above = self.pose.parents[above]
+            hangs = self._hanging[joint] = above is not None
+        return hangs
 
     def _arm(self, joint):
         """(shoulder, elbow, hand): where (world) the limb ending at `joint` is animated this frame."""
         return tuple(self.pose.world(name) for name in self.pose.names(joint)[1:])
 
     # -- bending one limb ---------------------------------------------------------------------
-    def _bend(self, joint, move, moved, limited, up):
+    def _bend(self, joint, move, moved, up):
         """([(joint name, new local TransformState)], the move achieved, held back?, how far the
         goal slid) moving `joint` by `move` (Character space) from its animated place. A goal out
         of reach slides along the level plane through it (`up`: the world's up in Character
         space) until the limb reaches it (twobone.slide_within_reach: a planted foot slides on
-        the ground rather than lifting). The move is less when `limited` and a joint of the limb
+        the ground rather than lifting). The move is less when a joint of the limb
         would turn faster than its own peak in the clip beyond what its animation turns it (the
         limiter gets each joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
         animated joints move with it)."""
@@ -209,9 +226,8 @@ class ContactIK:
         transforms, held, above = [], False, parent_net
         for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
             local, animated_local = TransformState.makeMat(net * inverse(above)), part.getValue()
-            if limited:
-                local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
-                held = held or turned
+            local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
+            held = held or turned
             self._limiter.bent(name, local, animated_local, first)
             transforms.append((name, local))
             above = local.getMat() * above if held else net

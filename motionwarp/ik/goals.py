@@ -51,6 +51,20 @@ class ContactGoals:
         """A new warp's contacts apply: forget the last one's planted feet and corrections."""
         self._locks, self._lifts = {}, {}
 
+    def resting(self, clip):
+        """Would `step` return nothing and change nothing this frame? No contact of `clip` (a
+        ClipTime or None) weighs anything, none has a planted point or correction remembered,
+        nothing eases out, and no foot is kept on the ground: the caller reads no joint."""
+        if self._held or (self.settings.ik_feet_on_ground and clip is None):
+            return False
+        if clip is None:   # planted points and corrections remembered apply only with a clip
+            return True
+        if self._locks or self._lifts:
+            return False
+        blend = self.settings.ik_blend_time
+        return not any(contact.start - blend < clip.seconds and contact.weight(clip.seconds, blend) * clip.share > 0.0
+                       for contact in clip.contacts)
+
     def step(self, dt, clip, world):
         """{end joint: (correction, weight)} this frame; `clip`: a ClipTime, or None outside warps.
         Empty when nothing is in contact."""
@@ -188,6 +202,10 @@ class PelvisRise:
             wanted = self.rise + max(-PELVIS_SPEED * dt, min(PELVIS_SPEED * dt, wanted - self.rise))
         self.rise = _hands_bound(goals, arms, wanted)
         return self.rise if abs(self.rise) >= _GROUND_EPSILON else 0.0
+
+    def rest(self):
+        """Nothing is in contact this frame: the pelvis is where it is animated."""
+        self.rise = 0.0
 
     def _feet_rise(self, goals):
         """As far as the lowest foot must go, so no leg stretches toward the ground (a high crate,

@@ -15,6 +15,7 @@ class SceneView:
         self.actor, self.render, self.probe, self.pose, self.settings = actor, render, probe, pose, settings
         self._warp = None
         self._points = {}         # contact index -> (what they depend on, its target_points) for the warp
+        self._phases = {}         # phase name -> its index in the warp's asset
 
     @property
     def has_surfaces(self):
@@ -23,6 +24,7 @@ class SceneView:
     def start(self, warp):
         """The contacts of `warp` apply from now on."""
         self._warp, self._points = warp, {}
+        self._phases = {phase.name: index for index, phase in reversed(list(enumerate(warp.asset.phases)))}
 
     def animated(self, joint):
         """Where (world) the animation puts `joint` this frame."""
@@ -55,7 +57,7 @@ class SceneView:
         """Where `contact`'s joint must touch (world), and where the warp alone would put it then;
         computed again only when the target follows a node or the actor's parent or scale changed."""
         warp = self._warp
-        phase = next(i for i, p in enumerate(warp.asset.phases) if p.name == contact.phase)
+        phase = self._phases[contact.phase]
         depends = None if warp.targets[phase].follow is not None else (self.actor.getParent().getNetTransform(),
                                                                        warp.scale)
         known = self._points.get(index)

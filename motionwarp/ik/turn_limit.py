@@ -1,19 +1,23 @@
-"""The contact IK's turn-rate limit: while a contact eases in or out, no limb joint turns faster
-than its own peak in the clip, times the play rate (or its animation this frame).
+"""The contact IK's turn-rate limit: no limb joint the IK bends turns faster than its own peak in
+the clip, times the play rate (or its animation this frame).
 
 A stretched limb letting go would otherwise whip: near full reach a small move of the hand or
-foot is a large turn of the elbow or knee. The limiter remembers each joint's IK rotation of
+foot is a large turn of the elbow or knee; so would an arm whose hand is held on a top while
+the warp lifts the body under it (over a 1.4 m crate the upper arms turned 3.2 times their
+own peak inside the hands' window when the limit held only while a contact blended). The limiter remembers each joint's IK rotation of
 last frame and lets this frame's move only as far from it as the limit allows.
 """
 import functools
 import math
 
+import numpy as np
+
 from panda3d.core import LMatrix4f, LQuaternionf, TransformState
 
-from ..animation.rootmotion import find_channel
+from ..animation.rootmotion import channel_path, find_channel, joint_model_matrices
 from ..warp.warpmath import slerp
 
-#: How much faster than its own peak in the clip a joint may turn while the IK blends (never
+#: How much faster than its own peak in the clip a joint may turn while the IK bends it (never
 #: faster than the clip's fastest joint): room for the correction itself (at exactly its own
 #: peak, a hand easing onto a higher crate arrives late).
 ALLOWANCE = 1.5
@@ -32,16 +36,22 @@ class TurnLimiter:
         self._now = {}           # the same, this frame
         self._peaks = {}         # clip -> {joint: fastest it turns (degrees per second)}
         self.peaks = {}
+        self._net_peaks = {}     # clip -> {limb's first joint: fastest it turns in Character space}
+        self.net_peaks = {}
         self._seconds = 0.0      # clip seconds this frame plays (dt times the play rate)
         self.letting_go = set()
 
-    def follow_clip(self, clip, anim, joints):
-        """Limit each of `joints` (a frozenset of names) to how fast it turns in `clip` (AnimBundle `anim`)."""
+    def follow_clip(self, clip, anim, joints, firsts=frozenset()):
+        """Limit each of `joints` (a frozenset of names) to how fast it turns in `clip` (AnimBundle
+        `anim`) relative to its parent, and each of `firsts` (the limbs' first joints, whose
+        parent the IK does not turn) also to how fast it turns in Character space: a joint whose
+        parent turns against it in the clip turns slower in Character space than in its parent's."""
         if clip not in self._peaks:
             own = peak_turn_speeds(anim, joints)
             fastest = max(own.values(), default=math.inf)
             self._peaks[clip] = {joint: min(ALLOWANCE * peak, fastest) for joint, peak in own.items()}
-        self.peaks = self._peaks[clip]
+            self._net_peaks[clip] = {joint: ALLOWANCE * peak for joint, peak in peak_net_turn_speeds(anim, firsts).items()}
+        self.peaks, self.net_peaks = self._peaks[clip], self._net_peaks[clip]
 
     def rest(self):
         """No limb was bent this frame: next frame starts from the animation."""
@@ -54,26 +64,34 @@ class TurnLimiter:
         self._seconds = dt * abs(rate)
 
     def most(self, name):
-        """The most degrees joint `name` may turn this frame while the IK blends."""
+        """The most degrees joint `name` may turn this frame while the IK bends it."""
         return self.peaks.get(name, math.inf) * self._seconds
+
+    def most_net(self, name):
+        """The most degrees a limb's first joint `name` may turn in Character space this frame
+        (`most` when its Character-space peak is not known)."""
+        return self.net_peaks.get(name, self.peaks.get(name, math.inf)) * self._seconds
 
     def limit(self, name, wanted, animated, parent, most):
         """(joint `name`'s new local TransformState, held back?): `wanted`, unless that turns it
         more than `most` degrees this frame and beyond its animation (`animated`, its animated
         local matrix; limit_turn). `parent` (for the limb's first joint): its parent's net
-        matrix, for its turn in Character space too."""
+        matrix, for its turn in Character space too (at most `most_net(name)` degrees, beyond
+        its animation's turn there)."""
         last, held = self._last.get(name), False
-        if last is None or not self._within(last, wanted, parent, most):
+        most_net = self.most_net(name) if parent is not None else None
+        if last is None or not self._within(last, wanted, parent, most, most_net):
             anim_quat = _rotation(animated)
             if last is None:  # not bent last frame: from the animation
-                previous, anim_turn = LQuaternionf.identQuat(), 0.0
+                previous, room = LQuaternionf.identQuat(), most if most_net is None else min(most, most_net)
             else:
                 out, last_animated, last_parent = last
                 last_quat = _rotation(last_animated)
-                previous, anim_turn = out.getQuat() * last_quat.conjugate(), _turn(last_quat, None, anim_quat, None)
+                previous, room = out.getQuat() * last_quat.conjugate(), most - _turn(last_quat, None, anim_quat, None)
                 if parent is not None:
-                    anim_turn = max(anim_turn, _turn(last_quat, _rotation(last_parent), anim_quat, _rotation(parent)))
-            turn, held = limit_turn(previous, wanted.getQuat() * anim_quat.conjugate(), anim_turn, most)
+                    room = min(room, most_net - _turn(last_quat, _rotation(last_parent), anim_quat, _rotation(parent)))
+            # the IK's rotation moves at most `room`: the joint turns at most its animation's turn plus that
+            turn, held = limit_turn(previous, wanted.getQuat() * anim_quat.conjugate(), 0.0, room)
             if held:
                 wanted = TransformState.makeMat(animated).setQuat(turn * anim_quat)
         return wanted, held
@@ -87,18 +105,32 @@ class TurnLimiter:
         return all(_turn(self._now[name][0].getQuat(), None, _rotation(self._now[name][1]), None) <= _LET_GO_DEG
                    for name in names)
 
+    def beyond_a_frame(self, names):
+        """Would dropping the IK's rotation of any of these joints, as bent this frame, turn it
+        faster than the limit allows next frame, with its animation turning as it did this frame?"""
+        for name in names:
+            local, animated, parent = self._now[name]
+            last, anim_quat = self._last.get(name), _rotation(animated)
+            room = self.most(name) - (0.0 if last is None else _turn(_rotation(last[1]), None, anim_quat, None))
+            if parent is not None:   # a limb's first joint: in Character space too
+                room = min(room, self.most_net(name) - (0.0 if last is None else _turn(
+                    _rotation(last[1]), _rotation(last[2]), anim_quat, _rotation(parent))))
+            if _turn(local.getQuat(), None, anim_quat, None) > room:
+                return True
+        return False
+
     def end_frame(self, letting_go):
         """This frame's rotations become last frame's; `letting_go`: the limbs still held back."""
         self._last, self._now, self.letting_go = self._now, {}, letting_go
 
     @staticmethod
-    def _within(last, wanted, parent, most):
+    def _within(last, wanted, parent, most, most_net):
         """Does `wanted` turn the joint at most `most` degrees from last frame's pose (`last`:
-        its entry), in its parent's space and, with `parent`, in Character space?"""
+        its entry) in its parent's space and, with `parent`, at most `most_net` in Character space?"""
         before, now = last[0].getQuat(), wanted.getQuat()
         if not _within(before, None, now, None, most):
             return False
-        return parent is None or _within(before, _rotation(last[2]), now, _rotation(parent), most)
+        return parent is None or _within(before, _rotation(last[2]), now, _rotation(parent), most_net)
 
 
 def turn_angle(quat):
@@ -144,6 +176,23 @@ def peak_turn_speeds(anim, joints):
             channel.getValue(frame, mat)
             quats.append(TransformState.makeMat(mat).getQuat())
         peak = max([0.0] + [turn_angle(a.conjugate() * b) for a, b in zip(quats, quats[1:])])
+        peaks[joint] = peak * anim.getBaseFrameRate() if peak > 0.0 else math.inf
+    return peaks
+
+
+@functools.lru_cache(maxsize=64)
+def peak_net_turn_speeds(anim, joints):
+    """{joint: degrees per second it turns at most in Character space}, from frame to frame of
+    AnimBundle `anim` at its own frame rate (every channel from the skeleton's top composed), for
+    those of `joints` (a frozenset) it animates (inf for a joint that never turns)."""
+    peaks = {}
+    for joint in joints:
+        if channel_path(anim, joint) is None:
+            continue
+        rows = joint_model_matrices(anim, joint)[0][:, :3, :3]
+        rows = rows / np.linalg.norm(rows, axis=2, keepdims=True)     # rotation only
+        cos = (np.einsum("nij,nij->n", rows[:-1], rows[1:]) - 1.0) / 2.0
+        peak = float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))).max(initial=0.0))
         peaks[joint] = peak * anim.getBaseFrameRate() if peak > 0.0 else math.inf
     return peaks
 

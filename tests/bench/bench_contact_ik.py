@@ -7,9 +7,11 @@ reading the level through one SceneProbe. Per frame and character, after the war
 times `actor.update(force=True)` (Panda3D computing the blended skeleton, which every animated
 character pays) and `ContactIK.step()` (finding the contacts' targets, solving every limb in
 contact, and the freeze/update/release that writes them into the pose), and prints medians by
-how many limbs were in contact, and the ratio to Panda3D's figure. A last pass times the
-feet-on-ground mode on flat ground (two rays, nothing to bend). CPU time of the thread;
-`python -m tests.bench` reports the IK's overall figure with the others.
+how many limbs were in contact, and the ratio to Panda3D's figure; frames with no contact
+window active or blending ("resting": no joint read) apart. A last pass times walkers on flat
+ground, with the feet-on-ground mode (two rays, nothing to bend) and without it (resting). It
+ends with issue 20's contact IK goals, met or not. CPU time of the thread; `python -m
+tests.bench` reports the IK's overall figure with the others.
 """
 import collections
 import pathlib
@@ -24,6 +26,10 @@ from tests.bench.frame_costs import panda_update  # noqa: E402
 from tests.bench.headless import options, windowless_base  # noqa: E402
 from tests.bench.timing import CpuTimer  # noqa: E402
 
+#: Issue 20's goals, in units of Panda3D's `actor.update()` of the same frames.
+TWO_LIMBS_RATIO = 1.5      # a vaulting character with two limbs in contact
+RESTING_RATIO = 0.1        # no limb in contact and no warp: next to nothing
+
 
 def main():
     args = options(__doc__)
@@ -37,15 +43,17 @@ def main():
     iks = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))[0]
            for v in vaulters]
 
+    reads = [_count_reads(ik) for ik in iks]
     update_us, ik_us = [], collections.defaultdict(list)
     for _ in range(args.frames):
         clock.tick()
-        for vaulter, ik in zip(vaulters, iks):
+        for vaulter, ik, read in zip(vaulters, iks, reads):
             herd.keep_warping(vaulter)
             run(vaulter.task)
             update_us.append(timer.us(panda_update, vaulter.actor)[0])
+            before = read[0]
             us, limbs = timer.us(ik.step, clock.getDt())
-            ik_us[limbs].append(us)
+            ik_us["resting" if read[0] == before else limbs].append(us)
     panda = statistics.median(update_us)
     everything = [v for values in ik_us.values() for v in values]
     print(f"characters: {args.characters}, frames: {args.frames} (vaults over 0.5-1.4 m crates, loop)")
@@ -53,26 +61,53 @@ def main():
     print(f"ContactIK.step(), all frames:      median {statistics.median(everything):7.1f} us, "
           f"mean {statistics.mean(everything):.1f} us  (ratio to Panda3D: median "
           f"{statistics.median(everything) / panda:.2f}, mean {statistics.mean(everything) / panda:.2f})")
-    for limbs in sorted(ik_us):
+    for limbs in sorted(ik_us, key=str):
         values = ik_us[limbs]
-        print(f"  {limbs} limb(s) bent: {len(values):6d} character-frames, median {statistics.median(values):7.1f} us"
+        what = "no contact (resting)" if limbs == "resting" else f"{limbs} limb(s) bent"
+        print(f"  {what:>20}: {len(values):6d} character-frames, median {statistics.median(values):7.1f} us"
               f" (ratio {statistics.median(values) / panda:.2f})")
 
-    flat = []
     for vaulter, ik in zip(vaulters, iks):
         vaulter.warper.cancel()
         ik.destroy()
         vaulter.actor.loop("walk")
         vaulter.actor.setPos(vaulter.actor.getX(), -20, 0)
-    walkers = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
-                                                              feet_on_ground=1))[0] for v in vaulters]
-    for _ in range(min(args.frames, 200)):
-        clock.tick()
-        for vaulter, walker in zip(vaulters, walkers):
-            panda_update(vaulter.actor)
-            flat.append(timer.us(walker.step, clock.getDt())[0])
-    print(f"feet on ground, walking on flat ground: median {statistics.median(flat):7.1f} us "
-          f"(ratio {statistics.median(flat) / panda:.2f})")
+    flat = {}
+    for feet_on_ground in (1, 0):
+        walkers = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
+                                                                  feet_on_ground=feet_on_ground))[0] for v in vaulters]
+        flat[feet_on_ground] = []
+        for _ in range(min(args.frames, 200)):
+            clock.tick()
+            for vaulter, walker in zip(vaulters, walkers):
+                panda_update(vaulter.actor)
+                flat[feet_on_ground].append(timer.us(walker.step, clock.getDt())[0])
+        for walker in walkers:
+            walker.destroy()
+    for feet_on_ground, what in ((1, "feet on ground"), (0, "no feet on ground (resting)")):
+        print(f"walking on flat ground, {what}: median {statistics.median(flat[feet_on_ground]):7.1f} us "
+              f"(ratio {statistics.median(flat[feet_on_ground]) / panda:.2f})")
+
+    print("\nGoals (issue 20, ratios to Panda3D's actor.update() of the same frames):")
+    two = statistics.median(ik_us[2]) / panda if ik_us[2] else float("nan")
+    walking = statistics.median(flat[0]) / panda
+    vaulting = statistics.median(ik_us["resting"]) / panda if ik_us["resting"] else float("nan")
+    for what, ratio, goal in (("two limbs in contact", two, TWO_LIMBS_RATIO),
+                              ("no limb in contact, no warp (walking)", walking, RESTING_RATIO)):
+        print(f"- contact IK, {what}: {ratio:.2f}x update (goal: at most {goal:g}x): "
+              f"{'met' if ratio <= goal else 'NOT met'}")
+    print(f"  (vaulting outside every contact window: {vaulting:.2f}x, the clip time and the windows read, no joint)")
+
+
+def _count_reads(ik):
+    """[how many times `ik` read the pose]: a frame that reads no joint is a resting one."""
+    count, read = [0], ik.pose.read
+
+    def counted():
+        count[0] += 1
+        read()
+    ik.pose.read = counted
+    return count
 
 
 if __name__ == "__main__":
