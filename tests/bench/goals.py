@@ -33,7 +33,7 @@ def print_goals(per_frame, single, batched, mesh, suite, obstacles):
             _line(f"growth of the share per character from 100 to 500 characters, {name} "
                   f"({low:.1f} -> {high:.1f} us)", high / low - 1.0, WARPER_GROWTH, "(fraction)")
     _line("contact IK per vaulting character (hands and feet in their windows)", per_frame["ik"].median / update,
-          IK_RATIO, "x update", note=" (not worked on in this round: motionwarp/ik/ was being split)")
+          IK_RATIO, "x update", note=" (resting frames apart: python -m tests.bench.bench_contact_ik)")
     find, open_ground = per_frame["find"], per_frame["find_open"]
     _line(f"provider query in front of an obstacle, {obstacles} obstacles ({find.median / update:.1f}x update)",
           find.median, FIND_FACING_US, "us")
