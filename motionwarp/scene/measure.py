@@ -79,10 +79,32 @@ def measure(probe, settings, pos, h, max_height):
     """
     pos = Point3(pos)
     forward = facing(h)
+    if not _sweep_near(probe, settings, pos, forward, max(settings.face_radius, settings.capsule_radius)):
+        return None   # nothing within the character's width along the way: every ray and sweep would miss
     face = _face(probe, settings, pos, forward)
     if face is None:
-        return None
+        return _within_width(probe, settings, pos, forward, max_height)
     return _from_face(probe, settings, pos, forward, *face, max_height, again=True)
+
+
+def _within_width(probe, settings, pos, forward, max_height):
+    """What the face sweep passed beside but the character's body would meet (out to its half width,
+    `capsule_radius`: a post narrower than the character), measured in line with its near side, as
+    the character would meet it; None when nothing is there, or something already stands beside
+    the character at its start (a wall along the way), or nothing faces the character in that line."""
+    radius = settings.capsule_radius
+    if radius <= settings.face_radius:
+        return None
+    face = _face(probe, settings, pos, forward, radius)
+    if face is None or face[0].fraction <= 0.0:
+        return None
+    side = forward.cross(_UP)
+    beside = (face[0].pos - pos).dot(side)
+    shifted = pos + side * (beside + math.copysign(_INTO_CORNER, beside))
+    face = _face(probe, settings, shifted, forward)
+    if face is None:
+        return None
+    return _from_face(probe, settings, shifted, forward, *face, max_height, again=False)
 
 
 def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
@@ -153,12 +175,12 @@ def _near_above(probe, points, low, high):
                       (max(p.x for p in points), max(p.y for p in points), max(high, lowest)))
 
 
-def _face(probe, settings, pos, forward):
-    """The first non-walkable surface a knee-to-chest capsule meets along `forward`: (hit, normal)."""
-    low, high, radius, reach = settings.face_low, settings.face_high, settings.face_radius, settings.reach
+def _face(probe, settings, pos, forward, radius=None):
+    """The first non-walkable surface a knee-to-chest capsule (`radius`, default `face_radius`) meets
+    along `forward`: (hit, normal)."""
+    low, high, reach = settings.face_low, settings.face_high, settings.reach
+    radius = settings.face_radius if radius is None else radius
     centre, padding = pos + _UP * ((low + high) / 2), probe.capsule_padding(radius, high - low)
-    if not _near(probe, pos, centre + forward * reach, radius + padding, low - padding, high + padding):
-        return None   # nothing within the sweep's box: the ray and the sweep below would both miss
     # A ray along the capsule's axis goes first. Bullet tests every triangle the sweep's box meets, so
     # a sweep into the face costs as many triangles as the face has under the capsule (thousands on a
     # finely tessellated mesh). The sweep stops where its box (the capsule's, padded) is still _FACE_GAP
@@ -189,11 +211,14 @@ def _clear_of(hit, centre, forward, half):
     return ((hit.pos - centre).dot(-normal) - reach) / closing
 
 
-def _near(probe, start, end, side, low, high):
-    """`probe.near` for the box around a sweep from `start` to `end` (horizontally), `side` wide either
-    side and from `low` to `high` over `start`."""
-    return probe.near((min(start.x, end.x) - side, min(start.y, end.y) - side, start.z + low),
-                      (max(start.x, end.x) + side, max(start.y, end.y) + side, start.z + high))
+def _sweep_near(probe, settings, pos, forward, radius):
+    """`probe.near` for the box around the face sweep from `pos` (a capsule of `radius`, padded as Bullet
+    pads it) and the ray along its axis: when not, both would miss."""
+    low, high, reach = settings.face_low, settings.face_high, settings.reach
+    padding = probe.capsule_padding(radius, high - low)
+    side, end = radius + padding, pos + forward * reach
+    return probe.near((min(pos.x, end.x) - side, min(pos.y, end.y) - side, pos.z + low - padding),
+                      (max(pos.x, end.x) + side, max(pos.y, end.y) + side, pos.z + high + padding))
 
 
 def _horizontal(vector):
