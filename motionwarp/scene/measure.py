@@ -149,10 +149,10 @@ def _highest_across(probe, settings, found, forward):
     is as high as the body must clear; hands and feet find the surface under them."""
     side = forward.cross(_UP)
     ends = [found.close_edge] + ([found.far_edge] if found.far_edge is not None else [])
-    points = ends + ([(ends[0] + ends[1]) / 2] if len(ends) == 2 else [])
-    if not _near_above(probe, [p + side * (out * settings.capsule_radius) for p in ends for out in (-1.0, 1.0)],
+    if not _near_above(probe, ends, abs(side.x) * settings.capsule_radius, abs(side.y) * settings.capsule_radius,
                        found.top + settings.edge_tolerance, found.top + settings.probe_step):
         return   # no body reaches above the top there: every ray would meet nothing higher (most boxes)
+    points = ends + ([(ends[0] + ends[1]) / 2] if len(ends) == 2 else [])
     highest = found.top
     for point in points:
         for out in (-1.0, -0.5, 0.5, 1.0):
@@ -166,13 +166,13 @@ def _highest_across(probe, settings, found, forward):
             edge.z = highest
 
 
-def _near_above(probe, points, low, high):
-    """Whether any body's geometry may reach above `low` (to `high`) over the ground plan around `points`:
-    `probe.near` over their box from BOUNDS_PAD above `low`, where padded bounds stop before real surfaces.
-    A hair of float rounding (0.1 mm) is kept on the near side."""
+def _near_above(probe, points, wide_x, wide_y, low, high):
+    """Whether any body's geometry may reach above `low` (to `high`) over the ground plan around `points`
+    (`wide_x` and `wide_y` metres either side): `probe.near` over that box from BOUNDS_PAD above `low`,
+    where padded bounds stop before real surfaces. A hair of float rounding (0.1 mm) is kept on the near side."""
     lowest = low + probe.BOUNDS_PAD - 1e-4
-    return probe.near((min(p.x for p in points), min(p.y for p in points), lowest),
-                      (max(p.x for p in points), max(p.y for p in points), max(high, lowest)))
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return probe.near((min(xs) - wide_x, min(ys) - wide_y, lowest), (max(xs) + wide_x, max(ys) + wide_y, max(high, lowest)))
 
 
 def _face(probe, settings, pos, forward, radius=None):
