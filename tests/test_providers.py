@@ -239,6 +239,18 @@ def test_a_post_within_the_characters_half_width_is_measured_in_line_with_it(ass
     assert found.height == pytest.approx(1.0, abs=0.01) and found.depth == pytest.approx(0.06, abs=0.01)
 
 
+@pytest.mark.parametrize("near_side, width", [(0.2, 1.0), (-0.25, 0.7)])
+def test_a_crate_wider_than_the_character_beside_its_way_is_not_in_front(assets, near_side, width):
+    """A 1 m crate `width` m wide (wider than the character, 0.6 m) whose near side is `near_side` m off
+    the line, beyond the face sweep's reach: the path passes by it (to be steered clear of), it is
+    not a post to take."""
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), width, pos=(near_side + math.copysign(width / 2, near_side), 2, 0))
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert not found and found.reason.startswith("nothing to vault") and found.node is None, found
+
+
 @pytest.mark.parametrize("beside", [0.2, -0.25])
 def test_a_wall_along_the_way_within_the_half_width_is_not_in_front(assets, beside):
     """A 2 m wall running along the way from behind the character to 6 m ahead, its face `beside` m

@@ -91,7 +91,8 @@ def _within_width(probe, settings, pos, forward, max_height):
     """What the face sweep passed beside but the character's body would meet (out to its half width,
     `capsule_radius`: a post narrower than the character), measured in line with its near side, as
     the character would meet it; None when nothing is there, or something already stands beside
-    the character at its start (a wall along the way), or nothing faces the character in that line."""
+    the character at its start (a wall along the way), or it is not narrower than the character,
+    or nothing faces the character in that line."""
     radius = settings.capsule_radius
     if radius <= settings.face_radius:
         return None
@@ -102,9 +103,17 @@ def _within_width(probe, settings, pos, forward, max_height):
     beside = (face[0].pos - pos).dot(side)
     shifted = pos + side * (beside + math.copysign(_INTO_CORNER, beside))
     face = _face(probe, settings, shifted, forward)
-    if face is None:
+    if face is None or not _narrower(probe, face[0].pos - face[1] * _INTO_CORNER, side * math.copysign(1.0, beside),
+                                     2 * radius):
         return None
     return _from_face(probe, settings, shifted, forward, *face, max_height, again=False)
+
+
+def _narrower(probe, inside, out, width):
+    """Whether what stands at `inside` (just behind its face, at its near side) ends less than `width`
+    further `out`: a horizontal ray back from there meets its far side. Something as wide as the
+    character or wider beside its way (a table passed by) is the path's to avoid, not a post to take."""
+    return probe.blocked(inside + out * width, inside)
 
 
 def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):

@@ -259,8 +259,16 @@ def _static_body(node, space):
     if mesh.getNumTriangles() == 0:
         return None
     body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))
-    body.setPythonTag(_BOX_TAG, _box_of(corners if corners else node.getTightBounds(space)))
+    body.setPythonTag(_BOX_TAG, _box_of(corners if corners else _own_tight_bounds(node, transform)))
     return body
+
+
+def _own_tight_bounds(node, transform):
+    """The tight bounds of a GeomNode's own geoms through `transform`, its children left out
+    (`getTightBounds` takes them in: they are bodies of their own, or not level geometry)."""
+    alone = NodePath("motionwarp-bounds").attachNewNode(node.node().makeCopy())
+    alone.setTransform(transform)
+    return alone.getTightBounds(alone.getParent())
 
 
 def _box_of(points):
