@@ -147,6 +147,24 @@ def test_near_says_whether_any_bounds_meet_a_box():
     assert SceneProbe(probe.world).near((-50.0, -50.0, 0.0), (-40.0, -40.0, 1.0))
 
 
+def test_a_nodes_bounds_leave_out_its_children():
+    """A crate 1.2 x 0.6 x 1.0 m at (3, 4) with a child 2 m tall on it: a hidden one (not level geometry)
+    or one in another collide mask is nothing in the probe, and neither is it in the crate's bounds,
+    so a box over the crate's top, 10 cm clear of it, is not near; a shown child is a body of its own."""
+    from panda3d.core import BitMask32
+    for hide in ("hidden", "masked", None):
+        root = level()
+        crate = prism(root, "crate", box_profile(0.6, 1.0), 1.2, pos=(3.0, 4.0, 0.0))
+        chimney = prism(crate, "chimney", box_profile(0.2, 3.0), 0.2, pos=(0.0, 0.0, 0.0))
+        if hide == "hidden":
+            chimney.hide()
+        elif hide == "masked":
+            chimney.node().setIntoCollideMask(BitMask32.bit(5))
+        probe = SceneProbe.from_geometry(root, mask=BitMask32.bit(0) | BitMask32.bit(20))
+        assert probe.near((2.0, 3.0, -1.0), (6.0, 6.0, 3.0))
+        assert probe.near((2.9, 3.9, 1.1), (3.1, 4.1, 2.0)) == (hide is None), hide
+
+
 def test_the_early_out_changes_no_answer(assets):
     """Queries all over a level of 40 obstacles: a static probe (which skips what nothing is near) answers
     exactly as a probe of the same world that does not skip."""

@@ -8,8 +8,8 @@ import pytest
 from panda3d.bullet import BulletRigidBodyNode, BulletTriangleMesh, BulletTriangleMeshShape, BulletWorld
 from panda3d.core import BitMask32, NodePath, Point3, Vec3, loadPrcFileData, unloadPrcFile
 
-from motionwarp import (AssetError, Interaction, MantleProvider, Refusal, SceneProbe, TraversalProvider, UsageError,
-                        VaultProvider, WarpAsset)
+from motionwarp import (AssetError, Interaction, MantleProvider, ProviderSettings, Refusal, SceneProbe, TraversalProvider,
+                        UsageError, VaultProvider, WarpAsset)
 from motionwarp.scene.probe import SHAPE_TAG, SOURCE_TAG
 
 from .warp_helpers import WarpRun
@@ -212,6 +212,54 @@ def test_a_post_touched_beside_the_line_is_measured_in_line_with_it(assets, x):
     assert found.close_edge.y == pytest.approx(1.97, abs=0.01) and found.close_edge.z == pytest.approx(1.0, abs=0.01)
     assert abs(found.close_edge.x - x) <= 0.03
     assert found.height == pytest.approx(1.0, abs=0.01) and found.depth == pytest.approx(0.06, abs=0.01)
+
+
+@pytest.mark.parametrize("h", [0.0, 135.0])
+@pytest.mark.parametrize("near_side", [0.2, -0.26, 0.29, 0.31, -0.34])
+def test_a_post_within_the_characters_half_width_is_measured_in_line_with_it(assets, near_side, h):
+    """A post 6 cm square whose near side is `near_side` m off the character's line, beyond the face
+    sweep's reach (`face_radius`, 0.15 m): within the character's half width (`capsule_radius`,
+    0.3 m) the body would meet it, so it is measured in line with its near side (issue 18): its
+    front face, top and depth from the geometry; further out it is nothing in the way."""
+    settings = ProviderSettings()
+    root = level()
+    ground(root)
+    turn = root.attachNewNode("turn")
+    turn.setH(h)
+    centre = near_side + math.copysign(0.03, near_side)
+    prism(turn, "post", box_profile(0.06, 1.0), 0.06, pos=(centre, 2, 0))
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), h)
+    if abs(near_side) > settings.capsule_radius:
+        assert not found and found.reason.startswith("nothing to vault") and found.node is None, found
+        return
+    assert isinstance(found, Interaction) and found.node.getName() == "post", found
+    edge = root.getRelativePoint(turn, Point3(centre, 1.97, 1.0)) - found.close_edge   # the front face's middle
+    along = root.getRelativeVector(turn, Vec3(1, 0, 0))
+    assert abs(edge.dot(along)) <= 0.03 and edge.length() <= 0.03 + 0.005
+    assert found.height == pytest.approx(1.0, abs=0.01) and found.depth == pytest.approx(0.06, abs=0.01)
+
+
+@pytest.mark.parametrize("near_side, width", [(0.2, 1.0), (-0.25, 0.7)])
+def test_a_crate_wider_than_the_character_beside_its_way_is_not_in_front(assets, near_side, width):
+    """A 1 m crate `width` m wide (wider than the character, 0.6 m) whose near side is `near_side` m off
+    the line, beyond the face sweep's reach: the path passes by it (to be steered clear of), it is
+    not a post to take."""
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), width, pos=(near_side + math.copysign(width / 2, near_side), 2, 0))
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert not found and found.reason.startswith("nothing to vault") and found.node is None, found
+
+
+@pytest.mark.parametrize("beside", [0.2, -0.25])
+def test_a_wall_along_the_way_within_the_half_width_is_not_in_front(assets, beside):
+    """A 2 m wall running along the way from behind the character to 6 m ahead, its face `beside` m
+    off the line: the character walks along it, nothing stands in front."""
+    root = level()
+    ground(root)
+    prism(root, "wall", box_profile(7.0, 2.0), 0.4, pos=(beside + math.copysign(0.2, beside), 2.5, 0))
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert not found and found.reason.startswith("nothing to vault") and found.node is None, found
 
 
 def test_a_thin_fence_is_vaulted(assets):

@@ -143,6 +143,25 @@ def test_a_top_stepped_across_the_way_is_as_high_as_its_higher_step(assets, h, s
     assert found.depth == pytest.approx(0.6, abs=0.01)
 
 
+@pytest.mark.parametrize("rise, start", [(0.02, 0.05), (0.15, 0.25), (0.03, 0.25)])
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("h", [0.0, 90.0])
+def test_a_step_just_higher_or_off_the_line_is_still_found(assets, rise, start, side, h):
+    """A step `rise` m over a 0.95 m crate's top from `start` m to one side (a body of its own, so the
+    probe's bounds grid decides whether the rays across the width are cast): a few centimetres higher
+    (less than the grid's padding over the top) or starting a capsule radius off the line (outside the
+    line's own padded box), it is still the height to clear, as the rays across the width find it."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    low = crate_at(root, "low", h, 1.0, height=0.95, depth=0.6, width=1.2)
+    beside = root.getRelativePoint(low, Point3(side * (start + (0.6 - start) / 2), 0, 0))
+    prism(root, "high", box_profile(0.6, 0.95 + rise), 0.6 - start, pos=beside, h=low.getH(root))
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), h)
+    assert isinstance(found, Interaction), found
+    assert found.height == pytest.approx(0.95 + rise, abs=0.003)
+    assert found.close_edge.z == pytest.approx(0.95 + rise, abs=0.003)
+
+
 def test_a_wall_beside_a_crate_is_not_its_top(assets):
     """A 1.0 m crate with a 2.5 m wall right beside the character's line: the crate's top is 1.0 m
     (only a surface at most a probe step above the top counts across the width), and the wall is

@@ -79,10 +79,41 @@ def measure(probe, settings, pos, h, max_height):
     """
     pos = Point3(pos)
     forward = facing(h)
+    if not _sweep_near(probe, settings, pos, forward, max(settings.face_radius, settings.capsule_radius)):
+        return None   # nothing within the character's width along the way: every ray and sweep would miss
     face = _face(probe, settings, pos, forward)
     if face is None:
-        return None
+        return _within_width(probe, settings, pos, forward, max_height)
     return _from_face(probe, settings, pos, forward, *face, max_height, again=True)
+
+
+def _within_width(probe, settings, pos, forward, max_height):
+    """What the face sweep passed beside but the character's body would meet (out to its half width,
+    `capsule_radius`: a post narrower than the character), measured in line with its near side, as
+    the character would meet it; None when nothing is there, or something already stands beside
+    the character at its start (a wall along the way), or it is not narrower than the character,
+    or nothing faces the character in that line."""
+    radius = settings.capsule_radius
+    if radius <= settings.face_radius:
+        return None
+    face = _face(probe, settings, pos, forward, radius)
+    if face is None or face[0].fraction <= 0.0:
+        return None
+    side = forward.cross(_UP)
+    beside = (face[0].pos - pos).dot(side)
+    shifted = pos + side * (beside + math.copysign(_INTO_CORNER, beside))
+    face = _face(probe, settings, shifted, forward)
+    if face is None or not _narrower(probe, face[0].pos - face[1] * _INTO_CORNER, side * math.copysign(1.0, beside),
+                                     2 * radius):
+        return None
+    return _from_face(probe, settings, shifted, forward, *face, max_height, again=False)
+
+
+def _narrower(probe, inside, out, width):
+    """Whether what stands at `inside` (just behind its face, at its near side) ends less than `width`
+    further `out`: a horizontal ray back from there meets its far side. Something as wide as the
+    character or wider beside its way (a table passed by) is the path's to avoid, not a post to take."""
+    return probe.blocked(inside + out * width, inside)
 
 
 def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
@@ -127,6 +158,9 @@ def _highest_across(probe, settings, found, forward):
     is as high as the body must clear; hands and feet find the surface under them."""
     side = forward.cross(_UP)
     ends = [found.close_edge] + ([found.far_edge] if found.far_edge is not None else [])
+    if not _near_above(probe, ends, abs(side.x) * settings.capsule_radius, abs(side.y) * settings.capsule_radius,
+                       found.top + settings.edge_tolerance, found.top + settings.probe_step):
+        return   # no body reaches above the top there: every ray would meet nothing higher (most boxes)
     points = ends + ([(ends[0] + ends[1]) / 2] if len(ends) == 2 else [])
     highest = found.top
     for point in points:
@@ -141,12 +175,21 @@ def _highest_across(probe, settings, found, forward):
             edge.z = highest
 
 
-def _face(probe, settings, pos, forward):
-    """The first non-walkable surface a knee-to-chest capsule meets along `forward`: (hit, normal)."""
-    low, high, radius, reach = settings.face_low, settings.face_high, settings.face_radius, settings.reach
+def _near_above(probe, points, wide_x, wide_y, low, high):
+    """Whether any body's geometry may reach above `low` (to `high`) over the ground plan around `points`
+    (`wide_x` and `wide_y` metres either side): `probe.near` over that box from BOUNDS_PAD above `low`,
+    where padded bounds stop before real surfaces. A hair of float rounding (0.1 mm) is kept on the near side."""
+    lowest = low + probe.BOUNDS_PAD - 1e-4
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return probe.near((min(xs) - wide_x, min(ys) - wide_y, lowest), (max(xs) + wide_x, max(ys) + wide_y, max(high, lowest)))
+
+
+def _face(probe, settings, pos, forward, radius=None):
+    """The first non-walkable surface a knee-to-chest capsule (`radius`, default `face_radius`) meets
+    along `forward`: (hit, normal)."""
+    low, high, reach = settings.face_low, settings.face_high, settings.reach
+    radius = settings.face_radius if radius is None else radius
     centre, padding = pos + _UP * ((low + high) / 2), probe.capsule_padding(radius, high - low)
-    if not _near(probe, pos, centre + forward * reach, radius + padding, low - padding, high + padding):
-        return None   # nothing within the sweep's box: the ray and the sweep below would both miss
     # A ray along the capsule's axis goes first. Bullet tests every triangle the sweep's box meets, so
     # a sweep into the face costs as many triangles as the face has under the capsule (thousands on a
     # finely tessellated mesh). The sweep stops where its box (the capsule's, padded) is still _FACE_GAP
@@ -177,11 +220,14 @@ def _clear_of(hit, centre, forward, half):
     return ((hit.pos - centre).dot(-normal) - reach) / closing
 
 
-def _near(probe, start, end, side, low, high):
-    """`probe.near` for the box around a sweep from `start` to `end` (horizontally), `side` wide either
-    side and from `low` to `high` over `start`."""
-    return probe.near((min(start.x, end.x) - side, min(start.y, end.y) - side, start.z + low),
-                      (max(start.x, end.x) + side, max(start.y, end.y) + side, start.z + high))
+def _sweep_near(probe, settings, pos, forward, radius):
+    """`probe.near` for the box around the face sweep from `pos` (a capsule of `radius`, padded as Bullet
+    pads it) and the ray along its axis: when not, both would miss."""
+    low, high, reach = settings.face_low, settings.face_high, settings.reach
+    padding = probe.capsule_padding(radius, high - low)
+    side, end = radius + padding, pos + forward * reach
+    return probe.near((min(pos.x, end.x) - side, min(pos.y, end.y) - side, pos.z + low - padding),
+                      (max(pos.x, end.x) + side, max(pos.y, end.y) + side, pos.z + high + padding))
 
 
 def _horizontal(vector):

@@ -38,6 +38,9 @@ class SceneProbe:
     only if its obstacle bodies never move). Call `changed()` after adding, removing or moving a body.
     """
 
+    #: How far (metres) the bounds `near` checks reach past each body's geometry (more than Bullet's margins).
+    BOUNDS_PAD = 0.05
+
     def __init__(self, world, mask=BitMask32.allOn(), static=False):
         self.world, self.mask, self.static = world, BitMask32(mask), static
         #: Counts `changed()` calls: answers kept from an older version are not reused.
@@ -47,7 +50,8 @@ class SceneProbe:
 
     def near(self, low, high):
         """Whether any body's bounds meet the box from `low` to `high` (world points): when not, every
-        ray, sweep and overlap inside that box misses, and a query can skip them. Answered from a grid
+        ray, sweep and overlap inside that box misses, and a query can skip them. The bounds are padded by
+        BOUNDS_PAD, so no surface lies within that of a box's faces when it is not near. Answered from a grid
         of the bodies' bounding boxes on a static probe (made once, again after `changed()`); always
         True on one that is not static."""
         if not self.static:
@@ -173,7 +177,7 @@ class _BoundsGrid:
 
     CELL = 4.0
     MOST_CELLS = 64   # a body covering more squares is checked every time
-    PAD = 0.05        # metres around each body: more than any collision margin Bullet adds
+    PAD = SceneProbe.BOUNDS_PAD
 
     def __init__(self, world):
         self.cells, self.everywhere = {}, []
@@ -255,8 +259,16 @@ def _static_body(node, space):
     if mesh.getNumTriangles() == 0:
         return None
     body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))
-    body.setPythonTag(_BOX_TAG, _box_of(corners if corners else node.getTightBounds(space)))
+    body.setPythonTag(_BOX_TAG, _box_of(corners if corners else _own_tight_bounds(node, transform)))
     return body
+
+
+def _own_tight_bounds(node, transform):
+    """The tight bounds of a GeomNode's own geoms through `transform`, its children left out
+    (`getTightBounds` takes them in: they are bodies of their own, or not level geometry)."""
+    alone = NodePath("motionwarp-bounds").attachNewNode(node.node().makeCopy())
+    alone.setTransform(transform)
+    return alone.getTightBounds(alone.getParent())
 
 
 def _box_of(points):

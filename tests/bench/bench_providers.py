@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from panda3d.core import NodePath, Point3, Vec3  # noqa: E402
 
+from tests.bench.goals import FIND_FACING_US, FIND_OPEN_US  # noqa: E402
 from tests.bench.timing import CpuTimer, Summary, p90  # noqa: E402
 
 
@@ -133,6 +134,11 @@ def main():
             by_outcome.items(), key=lambda kv: -len(kv[1])):
         print(f"  TraversalProvider, {label + ':':38s} median {statistics.median(values):7.1f} us "
               f"({statistics.median(values) / update:.2f}x update, {len(values)} queries)")
+    for label, values, goal in (("in front of an obstacle", times["TraversalProvider"], FIND_FACING_US),
+                                ("on open ground", open_us, FIND_OPEN_US)):
+        median = statistics.median(values)
+        print(f"goal (issue 20): TraversalProvider {label} at most {goal:g} us: {median:.1f} us "
+              f"({median / update:.2f}x update): {'met' if median <= goal else 'NOT met'}")
 
 
 if __name__ == "__main__":
