@@ -164,6 +164,7 @@ def scene_with_seat(base, bench=False, wall=False):
     ("wrong_side", "wrong side to sit (approach 180° off the marker's > 50°)", {"approach_deg": 180.0}),
     ("turned_seat", "wrong side to sit (approach 60° off the marker's > 50°)", {"approach_deg": 60.0}),
     ("unknown_kind", "dance is marked 'dance': expected one of sit, pick_up, use", {}),
+    ("no_clip", "no pick up clip", {"distance": 1.5}),   # a pick_up marker, and no pick_up asset given
 ])
 def test_refusals_say_why_with_the_numbers(base, rigs, case, reason, numbers):
     folder, assets = rigs
@@ -180,6 +181,8 @@ def test_refusals_say_why_with_the_numbers(base, rigs, case, reason, numbers):
         marker(base.render, "sit", (0, 1.5, 1.0), h=0.0)   # the seat faces away: its back is to the character
     elif case == "turned_seat":
         marker(base.render, "sit", (0, 1.5, 1.0), h=240.0)  # facing the character turned 60 degrees
+    elif case == "no_clip":
+        marker(base.render, "pick_up", (0, 1.5, 1.0), h=180.0)
     else:
         marker(base.render, "dance", (0, 1.5, 1.0), h=180.0, name="dance")
     actor = place(base, folder / "reach.glb", actor_pos, actor_h)
