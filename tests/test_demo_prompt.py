@@ -5,6 +5,7 @@ from demo.app.app import Demo
 from demo.level.scene import Scene
 
 from .conftest import ROOT, step
+from .test_demo_hud import card_box, window_size  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
@@ -33,3 +34,42 @@ def test_a_refusal_names_the_obstacle_in_the_report_hook(base, demo):
     demo.controller.place((0, 20.9, 0), 0)  # before the walled crate, facing it
     assert not demo.interact()
     assert skipped and skipped[0][0] == "walled crate" and skipped[0][1].startswith("landing blocked by wall behind")
+
+
+#: The yard (scenes/yard.json and its props' marker nodes), and what the prompt says before each
+#: thing in it, at 800x600: what Space does in a player's words (design 5.1: "pick up", "jump across",
+#: "jump onto"), where, and what matters for the kind. Markers: the marker's height above the feet and
+#: its ground distance, no depth. A gap: its width, edge to edge (the ledge's far side y = 27 to the
+#: platform's near side y = 28.5), level, and the distance to its edge. A ledge: its height (0.8 m)
+#: and the distance to the take-off (the clip's run back from the landing on top).
+YARD_PROMPTS = [
+    ((0, 0.2, 0), "Space: pick up (item, 0.14 m up, 0.8 m away)"),           # grab point (0, 0.97, 0.14)
+    ((0, 4.3, 0), "Space: pick up (table, 0.90 m up, 1.0 m away)"),          # (0, 5.28, 0.90): the cup
+    ((0, 8.8, 0), "Space: use (button wall, 1.15 m up, 1.0 m away)"),        # (0, 9.82, 1.15): the button
+    ((0, 13.2, 0), "Space: sit (bench, 0.45 m up, 1.1 m away)"),             # seat (0, 14.3, 0.45)
+    ((0, 17.9, 0), "Space: sit (chair, 0.45 m up, 1.1 m away)"),             # seat (0, 19.0, 0.45)
+    ((-2, 21.0, 0), "Space: jump onto (ledge, 0.80 m high, 1.3 m away)"),
+    ((-2, 26.0, 0.8), "Space: jump across (1.50 m gap to platform, 1.0 m away)"),
+    ((0, 0.9, 0), "item: too close to pick up (0.07 m < 0.50 m)"),           # 0.97 - 0.90 on the ground
+    ((0, 9.8, 0), "button wall: too close to use (0.22 m < 0.50 m)"),
+]
+
+
+@pytest.fixture
+def yard(base, warp_asset_dir, window_size):
+    window_size(800, 600)
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "yard.json"), asset_dir=warp_asset_dir)
+    yield demo
+    demo.destroy()
+
+
+@pytest.mark.parametrize("pos, expected", YARD_PROMPTS)
+def test_the_yards_prompts_say_each_kind_in_words_on_one_line_at_800x600(base, yard, pos, expected):
+    yard.controller.place(pos, 0)
+    step(base, 1 / 60)
+    text = yard.prompt.getText()
+    assert text == expected
+    assert "_" not in text and "0.00 m deep" not in text
+    left, right, bottom, top = card_box(yard.prompt, base)
+    assert base.a2dLeft < left < right < base.a2dRight and base.a2dBottom < bottom < top < base.a2dTop
+    assert yard.prompt.textNode.getNumRows() == 1, text     # short enough not to wrap at 800x600

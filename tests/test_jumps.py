@@ -108,6 +108,9 @@ def test_refusals_say_why(base, jumps):
     assert JumpProvider(SceneProbe.from_geometry(flat), given).find_at(Point3(0, 0, 0), 0.0).reason == NOTHING_TO_JUMP
     wide = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 3.2)), given).find_at(Point3(0, 0, 0), 0.0)
     assert not wide and wide.reason == "no landing across the gap (none within 2.50 m)"
+    # Landing ground is looked for a probe step past the widest gap: 2.6 m is found, and too wide.
+    wider = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 2.6)), given).find_at(Point3(0, 0, 0), 0.0)
+    assert not wider and wider.reason == "too wide to jump across (2.60 m > 2.50 m)"
     high = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 1.2, rise=0.9)), given).find_at(Point3(0, 0, 0), 0.0)
     assert not high and high.reason.startswith("no landing across the gap")
     walled = gap_level(1.0, 1.5)

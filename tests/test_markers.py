@@ -4,6 +4,7 @@ The oracle is the marker node's own transform and the test's geometry: after the
 the asset aligns (a hand, the hips) is read from the Actor's joint and compared with the marker
 node's world position, at 30 and 144 fps and from several approaches.
 """
+import json
 import math
 
 import pytest
@@ -14,7 +15,7 @@ from motionwarp import SceneProbe, UsageError, WarpAsset, WarpTarget, load_actor
 from motionwarp.animation.motion import Motion
 from motionwarp.scene.markers import MARKER_TAG, NO_MARKER, MarkerProvider
 
-from .marker_rigs import BONE_UP, read_at_phase_ends, write_rigs
+from .marker_rigs import BONE_UP, REACH_END, read_at_phase_ends, write_rigs
 from .obstacles import box_profile, level, prism
 
 
@@ -164,6 +165,7 @@ def scene_with_seat(base, bench=False, wall=False):
     ("wrong_side", "wrong side to sit (approach 180° off the marker's > 50°)", {"approach_deg": 180.0}),
     ("turned_seat", "wrong side to sit (approach 60° off the marker's > 50°)", {"approach_deg": 60.0}),
     ("unknown_kind", "dance is marked 'dance': expected one of sit, pick_up, use", {}),
+    ("no_clip", "no pick up clip", {"distance": 1.5}),   # a pick_up marker, and no pick_up asset given
 ])
 def test_refusals_say_why_with_the_numbers(base, rigs, case, reason, numbers):
     folder, assets = rigs
@@ -180,6 +182,8 @@ def test_refusals_say_why_with_the_numbers(base, rigs, case, reason, numbers):
         marker(base.render, "sit", (0, 1.5, 1.0), h=0.0)   # the seat faces away: its back is to the character
     elif case == "turned_seat":
         marker(base.render, "sit", (0, 1.5, 1.0), h=240.0)  # facing the character turned 60 degrees
+    elif case == "no_clip":
+        marker(base.render, "pick_up", (0, 1.5, 1.0), h=180.0)
     else:
         marker(base.render, "dance", (0, 1.5, 1.0), h=180.0, name="dance")
     actor = place(base, folder / "reach.glb", actor_pos, actor_h)
@@ -259,3 +263,27 @@ def test_targets_on_the_authored_anchors_replay_the_clip_unwarped(base, rigs, tm
     # seat's end, turns round, and at the stand's end is 0.5 m back toward where it came from.
     assert (seen["seat"] - (start_pos + ahead(start_h, 1.0))).length() < 0.005
     assert (seen["stand"] - (start_pos + ahead(start_h, 0.5))).length() < 0.005
+
+
+@pytest.mark.parametrize("pos, h, wall, reason", [
+    ((0, 2.7, 1.0), 0.0, False, "too far to pick up (2.70 m > 2.50 m)"),
+    ((0, 1.5, 1.8), 0.0, False, "too high to pick up (1.80 m > 1.50 m)"),
+    ((0, 1.5, 0.2), 0.0, False, "too low to pick up (0.20 m < 0.50 m)"),
+    ((0, 0.2, 1.0), 0.0, False, "too close to pick up (0.20 m < 0.30 m)"),
+    ((0, 1.5, 1.0), 180.0, False, "wrong side to pick up (approach 180° off the marker's > 50°)"),
+    ((0, 2.0, 1.0), 0.0, True, "no room to pick up (blocked by wall)"),
+])
+def test_reasons_say_pick_up_in_words(base, rigs, tmp_path, pos, h, wall, reason):
+    """A player reads "pick up" (design 5.1); the kind stays `pick_up` in the asset and the answer."""
+    folder, _ = rigs
+    path = tmp_path / "pick_up.warp.json"
+    path.write_text(json.dumps({"format": "motionwarp.asset/1", "model": str(folder / "reach.glb"), "clip": "reach",
+                                "root_joint": "root", "phases": [{"name": "grab", "start": 0.0, "end": REACH_END}],
+                                "traversal": {"kind": "pick_up", "height": [0.5, 1.5], "distance": [0.3, 2.5]}}))
+    root = level()
+    if wall:
+        prism(root, "wall", box_profile(0.2, 2.5), 3.0, pos=(0, 1.0, 0))
+    marker(base.render, "pick_up", pos, h=h)
+    actor = place(base, folder / "reach.glb", Point3(0, 0, 0), 0.0)
+    found = MarkerProvider(SceneProbe.from_geometry(root), base.render, [WarpAsset.load(path)], reach=3.0).find(actor)
+    assert not found and found.reason == reason and found.kind == "pick_up"

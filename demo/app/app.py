@@ -20,7 +20,7 @@ from ..editor.compare import Comparison, TimeControl, unwarped
 from ..editor.curve_editor import KEYS as EDITOR_KEYS, CurveEditor
 from ..editor.curves import CurvePanel
 from ..views.debugview import DebugView
-from ..views.hud import KEYS, Hud
+from ..views.hud import KEYS, Hud, offer_line
 from ..character.input import KeyInput
 from ..editor.standin import StandIn
 from ..editor.tuner import KEYS as TUNER_KEYS, AssetTuner
@@ -277,8 +277,7 @@ class Demo(DirectObject):
             self.warper.check(found.asset, found.targets)
         except WarpRefused as refusal:
             return f"{name}: {found.asset.clip} refused: {refusal.reason}"
-        return (f"Space: {found.kind} {name} ({found.asset.clip}, {found.height:.2f} m high, "
-                f"{found.depth:.2f} m deep, {found.distance:.1f} m away)")
+        return offer_line(found, name)
 
     def playing_clip(self):
         """The clip that moves the character: the warp's, else the heaviest locomotion clip."""

@@ -13,6 +13,7 @@ from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3
 
 from motionwarp import WarpRefused
+from motionwarp.warp.assetdata import TRAVERSAL_KINDS
 
 from .panel_map import dragged, grab_at, time_at
 from .phase_edit import phase_motion, snap, stuck, windows
@@ -29,9 +30,9 @@ def phase_info(asset, index, rates, offer):
     motion = phase_motion(asset, index)
     frames = round((phase.end - phase.start) * fps)
     if rates is not None:
-        rate = f"play rate {rates[index]:.2f} for the {offer.kind} on offer"
+        rate = f"play rate {rates[index]:.2f} for the {TRAVERSAL_KINDS[offer.kind].verb} on offer"
     elif offer is not None:
-        rate = f"play rate: the warper refuses the {offer.kind} on offer from here"
+        rate = f"play rate: the warper refuses the {TRAVERSAL_KINDS[offer.kind].verb} on offer from here"
     else:
         rate = "play rate: face an obstacle this clip fits"
     return (f"{phase.name} {phase.start:.2f}-{phase.end:.2f} s ({frames} frames)   root motion "

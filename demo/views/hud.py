@@ -11,6 +11,8 @@ from direct.gui.OnscreenText import OnscreenText
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode, TransparencyAttrib
 
+from motionwarp.warp.assetdata import TRAVERSAL_KINDS
+
 from .report import arrival_error
 
 PANEL_COLOR = (0.04, 0.05, 0.07, 0.92)
@@ -23,7 +25,7 @@ EDGE_GAP = 0.04
 KEYS = (
     ("W A S D / arrows", "move (camera-relative)"),
     ("Shift", "run"),
-    ("Space", "vault or mantle what is in front"),
+    ("Space", "do what the prompt offers: vault, mantle, jump, sit, pick up, use"),
     ("E", "dodge (characters with a dodge clip)"),
     ("C", "compare: play what Space would, with warping off"),
     ("T", "slow motion: x1, x0.25, x0.1"),
@@ -86,6 +88,27 @@ def warp_line(warper, unwarped=False):
     if unwarped:
         return f"{warp.asset.clip} plays unwarped (C): {where}"
     return f"warp {warp.asset.clip}: {where}, play rate {warper.play_rate:.2f}"
+
+
+def offer_line(found, name):
+    """What Space would do with `found` (an Interaction) at the obstacle called `name`, in a player's
+    words and with what matters for its kind: a marker's height and distance (a marker has no depth),
+    a gap's width, a ledge's height, an obstacle's height and depth."""
+    verb, away = TRAVERSAL_KINDS[found.kind].verb, f"{found.distance:.1f} m away"
+    if TRAVERSAL_KINDS[found.kind].found_by == "marker":
+        return f"Space: {verb} ({name}, {_rise(found.height)}, {away})"
+    if found.kind == "jump_gap":
+        rise = "" if round(found.height, 2) == 0 else f", {_rise(found.height)}"
+        return f"Space: {verb} ({found.depth:.2f} m gap to {name}{rise}, {away})"
+    if found.kind == "jump_onto":
+        return f"Space: {verb} ({name}, {found.height:.2f} m high, {away})"
+    return (f"Space: {verb} {name} ({found.asset.clip}, {found.height:.2f} m high, "
+            f"{found.depth:.2f} m deep, {away})")
+
+
+def _rise(height):
+    """A height above (up) or below (down) the feet or the take-off."""
+    return f"{abs(height):.2f} m {'down' if round(height, 2) < 0 else 'up'}"
 
 
 def arrival_lines(misses):

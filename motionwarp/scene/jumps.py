@@ -174,7 +174,7 @@ class JumpProvider(_Asked):
         fitting = [a for a in assets if a.traversal.fits(rise, gap)]
         if not fitting:
             if gap > widest:
-                return refuse(f"too wide to jump ({_metres(gap)} > {_metres(widest)})")
+                return refuse(f"too wide to jump across ({_metres(gap)} > {_metres(widest)})")
             return refuse(f"no jump clip fits a {_metres(gap)} gap {_metres(rise)} up")
         asset = min(fitting, key=lambda a: abs(a.traversal.centre[1] - gap) + abs(a.traversal.centre[0] - rise))
         reach = max(_jump_run(asset), gap + radius + clearance)

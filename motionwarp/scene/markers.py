@@ -122,32 +122,32 @@ class MarkerProvider(_Asked):
 
         if kind not in MARKER_KINDS:
             return refuse(f"{marker.getName()} is marked {kind!r}: expected one of {', '.join(MARKER_KINDS)}")
-        own = [asset for asset in assets if asset.traversal.kind == kind]
+        own, verb = [asset for asset in assets if asset.traversal.kind == kind], TRAVERSAL_KINDS[kind].verb
         if not own:
-            return refuse(f"no {kind} clip")
+            return refuse(f"no {verb} clip")
         fitting = [a for a in own if a.traversal.height[0] <= height <= a.traversal.height[1]]
         if not fitting:
             high, low = max(a.traversal.height[1] for a in own), min(a.traversal.height[0] for a in own)
             if height > high:
-                return refuse(f"too high to {kind} ({_metres(height)} > {_metres(high)})")
-            return refuse(f"too low to {kind} ({_metres(height)} < {_metres(low)})")
+                return refuse(f"too high to {verb} ({_metres(height)} > {_metres(high)})")
+            return refuse(f"too low to {verb} ({_metres(height)} < {_metres(low)})")
         reaching = [a for a in fitting if a.traversal.reaches(ground)]
         if not reaching:
             near = min(a.traversal.distance[0] for a in fitting)
             far = max(a.traversal.distance[1] for a in fitting)
             if ground < near:
-                return refuse(f"too close to {kind} ({_metres(ground)} < {_metres(near)})")
-            return refuse(f"too far to {kind} ({_metres(ground)} > {_metres(far)})")
+                return refuse(f"too close to {verb} ({_metres(ground)} < {_metres(near)})")
+            return refuse(f"too far to {verb} ({_metres(ground)} > {_metres(far)})")
         asset = min(reaching, key=lambda a: abs(sum(a.traversal.height) / 2 - height))
         authored_turn = authored_anchor(asset, 0).h
         off = abs(_wrap(turn - authored_turn))
         if off > self.settings.max_approach_deg:
-            return refuse(f"wrong side to {kind} (approach {off:.0f}° off the marker's > "
+            return refuse(f"wrong side to {verb} (approach {off:.0f}° off the marker's > "
                           f"{self.settings.max_approach_deg:.0f}°)", approach_deg=off)
         targets = self._targets(asset, marker, space)
         blocker = self._blocked(asset, targets[0], pos, marker)
         if blocker is not None:
-            return refuse(f"no room to {kind} (blocked by {blocker.getName() or 'something'})")
+            return refuse(f"no room to {verb} (blocked by {blocker.getName() or 'something'})")
         normal = Vec3(pos.x - at.x, pos.y - at.y, 0)
         normal.normalize()
         return Interaction(kind, asset, targets, height, 0.0, Point3(at), None, normal, marker, ground)

@@ -19,6 +19,7 @@ from panda3d.core import NodePath, Point3, Vec3
 from ..base.config import ProviderSettings
 from ..base.errors import UsageError
 from .measure import heading, incline_deg, measure
+from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
 from ..warp.target import WarpTarget
 
@@ -107,8 +108,8 @@ class _Provider(_Asked):
 
     @property
     def verb(self):
-        """The kind as its reasons say it: "jump over" for jump_over."""
-        return self.kind.replace("_", " ")
+        """The kind as its reasons say it: "jump over" for jump_over (design 5.1)."""
+        return TRAVERSAL_KINDS[self.kind].verb
 
     def __init__(self, probe, assets, space=None, *, need_assets=True, **settings):
         """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits.

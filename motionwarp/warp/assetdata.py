@@ -21,8 +21,10 @@ _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_
 @dataclasses.dataclass(frozen=True)
 class TraversalKind:
     """What a `traversal.kind` means (docs/design.md 5.1): the targets its phases warp to, in order,
-    who finds them, and what its `height` and `depth` ranges measure."""
+    who finds them, what its `height` and `depth` ranges measure, and how a player reads it."""
 
+    #: The kind in the words of reasons and prompts ("jump across" for `jump_gap`): players read these.
+    verb: str
     phases: tuple
     #: "geometry": a provider measures the level's shapes; "marker": a level designer placed the target.
     found_by: str
@@ -38,18 +40,18 @@ class TraversalKind:
 
 
 TRAVERSAL_KINDS = {
-    "vault": TraversalKind(("close edge", "far edge", "landing"), "geometry", "top above the feet",
+    "vault": TraversalKind("vault", ("close edge", "far edge", "landing"), "geometry", "top above the feet",
                            "top from close to far edge"),
-    "mantle": TraversalKind(("ledge top",), "geometry", "top above the feet", "top from close to far edge"),
-    "jump_gap": TraversalKind(("take-off edge", "landing across"), "geometry",
+    "mantle": TraversalKind("mantle", ("ledge top",), "geometry", "top above the feet", "top from close to far edge"),
+    "jump_gap": TraversalKind("jump across", ("take-off edge", "landing across"), "geometry",
                               "landing above the take-off edge (below: negative)", "gap from edge to edge", signed=True),
-    "jump_onto": TraversalKind(("take-off", "landing on top"), "geometry", "top above the feet",
+    "jump_onto": TraversalKind("jump onto", ("take-off", "landing on top"), "geometry", "top above the feet",
                                "top from close to far edge"),
-    "jump_over": TraversalKind(("close edge", "far edge", "landing"), "geometry", "top above the feet",
+    "jump_over": TraversalKind("jump over", ("close edge", "far edge", "landing"), "geometry", "top above the feet",
                                "top from close to far edge"),
-    "sit": TraversalKind(("seat",), "marker", "marker above the feet", signed=True, more_phases=True),
-    "pick_up": TraversalKind(("grab",), "marker", "marker above the feet", signed=True, more_phases=True),
-    "use": TraversalKind(("hand",), "marker", "marker above the feet", signed=True, more_phases=True),
+    "sit": TraversalKind("sit", ("seat",), "marker", "marker above the feet", signed=True, more_phases=True),
+    "pick_up": TraversalKind("pick up", ("grab",), "marker", "marker above the feet", signed=True, more_phases=True),
+    "use": TraversalKind("use", ("hand",), "marker", "marker above the feet", signed=True, more_phases=True),
 }
 #: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1): marker kinds
 #: need at least these (kept for callers of the first release).
