@@ -100,7 +100,9 @@ def test_a_bigger_character_reaches_farther(rig, warp_assets, assets):
         probe = ledge_probe(1.2)
         assert isinstance(MantleProvider(probe, assets).find(actor), Interaction)
         assert isinstance(InteractionChooser([MantleProvider(probe, assets)]).find(actor), Interaction)
-        assert isinstance(MantleProvider(probe, assets).find_at(Point3(0, 0, 0), 0.0), Refusal)
+        asked = MantleProvider(probe, assets)   # its kept answer is for one scale only
+        assert isinstance(asked.find_at(Point3(0, 0, 0), 0.0), Refusal)
+        assert isinstance(asked.find_at(Point3(0, 0, 0), 0.0, 3.0), Interaction)
     finally:
         actor.setScale(1.0)
 
@@ -109,7 +111,7 @@ def test_the_traversal_provider_says_the_warpers_reason(rig, warp_assets, assets
     actor, warper = rig
     probe = ledge_probe(1.2)
     found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), 0.0)
-    assert not found
+    assert not found and found.too_far   # a vault does not fit; the mantle will, closer
     same_reason(found.reason.split("; ")[-1], warper_says(warper, warp_assets["mantle"], 1.2))
 
 
@@ -148,4 +150,38 @@ def test_the_chooser_shows_what_comes_closer_before_a_nearer_refusal():
     marker = Refusal("phase 'grab' needs 0.93 m (ratio 3.00, allowed 0 to 3)", "marker", 1.43, "pick_up", too_far=True)
     wall = Refusal("too high to vault (more than 2.19 m)", "wall", 0.7)
     assert best([table, marker]) is marker and best([table, wall]) is wall
+    jump = Refusal("too high to jump onto (1.60 m > 0.90 m)", "marker", 1.44, "jump_onto")
+    joined = best([marker, jump])   # both about the marker: joined, and still too far
+    assert joined.too_far and joined.reason == marker.reason + "; " + jump.reason
     assert best([marker, Interaction("vault", None, [], 1.0, 1.0, None, None, None, "crate", 1.9)]).node == "crate"
+
+
+@pytest.mark.parametrize("h", [35.0, -120.0])
+def test_turned_ledges_agree_with_the_warper_at_the_characters_heading(rig, warp_assets, assets, h):
+    """The ledge and the character both turned by `h`: the same answers as facing +Y."""
+    actor, warper = rig
+    actor.setH(h)
+    try:
+        answers = []
+        for distance in (0.5, 1.2):
+            root = level()
+            prism(root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+            turned = root.attachNewNode("turned")
+            turned.setH(h)
+            prism(turned, "ledge", box_profile(DEPTH, HEIGHT), 3.0, pos=(0, distance + DEPTH / 2, 0))
+            found = MantleProvider(SceneProbe.from_geometry(root), assets).find(actor)
+            edge = root.getRelativePoint(turned, Point3(0, distance, HEIGHT))
+            try:
+                warper.check(warp_assets["mantle"], [WarpTarget(edge, h=h)])
+                expected = None
+            except WarpRefused as refused:
+                expected = str(refused)
+            if expected is None:
+                assert isinstance(found, Interaction), (distance, found)
+            else:
+                assert isinstance(found, Refusal), (distance, found)
+                same_reason(found.reason, expected)
+            answers.append(bool(found))
+        assert answers == [True, False]
+    finally:
+        actor.setH(0.0)
