@@ -349,7 +349,9 @@ def test_the_prompt_never_offers_what_the_warper_refuses(base, world):
     demo.warper.settings.min_stretch = 0.5
     demo.controller.direction = Vec3(0, 1, 0)
     run_for(base, 2.0, DT)
-    assert demo.prompt.getText().startswith("crate: vault refused: phase 'close_edge' needs ")
+    # the providers share the warper's settings (design 7): they answer its reason themselves
+    prompt = demo.prompt.getText()
+    assert prompt.startswith("crate: phase 'close_edge' needs ") and "(ratio 0.13, allowed 0.5 to 3)" in prompt
 
 
 def test_locomotion_fades_out_into_a_vault_and_back_in_after_it(base, world):

@@ -12,6 +12,7 @@ from panda3d.core import Geom, GeomNode, GeomTristrips, GeomVertexData, GeomVert
 
 from motionwarp import Interaction, SceneProbe, TraversalProvider
 
+from .test_providers import ANY_REACH
 from .obstacles import (box_profile, circle_profile, distance_to_edge_line, level, mesh_node, prism, prism_triangles,
                         subdivided, walkable_run)
 
@@ -46,7 +47,8 @@ def _scene(name, cuts, indexed, h):
 def _ask(root, path, assets):
     """The TraversalProvider's answers from each of APPROACHES."""
     profile, _ = PROFILES[path.getName()]
-    provider = TraversalProvider(SceneProbe.from_geometry(root), assets)
+    # what is measured, whether or not the warper then plays it from there (test_providers_reach.py)
+    provider = TraversalProvider(SceneProbe.from_geometry(root), assets, warp_settings=ANY_REACH)
     front = min(y for y, _ in profile)
     answers = []
     for x, distance, turn in APPROACHES:

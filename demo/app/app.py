@@ -66,7 +66,6 @@ class Demo(DirectObject):
         self.kill_z = (level[0].z if level else 0.0) - KILL_DEPTH_M
         self.character = character or Character.load(CHARACTERS / "mannequin.json")
         self.assets = self.character.load_warp_assets(asset_dir)
-        self.traversal = _providers(self.probe, self.assets, render)
         self.actor = self.character.load_actor()
         self.actor.reparentTo(render)
         self.actor.setPos(*scene.spawn_pos)
@@ -80,6 +79,8 @@ class Demo(DirectObject):
         self.warper = MotionWarper(self.actor, self.character.root_joint, self.character.root_mode,
                                    taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds,
                                    blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
+        # The prompt offers only what this warper plays (its limits, not the defaults).
+        self.traversal = _providers(self.probe, self.assets, render, self.warper.settings)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
                                     taskmgr=base.taskMgr, render=render) if self.character.contact_ik else None
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
@@ -180,6 +181,8 @@ class Demo(DirectObject):
         clip = found.asset.clip if found else None
         if within is not None and found.distance > within(clip):
             return False
+        if within is not None and not found and found.too_far:
+            return False   # farther than the clip stretches (design 7): the autopilot comes closer first
         name = self.obstacle_name(found.node)
         if not found:
             return self._skip(name, found.reason)
@@ -364,16 +367,18 @@ def _start_distance(asset):
     return authored if accepted is None else min(max(authored, accepted[0]), accepted[1])
 
 
-def _providers(probe, assets, space):
-    """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17)."""
+def _providers(probe, assets, space, warp_settings):
+    """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17),
+    each answering as a warper with `warp_settings` would play."""
     kinds = {asset.traversal.kind for asset in assets.values() if asset.traversal is not None}
     providers = []
     if kinds & {provider.kind for provider in TraversalProvider.KINDS}:
-        providers.append(TraversalProvider(probe, assets.values(), space=space))
+        providers.append(TraversalProvider(probe, assets.values(), space=space, warp_settings=warp_settings))
     if kinds & set(JUMP_KINDS):
-        providers.append(JumpProvider(probe, assets.values(), space=space, reach=JUMP_REACH))
+        providers.append(JumpProvider(probe, assets.values(), space=space, reach=JUMP_REACH,
+                                      warp_settings=warp_settings))
     if kinds & set(MARKER_KINDS):
-        providers.append(MarkerProvider(probe, space, assets.values(), space=space))
+        providers.append(MarkerProvider(probe, space, assets.values(), space=space, warp_settings=warp_settings))
     return InteractionChooser(providers, space=space) if providers else _NoTraversal()
 
 

@@ -173,8 +173,8 @@ def editor_picture(base, looks, path):
     hand.remove()
 
 
-#: The small-window picture: Space 1.25 m before the high ledge (too far: the mantle_high refusal with its
-#: numbers stays on the status line), then the roofed ledge in front (its two reasons on the prompt).
+#: The small-window picture: Space 1.25 m before the high ledge (too far: the providers' refusals, with the
+#: warper's numbers for mantle_high, stay on the status line), then the roofed ledge in front (its two reasons on the prompt).
 SMALL_WINDOW = (800, 600)
 HIGH_LEDGE_AT, ROOFED_LEDGE_AT = (0.0, 36.0), (0.0, 25.3)
 

@@ -8,8 +8,9 @@
 
 The best Interaction is the nearest (what the character meets first); providers that found
 things within TIE metres of each other, or the same thing, rank in the order given. With no Interaction, the
-Refusal of the nearest thing refused, so the prompt names what is in front and why (every
-provider's reason when several refuse that same thing: "too high to jump over (..) or jump onto (..)").
+nearest Refusal that is only `too_far` (walking closer may offer it), else the Refusal of the nearest thing
+refused, so the prompt names what is in front and why (every provider's reason when several refuse that
+same thing: "too high to jump over (..) or jump onto (..)").
 """
 from ..base.errors import UsageError
 from .providers import Refusal, _join
@@ -31,25 +32,29 @@ class InteractionChooser:
         self.answers = []
 
     def find(self, actor):
-        """The best answer for `actor` as it stands now (its position and heading)."""
+        """The best answer for `actor` as it stands now (its position, heading and scale)."""
         space = self.space if self.space is not None else actor.getTop()
-        return self.find_at(actor.getPos(space), actor.getH(space))
+        return self.find_at(actor.getPos(space), actor.getH(space), actor.getSx(space))
 
-    def find_at(self, pos, h):
-        """The best answer for a character whose feet are at `pos`, facing heading `h`."""
-        self.answers = [provider.find_at(pos, h) for provider in self.providers]
+    def find_at(self, pos, h, scale=1.0):
+        """The best answer for a character whose feet are at `pos`, facing heading `h`; a scaled
+        character's `scale` is passed on (a game's own provider need not take it at scale 1)."""
+        self.answers = [provider.find_at(pos, h) if scale == 1.0 else provider.find_at(pos, h, scale)
+                        for provider in self.providers]
         return best(self.answers)
 
 
 def best(answers):
     """The nearest Interaction (earlier first within TIE or about the same node), else the nearest Refusal
-    that names a distance, else the first Refusal."""
+    that is only too far (what comes next on the way), else the nearest Refusal that names a distance, else
+    the first Refusal."""
     found = [answer for answer in answers if answer]
     if found:
         return _nearest(found)
     placed = [answer for answer in answers if answer.distance is not None]
     if placed:
-        return _joined(_nearest(placed), placed)
+        coming = [answer for answer in placed if answer.too_far]
+        return _joined(_nearest(coming or placed), placed)
     return answers[0] if answers else Refusal(NOTHING_AT_ALL)
 
 
@@ -60,7 +65,8 @@ def _joined(refusal, refusals):
     if len(same) < 2:
         return refusal
     numbers = {k: v for other in reversed(same) for k, v in other.numbers.items()}
-    return Refusal(_join(other.reason for other in same), refusal.node, refusal.distance, refusal.kind, numbers)
+    return Refusal(_join(other.reason for other in same), refusal.node, refusal.distance, refusal.kind, numbers,
+                   refusal.too_far)
 
 
 def _nearest(answers):

@@ -69,9 +69,10 @@ class _Onto(_Provider):
 class JumpProvider(_Asked):
     """Across a gap ahead, else onto the ledge in front: take-off and landing targets, with room checked."""
 
-    def __init__(self, probe, assets, space=None, **settings):
+    def __init__(self, probe, assets, space=None, *, warp_settings=None, **settings):
         """`assets` as for the other providers: re-read at every query."""
         self.probe, self.space, self._given = probe, space, assets
+        self.warp_settings = warp_settings
         self.settings = ProviderSettings.from_prc(**settings)
         self._onto = _Onto(probe, self.settings)
         if not self._own(assets, "jump_gap") and not self._own(assets, "jump_onto"):

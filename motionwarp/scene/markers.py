@@ -53,12 +53,13 @@ class MarkerProvider(_Asked):
     geometry or a mesh's node).
     """
 
-    def __init__(self, probe, markers, assets, space=None, **settings):
+    def __init__(self, probe, markers, assets, space=None, *, warp_settings=None, **settings):
         """`markers`: a NodePath searched for tagged nodes now and on `refresh()`; `assets` is re-read
         at every query, as for the other providers."""
         if not isinstance(markers, NodePath) or markers.isEmpty():
             raise UsageError(f"MarkerProvider markers: expected a NodePath to search for markers, got {markers!r}")
         self.probe, self.space, self._given = probe, space, assets
+        self.warp_settings = warp_settings
         self.settings = ProviderSettings.from_prc(**settings)
         self._root = markers
         self.refresh()

@@ -14,13 +14,14 @@ and where a mantle stands are read from the clip itself, so a different clip nee
 import dataclasses
 import re
 
-from panda3d.core import NodePath, Point3, Vec3
+from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
-from ..base.config import ProviderSettings
-from ..base.errors import UsageError
+from ..base.config import MotionWarpSettings, ProviderSettings
+from ..base.errors import UsageError, shown
 from .measure import heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
+from ..warp.refusal import refusal as warp_refusal
 from ..warp.target import WarpTarget
 
 _UP = Vec3(0, 0, 1)
@@ -48,13 +49,17 @@ class Interaction:
 
 @dataclasses.dataclass
 class Refusal:
-    """Why the character cannot traverse what is in front (`node` is None when nothing is)."""
+    """Why the character cannot traverse what is in front (`node` is None when nothing is).
+
+    `too_far`: the warper would refuse the targets found only for a stretch too long (design 7): walking
+    closer may offer it."""
 
     reason: str
     node: NodePath = None
     distance: float = None
     kind: str = None
     numbers: dict = dataclasses.field(default_factory=dict)
+    too_far: bool = False
 
     def __bool__(self):
         return False
@@ -74,33 +79,82 @@ SAME_POS, SAME_H = 1e-4, 1e-3
 class _Asked:
     """What every provider answers: `find(actor)` for a character as it stands, `find_at(pos, h)`.
 
+    An Interaction is only offered where `MotionWarper.play` would accept it from where the character
+    stands (design 4's refusals under `warp_settings`); else the warper's reason is the Refusal.
     A game asks every frame (for the prompt). On a static probe (`SceneProbe.static`), the last
     answer is kept and returned again (the same object: treat answers as read-only) while the
-    character stays within SAME_POS metres and SAME_H degrees of where it was asked, with the
-    same asset objects, the same settings and no `probe.changed()` since (an asset edited in
-    place is seen once the character moves; the demo's tuner replaces an edited asset).
+    character stays within SAME_POS metres and SAME_H degrees of where it was asked, at the same
+    scale, with the same asset objects, the same settings and no `probe.changed()` since (an asset
+    edited in place is seen once the character moves; the demo's tuner replaces an edited asset).
     """
 
     space = None
-    _kept = None  # (probe version, x, y, z, h, assets, settings values, answer)
+    _kept = None  # (probe version, x, y, z, h, scale, assets, settings values, answer)
+    _warp_settings = None
+
+    @property
+    def warp_settings(self):
+        """The MotionWarpSettings an Interaction must pass: the game's warper's (`warper.settings`),
+        else the `motionwarp-*` PRC defaults, so the prompt agrees with what `play` accepts."""
+        if self._warp_settings is None:
+            self._warp_settings = MotionWarpSettings.from_prc()
+        return self._warp_settings
+
+    @warp_settings.setter
+    def warp_settings(self, settings):
+        if settings is not None and not isinstance(settings, MotionWarpSettings):
+            raise UsageError(f"{type(self).__name__} warp_settings: expected a MotionWarpSettings (a "
+                             f"MotionWarper's settings) or None, got {shown(settings)}")
+        self._warp_settings = settings
 
     def find(self, actor):
-        """An Interaction or a Refusal for `actor` as it stands now (its position and heading)."""
+        """An Interaction or a Refusal for `actor` as it stands now (its position, heading and scale)."""
         space = self.space if self.space is not None else actor.getTop()
-        return self.find_at(actor.getPos(space), actor.getH(space))
+        return self.find_at(actor.getPos(space), actor.getH(space), actor.getSx(space))
 
-    def find_at(self, pos, h):
-        """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`."""
-        assets, settings = tuple(self._given), self._settings_values()
+    def find_at(self, pos, h, scale=1.0):
+        """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`,
+        scaled by `scale` (its clips' motion with it)."""
+        assets, settings = tuple(self._given), (self._settings_values(), tuple(vars(self.warp_settings).values()))
         kept, probe = self._kept, self.probe
         if (kept is not None and probe.static and kept[0] == probe.version and abs(pos[0] - kept[1]) <= SAME_POS
                 and abs(pos[1] - kept[2]) <= SAME_POS and abs(pos[2] - kept[3]) <= SAME_POS
-                and abs(h - kept[4]) <= SAME_H and len(assets) == len(kept[5])
-                and all(a is b for a, b in zip(assets, kept[5])) and settings == kept[6]):
-            return kept[7]
-        answer = self._answer(pos, h, assets)
-        self._kept = (probe.version, pos[0], pos[1], pos[2], h, assets, settings, answer) if probe.static else None
+                and abs(h - kept[4]) <= SAME_H and scale == kept[5] and len(assets) == len(kept[6])
+                and all(a is b for a, b in zip(assets, kept[6])) and settings == kept[7]):
+            return kept[8]
+        answer = self._offered(pos, h, scale, assets)
+        self._kept = (probe.version, pos[0], pos[1], pos[2], h, scale, assets, settings, answer) if probe.static else None
         return answer
+
+    def _offered(self, pos, h, scale, assets):
+        return self._playable(self._answer(pos, h, assets), pos, h, scale)
+
+    def _playable(self, answer, pos, h, scale):
+        """`answer`, or, for an Interaction the warper would refuse to play from (pos, h) at `scale`,
+        a Refusal with the warper's own reason (warp/refusal.py): asked only once targets are found."""
+        if not answer:
+            return answer
+        asset, quat = answer.asset, LQuaternion()
+        quat.setHpr(Vec3(h, 0, 0))
+        anchors = [(Point3(target.pos), target.local_quat()) for target in answer.targets]
+        problem = warp_refusal(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors,
+                               1.0, (Point3(pos), quat), scale, self.warp_settings)
+        if problem is None:
+            return answer
+        numbers = {"height": answer.height, "depth": answer.depth, **_warp_numbers(problem)}
+        return Refusal(problem, answer.node, answer.distance, answer.kind,
+                       {k: round(v, 4) for k, v in numbers.items() if v is not None},
+                       numbers.get("stretch", 0.0) >= self.warp_settings.max_stretch)   # as said: 2 decimals
+
+
+#: The numbers in the warper's refusals (warp/refusal.py `_reach`), as Refusal.numbers names them.
+_WARP_NUMBERS = {"stretch": r"\(ratio ([\d.]+),", "turn_deg": r"needs a ([\d.]+) degree turn",
+                 "behind_m": r"\(([\d.]+) m back;"}
+
+
+def _warp_numbers(reason):
+    found = {name: re.search(pattern, reason) for name, pattern in _WARP_NUMBERS.items()}
+    return {name: float(match.group(1)) for name, match in found.items() if match}
 
 
 class _Provider(_Asked):
@@ -111,11 +165,13 @@ class _Provider(_Asked):
         """The kind as its reasons say it: "jump over" for jump_over (design 5.1)."""
         return TRAVERSAL_KINDS[self.kind].verb
 
-    def __init__(self, probe, assets, space=None, *, need_assets=True, **settings):
+    def __init__(self, probe, assets, space=None, *, need_assets=True, warp_settings=None, **settings):
         """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits.
-        Without `need_assets` (a TraversalProvider's), none of this kind among them is no error."""
+        Without `need_assets` (a TraversalProvider's), none of this kind among them is no error.
+        `warp_settings`: the game's MotionWarper's settings (see `warp_settings`)."""
         self.probe = probe
         self.space = space
+        self.warp_settings = warp_settings
         self.settings = ProviderSettings.from_prc(**settings)
         self._given = assets
         self._runs = {}  # id(asset): (asset, its track, its phases' (end, t_offset), run)
@@ -344,10 +400,11 @@ class TraversalProvider(_Asked):
 
     KINDS = (VaultProvider, MantleProvider, JumpOverProvider)
 
-    def __init__(self, probe, assets, space=None, **settings):
+    def __init__(self, probe, assets, space=None, *, warp_settings=None, **settings):
         """`assets` as for the providers: re-read at every query; one of some kind is needed."""
         self.providers = [kind(probe, assets, space, need_assets=False, **settings) for kind in self.KINDS]
         self.probe, self.space, self._given = probe, space, assets
+        self.warp_settings = warp_settings
         self.settings = self.providers[0].settings
         if not any(provider.assets for provider in self.providers):
             raise UsageError(f"no {self._kinds()} asset among {[getattr(a, 'clip', a) for a in assets]}: a "
@@ -360,7 +417,8 @@ class TraversalProvider(_Asked):
     def _settings_values(self):
         return [provider._settings_values() for provider in self.providers]
 
-    def _answer(self, pos, h, given):
+    def _offered(self, pos, h, scale, given):
+        """The first kind whose Interaction the warper would play: a vault it would refuse gives way to a mantle."""
         asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
         if not asked:
             return Refusal(f"no {self._kinds()} asset to traverse with")
@@ -369,18 +427,19 @@ class TraversalProvider(_Asked):
             return Refusal(NOTHING)  # what each would say
         answers = []
         for provider, assets in asked:
-            answers.append(provider._judge(found, assets))
+            answers.append(self._playable(provider._judge(found, assets), pos, h, scale))
             if answers[-1]:
                 return answers[-1]
         first = answers[0]
         numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
-        return Refusal(_join(answer.reason for answer in answers), first.node, first.distance, None, numbers)
+        return Refusal(_join(answer.reason for answer in answers), first.node, first.distance, None, numbers,
+                       any(answer.too_far for answer in answers))
 
 
 def _join(reasons):
     """Refusals of several providers as one reason: "too high to vault (..) or mantle (..)" when they agree."""
     reasons = list(dict.fromkeys(reasons))
-    parts = [re.match(r"^(too \w+) to (.+?) (\(.*\))$", reason) for reason in reasons]
+    parts = [re.match(r"^(too \w+) to ([^;]+?) (\([^;()]*\))$", reason) for reason in reasons]
     if len(reasons) > 1 and all(parts) and len({part.group(1) for part in parts}) == 1:
         return parts[0].group(1) + " to " + " or ".join(f"{part.group(2)} {part.group(3)}" for part in parts)
     return "; ".join(reasons)
