@@ -274,12 +274,8 @@ class Demo(DirectObject):
         if found.node is None:
             return f"Space: {found.reason}"
         name = self.obstacle_name(found.node)
-        if not found:
+        if not found:   # the providers ask the warper's own refusal rules (design 7): an offer plays
             return f"{name}: {found.reason}"
-        try:
-            self.warper.check(found.asset, found.targets)
-        except WarpRefused as refusal:
-            return f"{name}: {found.asset.clip} refused: {refusal.reason}"
         return offer_line(found, name)
 
     def playing_clip(self):
