@@ -4,6 +4,8 @@ import os
 
 import pytest
 
+from demo.app.cli import parse_args
+
 from .test_demo import run_main, without_display
 
 HEADLESS = ("--headless", "--autopilot")
@@ -21,11 +23,14 @@ HEADLESS = ("--headless", "--autopilot")
     ("--fps", "1000000000", "a whole number from 1 to 1000"),
     ("--fps", "0", "a whole number from 1 to 1000"),
 ])
-def test_numeric_options_out_of_range(tmp_path, option, value, expected):
+def test_numeric_options_out_of_range(tmp_path, capsys, option, value, expected):
+    """In process: main.py hands its arguments to this parser before anything else (the subprocess
+    tests below cover the entry point itself)."""
     extra = ("--screenshot", str(tmp_path / "x.png")) if option == "--at" else ()
-    result = run_main(*HEADLESS, *extra, option, value, env=without_display())
-    assert result.returncode == 2
-    assert result.stderr == f"main.py: argument {option}: expected {expected}, got {value} (see --help)\n"
+    with pytest.raises(SystemExit) as exited:
+        parse_args([*HEADLESS, *extra, option, value])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == f"main.py: argument {option}: expected {expected}, got {value} (see --help)\n"
 
 
 def test_fps_must_be_a_whole_number():
