@@ -20,7 +20,7 @@ from ..editor.compare import Comparison, TimeControl, unwarped
 from ..editor.curve_editor import KEYS as EDITOR_KEYS, CurveEditor
 from ..editor.curves import CurvePanel
 from ..views.debugview import DebugView
-from ..views.hud import KEYS, Hud, offer_line
+from ..views.hud import KEYS, Hud, offer_line, show_text
 from ..character.input import KeyInput
 from ..editor.standin import StandIn
 from ..editor.tuner import KEYS as TUNER_KEYS, AssetTuner
@@ -147,7 +147,7 @@ class Demo(DirectObject):
         return self.autopilot is not None and self.autopilot.done
 
     def say(self, text):
-        self.status.setText(text)
+        show_text(self.status, text)
 
     def _phase_started(self, warper, name, index):
         warp = warper.current
@@ -322,7 +322,7 @@ class Demo(DirectObject):
             self._landings_said = len(landings)
             self.say(f"landed after falling {landings[-1][0]:.2f} m")
         found = self.offer()
-        self.prompt.setText(self.prompt_text(found))
+        show_text(self.prompt, self.prompt_text(found))
         self.curves.keep_above(self.hud.stack())
         self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
         self.time.frame_done()

@@ -48,6 +48,13 @@ def panel_text(parent, pos, align=TextNode.ALeft, scale=TEXT_SCALE, fg=(1, 1, 1,
     return text
 
 
+def show_text(text, value):
+    """Set a panel_text's text only when it changes: Panda3D lays a TextNode out anew after every
+    setText, and the prompt is set every frame (the same text most frames; 0.3 ms a frame before)."""
+    if text.getText() != value:
+        text.setText(value)
+
+
 def wrap_to(text, width, balance=False):
     """Wrap `text` (a panel_text) so its card is at most `width` aspect2d units wide; with `balance`,
     in rows of about equal length for the text it shows now (no word left alone on the last row)."""
@@ -57,7 +64,7 @@ def wrap_to(text, width, balance=False):
         longest = max(node.calcWidth(line) for line in text.getText().split("\n"))
         if longest > wrap:
             wrap = min(wrap, longest / math.ceil(longest / wrap) + 1.0)
-    if node.getWordwrap() != wrap:
+    if abs(node.getWordwrap() - wrap) > 1e-4:  # kept as a float32: an exact != would lay the text out every frame
         node.setWordwrap(wrap)
 
 
@@ -159,7 +166,8 @@ class Hud(DirectObject):
             wrap_to(text, self.width - 2 * EDGE_GAP, balance=True)
             bottom, top = extent(text)
             if top > bottom:
-                text.setPos(0, z - bottom)
+                if text.getPos() != (0, z - bottom):  # OnscreenText.setPos lays the text out anew
+                    text.setPos(0, z - bottom)
                 z += top - bottom + EDGE_GAP / 2
         return z
 
@@ -179,7 +187,7 @@ class Hud(DirectObject):
         elif last_warp is not None and last_warp.results:
             lines += [f"last {last_warp.asset.clip} arrived:"] + arrival_lines(
                 (result.name, *arrival_error(result)) for result in last_warp.results)
-        self.info.setText("\n".join(lines))
+        show_text(self.info, "\n".join(lines))
 
     def destroy(self):
         self.ignoreAll()
