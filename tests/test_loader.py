@@ -117,6 +117,21 @@ def test_final_key_is_sampled_exactly_once(base, tmp_path, seconds):
     actor.cleanup()
 
 
+def test_many_uneven_keys_bake_to_the_linear_curve_through_them(base, tmp_path):
+    """Keys on frames, between frames, two in one frame and a long gap: each baked frame is the
+    straight line between the keys around its time (numpy's interp), and the final key is sampled."""
+    times = [0.0, 1 / FPS, 0.05, 0.06, 0.1, 0.4, 0.41, 1.0, 1.2]
+    ys = [0.0, 0.3, -0.2, 0.5, 0.5, 2.0, 1.0, 1.5, -1.0]
+    path = two_bone_quad(tmp_path / "uneven.glb",
+                         {"move": [("root", "translation", times, [[0, y, 0] for y in ys])]})
+    actor = load_actor(path)
+    baked = list(clip_control(actor, "move").getAnim().findChild("root").getTable("y"))
+    frame_times = np.minimum(np.arange(len(baked)) / FPS, times[-1])
+    assert len(baked) == math.ceil(times[-1] * FPS - 1e-3) + 1
+    np.testing.assert_allclose(baked, np.interp(frame_times, times, ys), atol=1e-5)
+    actor.cleanup()
+
+
 def test_final_key_fix_switches_off_when_panda3d_gltf_samples_the_final_key(base, tmp_path, monkeypatch):
     """A panda3d-gltf that counts frames right gets no extra frame from motionwarp."""
     class FixedCount:  # `math` as a fixed converter would see it: one frame more than ceil, never short

@@ -16,6 +16,7 @@ by converting a tiny in-memory glTF and looking at its last frame. The final-key
 adds a frame only to the clips whose frames stop short of their final key.
 """
 import base64
+import bisect
 import functools
 import struct
 
@@ -31,12 +32,10 @@ def _lerp_factor(currtime, lasttime, nexttime):
 
 
 def _next_time_index(currtime, time_buffer):
-    """Index of the first key after `currtime` (so a sample on a key gets that key), capped at the last."""
-    last = len(time_buffer) - 1
-    nextidx = 1
-    while nextidx < last and currtime >= time_buffer[nextidx]:
-        nextidx += 1
-    return nextidx
+    """Index of the first key after `currtime` (so a sample on a key gets that key), from 1 up to the
+    last. A binary search: the converter asks once per joint, channel and frame (a scan made the
+    Knight's 76 clips take 1.5 s longer to bake)."""
+    return min(max(bisect.bisect_right(time_buffer, currtime), 1), len(time_buffer) - 1)
 
 
 def lerp_bug_present():
