@@ -70,3 +70,19 @@ def test_bad_input_is_one_line_and_exit_2(fox, tmp_path, args, message):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
     assert not (tmp_path / "w.warp.json").exists()
+
+
+def test_inspecting_after_a_driver_stripped_the_shared_clips_reads_them_as_authored(base, fox):
+    """A game (or the author tool) may inspect a model whose Actors already play: their driver took
+    the root motion off the bundles Actors of one file share; inspect must still see the clip's travel."""
+    from motionwarp import RootMotionDriver, load_actor
+    from motionwarp.tools.inspector import Model, report
+    actor = load_actor(fox)
+    driver = RootMotionDriver(actor, "hips", "projected", taskmgr=base.taskMgr)
+    try:
+        out = report(Model(fox))
+        assert "`hips` in projected mode carries 1.50 m in stride32" in out
+        assert f"hips projected {rig_samples.CLIPS['walk'][1]:7.3f} m" in out.split("  walk\n", 1)[1]
+    finally:
+        driver.destroy()
+        actor.cleanup()

@@ -35,6 +35,13 @@ def load_model_node(path, gltf_settings=None):
     return _model_cache[key]
 
 
+def unshared_model_node(path, gltf_settings=None):
+    """A ModelRoot of `path` no Actor shares (for reading clips as authored after a driver stripped
+    the shared ones): the model cache's bake read afresh, converted only when there is none."""
+    path = os.path.abspath(os.fspath(path))
+    return _cached_conversion(path, gltf_settings or gltf_settings_from_prc())
+
+
 def _convert(path, settings):
     """The fixed bake of `path`, checked first (a cached bake was checked when it was made)."""
     check_gltf(path)

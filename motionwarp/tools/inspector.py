@@ -21,9 +21,7 @@ from .clipfacts import clip_facts, direction_word, guess_role, stepping_names_fi
 from ..base.atomicfile import write_text_atomic
 from ..base.errors import LoadError
 from ..base.jsonfields import dumps
-from ..animation._gltf_fix import convert
-from ..animation.loader import load_model_node
-from ..base.config import gltf_settings_from_prc
+from ..animation.loader import load_model_node, unshared_model_node
 
 #: Below this a clip is said to carry no root motion (metres).
 STILL_DISTANCE = 0.01
@@ -50,7 +48,7 @@ class Model:
         model = NodePath(load_model_node(path))
         if any(rootmotion.is_stripped(n.node().getBundle()) for n in model.findAllMatches("**/+AnimBundleNode")):
             # a driver in this process took the root motion off the shared bundles: read a conversion of our own
-            model = NodePath(convert(self.path, gltf_settings_from_prc()))
+            model = NodePath(unshared_model_node(self.path))
         character = model.find("**/+Character")
         if character.isEmpty():
             raise LoadError(f"{self.path}: the model has no skeleton (no skinned character to animate)")
