@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 from direct.actor.Actor import Actor
-from panda3d.core import ClockObject, LPoint3, LQuaternion
+from panda3d.core import ClockObject
 
 from ..base.config import from_base
 from .placement import moved_by
@@ -291,7 +291,7 @@ class WarpBatch:
         kept = self._rows
         for index, cur, x, y, z, qr, qi, qj, qk in zip(rows, frames, px.tolist(), py.tolist(), pz.tolist(), *quat.tolist()):
             row = kept[index]
-            row.actor.setPosQuat(LPoint3(x, y, z), LQuaternion(qr, qi, qj, qk))
+            row.actor.setPosQuat((x, y, z), (qr, qi, qj, qk))   # tuples: Panda3D converts them faster than we build
             row.warp.frame = cur
             # What the driver's frame_motion() leaves: only the warp's clip moved (see _fast_frame).
             row.driver._prev_time = now
