@@ -242,6 +242,15 @@ def test_scaled_character(base, tmp_path, turn_glb, scale):
              start=((0.3, -0.2, 0.0), 25.0), scale=scale)
 
 
+@pytest.mark.parametrize("scale", [0.6, 1.5])
+def test_scaled_vault_with_hitches(base, tmp_path, scale):
+    """The mannequin's vault, scaled, turned and offset, at irregular frame times."""
+    data = [dict(VAULT_PHASES[0], r_offset=[6.0, 0.0, 0.0]), VAULT_PHASES[1], dict(VAULT_PHASES[2], t_offset=[0.2, -0.1, 0.0])]
+    shifts = [(0.1, 0.3, 0.2), (0.05, 0.2, 0.2), (-0.1, 0.4, 0.0)]
+    run_case(base, tmp_path, MANNEQUIN, "vault", data, shifts, [10.0, 5.0, -8.0], TIMINGS["hitches"],
+             start=((-1.0, 0.5, 0.0), -125.0), scale=scale)
+
+
 def test_target_across_the_180_degree_seam(base, tmp_path, turn_glb):
     """Start facing 170 degrees and end past 180: the rotation must take the short way round."""
     run_case(base, tmp_path, turn_glb, "turn", TURN_PHASES, TURN_SHIFTS, [-15.0, 20.0], TIMINGS["60fps"],
