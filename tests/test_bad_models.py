@@ -7,6 +7,7 @@ import re
 import shutil
 
 import pytest
+from panda3d.core import LightAttrib
 
 from demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, LoadError, WarpAsset, load_actor
@@ -124,3 +125,43 @@ def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path):
     with pytest.raises(LoadError) as caught:  # main.py prints any MotionWarpError as one line, exit 2
         Demo(base, scene, character=Character.load(tmp_path / "mannequin.json"))
     assert str(caught.value).startswith(f"{tmp_path / 'mannequin.glb'}: not a readable glTF file (")
+
+
+def _what_the_game_has(base):
+    """The tasks, the scene's top nodes, render's lights and the 2D overlay's nodes: what a Demo adds."""
+    return ({task.name for task in base.taskMgr.getTasks()}, {child.getName() for child in base.render.getChildren()},
+            base.render.getAttrib(LightAttrib) if base.render.hasAttrib(LightAttrib) else None,
+            len(base.aspect2d.findAllMatches("**")))
+
+
+@pytest.mark.parametrize("fails_in", ["the character", "the controller"])
+def test_a_demo_that_fails_midway_leaves_nothing_behind(base, tmp_path, warp_asset_dir, monkeypatch, fails_in):
+    """Before its warper exists (a character that does not load) or after (fault injected into the
+    controller): the game keeps no half-built level, character, light, task or HUD."""
+    import json
+    from demo.app import app
+    from demo.character.character_file import Character
+    character = Character.load(ROOT / "characters" / "mannequin.json")
+    if fails_in == "the character":
+        (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
+        data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
+        (tmp_path / "mannequin.json").write_text(json.dumps(dict(data, model="mannequin.glb")))
+        character, expected = Character.load(tmp_path / "mannequin.json"), LoadError
+    else:
+        def broken(*args, **kwargs):
+            raise RuntimeError("injected")
+        monkeypatch.setattr(app, "Controller", broken)
+        expected = RuntimeError
+    before = _what_the_game_has(base)
+    with pytest.raises(expected):
+        app.Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir, character=character)
+    assert _what_the_game_has(base) == before
+
+
+def test_destroy_takes_the_level_down_too(base, warp_asset_dir):
+    from demo.app.app import Demo
+    before = _what_the_game_has(base)
+    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    assert _what_the_game_has(base) != before
+    demo.destroy()
+    assert _what_the_game_has(base) == before

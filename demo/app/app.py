@@ -55,10 +55,24 @@ class Demo(DirectObject):
     def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS, blend_time=0.2, character=None,
                  looks=Looks()):
         super().__init__()
+        #: What destroy() takes down, in the order it was put up (it runs them backwards). A constructor
+        #: that fails midway (a bad asset, a character that does not load) takes down what it built.
+        self._built = []
+        try:
+            self._build(base, scene, autopilot, view, asset_dir, blend_time, character, looks)
+        except BaseException:
+            self.destroy()
+            raise
+
+    def _build(self, base, scene, autopilot, view, asset_dir, blend_time, character, looks):
         self.base, self.scene = base, scene
         render = base.render
         self.looks, self.lights = looks, Lights(render, looks)
-        self.obstacles = scene.build(render, base.loader)
+        self._built.append(self.lights.remove)
+        #: The ground and the obstacles, under one node destroy() removes.
+        self.level = render.attachNewNode("level")
+        self._built.append(self.level.removeNode)
+        self.obstacles = scene.build(self.level, base.loader)
         # Built before the character is added: the probe sees the level, not the mannequin.
         self.probe = SceneProbe.from_geometry(render)
         #: The kill plane, KILL_DEPTH_M under the level's lowest point: a fall past it left the world.
@@ -67,6 +81,7 @@ class Demo(DirectObject):
         self.character = character or Character.load(CHARACTERS / "mannequin.json")
         self.assets = self.character.load_warp_assets(asset_dir)
         self.actor = self.character.load_actor()
+        self._built.append(self._remove_actor)
         self.actor.reparentTo(render)
         self.actor.setPos(*scene.spawn_pos)
         self.actor.setH(scene.spawn_h)
@@ -79,16 +94,24 @@ class Demo(DirectObject):
         self.warper = MotionWarper(self.actor, self.character.root_joint, self.character.root_mode,
                                    taskmgr=base.taskMgr, render=render, clip_speeds=self.character.speeds,
                                    blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
+        self._built.append(self.warper.destroy)
         # The prompt offers only what this warper plays (its limits, not the defaults).
         self.traversal = _providers(self.probe, self.assets, render, self.warper.settings)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
                                     taskmgr=base.taskMgr, render=render) if self.character.contact_ik else None
+        if self.contact_ik is not None:
+            self._built.append(self.contact_ik.destroy)
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,
                                      space=render, body_settings=BodySettings(kill_z=self.kill_z))
+        self._built.append(self.controller.destroy)
         self.tuner = AssetTuner(self.assets, parent=base.a2dTopRight, say=self.say) if self.assets else None
+        if self.tuner is not None:
+            self._built.append(self.tuner.destroy)
         self.curves = CurvePanel(base.a2dBottomLeft)
+        self._built.append(self.curves.destroy)
         self.editor = CurveEditor(self.curves, self.tuner, base.mouseWatcherNode, base.render2d, self.warper,
                                   StandIn(self.actor, render), lambda: self.time.paused, self.say)
+        self._built.append(self.editor.destroy)
         #: How far from the near face (or marker) each clip was authored (its first target ahead of where it
         #: starts, read from the asset, within the `traversal.distance` range the asset accepts): where the
         #: autopilot starts it, by clip.
@@ -106,12 +129,14 @@ class Demo(DirectObject):
         self.comparison = None
         self._phase_said = None   # the status line of the phase in progress, until the warp ends
         self.debug = DebugView(render)
+        self._built.append(self.debug.destroy)
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
         self.keys = KeyInput(base.mouseWatcherNode, base.buttonThrowers or ())
         self.accept("space", self.interact)
         self.accept("e", self.dodge)
         self.accept("escape", self.base.userExit)
         self.hud = Hud(base, KEYS + (TUNER_KEYS + EDITOR_KEYS if self.tuner is not None else ()))
+        self._built.append(self.hud.destroy)
         self.status, self.prompt = self.hud.status, self.hud.prompt
         if self.tuner is not None:
             self.hud.wrap(self.tuner.text, 0.5)
@@ -332,20 +357,13 @@ class Demo(DirectObject):
         return task.cont
 
     def destroy(self):
-        """Remove everything the demo added (tasks, handlers, HUD, the character)."""
+        """Remove everything the demo added (tasks, handlers, HUD, the character, the level)."""
         self.ignoreAll()
         self.removeAllTasks()
-        if self.tuner is not None:
-            self.tuner.destroy()
-        self.editor.destroy()
-        self.curves.destroy()
-        self.hud.destroy()
-        self.debug.destroy()
-        self.controller.destroy()
-        self.warper.destroy()
-        if self.contact_ik is not None:
-            self.contact_ik.destroy()
-        self.lights.remove()
+        while self._built:
+            self._built.pop()()
+
+    def _remove_actor(self):
         self.actor.cleanup()
         self.actor.removeNode()
 
