@@ -42,6 +42,30 @@ def test_the_best_answer_is_the_nearest_interaction_else_the_nearest_refusal(ans
     assert chooser.answers == answers
 
 
+@pytest.mark.parametrize("reasons, expected", [
+    (["nothing to vault or mantle in front", "nothing to jump in front", "nothing to interact with in front"],
+     "nothing to vault, mantle, jump or interact with in front"),
+    (["nothing to jump over in front", "nothing to jump onto in front", "nothing to jump over in front"],
+     "nothing to jump over or jump onto in front"),                      # each thing named once
+    (["nothing to vault in front"], "nothing to vault in front"),
+])
+def test_when_nothing_is_met_the_refusal_names_everything_looked_for(reasons, expected):
+    found = InteractionChooser([Fixed(Refusal(reason)) for reason in reasons]).find_at(Point3(0, 0, 0), 0.0)
+    assert not found and found.reason == expected and found.node is None and found.distance is None
+
+
+def test_only_traversal_kinds_with_assets_are_said_to_be_looked_for(base):
+    """A character that only jumps over things (the Knight) is not told there is nothing to vault."""
+    import dataclasses
+    from motionwarp import WarpAsset
+    from .conftest import ASSETS
+    vault = WarpAsset.load(ASSETS / "vault.warp.json")
+    hop = dataclasses.replace(vault, traversal=dataclasses.replace(vault.traversal, kind="jump_over"))
+    root = level()
+    found = TraversalProvider(SceneProbe.from_geometry(root), [hop]).find_at(Point3(0, 0, 0), 0.0)
+    assert found.reason == "nothing to jump over in front"
+
+
 def test_answers_about_one_obstacle_rank_in_the_order_given_whatever_their_distance():
     """A vault measured to the crate's face and a jump onto it measured to its take-off 0.5 m before:
     the same crate, so the earlier provider's answer (design 7); another crate 0.5 m nearer wins."""

@@ -20,7 +20,7 @@ def demo(base, warp_asset_dir):
     ((0, 4.4, 0), 0, "Space: vault log (vault, 0.80 m high, 0.44 m deep, 1.2 m away)"),
     ((0, 25.5, 0), 0, "roofed ledge: too deep to vault (2.00 m > 1.20 m); no head room on top (1.20 m < 1.80 m); "
                       "too high to jump onto (1.40 m > 0.90 m)"),
-    ((0, 0.2, 0), 90, "Space: nothing to vault or mantle in front"),
+    ((0, 0.2, 0), 90, "Space: nothing to vault, mantle, jump or interact with in front"),   # all it can do
 ])
 def test_the_prompt_shows_every_frame(base, demo, pos, h, expected):
     demo.controller.place(pos, h)

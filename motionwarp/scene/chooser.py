@@ -10,8 +10,10 @@ The best Interaction is the nearest (what the character meets first); providers 
 things within TIE metres of each other, or the same thing, rank in the order given. With no Interaction, the
 nearest Refusal that is only `too_far` (walking closer may offer it), else the Refusal of the nearest thing
 refused, so the prompt names what is in front and why (every provider's reason when several refuse that
-same thing: "too high to jump over (..) or jump onto (..)").
+same thing: "too high to jump over (..) or jump onto (..)"); when none met anything, what each looked for.
 """
+import re
+
 from ..base.errors import UsageError
 from .providers import Refusal, _join
 
@@ -55,7 +57,22 @@ def best(answers):
     if placed:
         coming = [answer for answer in placed if answer.too_far]
         return _joined(_nearest(coming or placed), placed)
-    return answers[0] if answers else Refusal(NOTHING_AT_ALL)
+    return _nothing(answers) if answers else Refusal(NOTHING_AT_ALL)
+
+
+def _nothing(refusals):
+    """When no provider met anything: one "nothing to .. in front" naming everything they looked for
+    ("nothing to vault, mantle, jump onto or interact with in front"), else the first refusal."""
+    wanted = [re.fullmatch(r"nothing to (.+) in front", refusal.reason) for refusal in refusals]
+    if len(refusals) < 2 or not all(wanted):
+        return refusals[0]
+    verbs = list(dict.fromkeys(verb for match in wanted for verb in re.split(r", | or ", match.group(1))))
+    return Refusal(f"nothing to {_or_list(verbs)} in front")
+
+
+def _or_list(words):
+    """ "a", "a or b", "a, b or c"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _joined(refusal, refusals):

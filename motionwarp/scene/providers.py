@@ -410,9 +410,9 @@ class TraversalProvider(_Asked):
             raise UsageError(f"no {self._kinds()} asset among {[getattr(a, 'clip', a) for a in assets]}: a "
                              f"traversal asset has \"traversal\": {{\"kind\": ..., ...}}")
 
-    def _kinds(self):
-        verbs = [provider.verb for provider in self.providers]
-        return ", ".join(verbs[:-1]) + " or " + verbs[-1]
+    def _kinds(self, providers=None):
+        verbs = [provider.verb for provider in (providers or self.providers)]
+        return verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
 
     def _settings_values(self):
         return [provider._settings_values() for provider in self.providers]
@@ -423,8 +423,8 @@ class TraversalProvider(_Asked):
         if not asked:
             return Refusal(f"no {self._kinds()} asset to traverse with")
         found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for _, assets in asked))
-        if found is None:
-            return Refusal(NOTHING)  # what each would say
+        if found is None:   # named by the kinds it has assets for: a character that only jumps over things
+            return Refusal(f"nothing to {self._kinds([provider for provider, _ in asked])} in front")
         answers = []
         for provider, assets in asked:
             answers.append(self._playable(provider._judge(found, assets), pos, h, scale))
