@@ -132,6 +132,27 @@ def test_two_actors_of_one_model_both_move_and_the_clip_is_stripped_once(base, m
     assert list(channel.getTable("y")) == [0.0]  # the pose plays in place
 
 
+def test_a_second_actor_whose_skeleton_sits_otherwise_is_refused_not_replayed_turned(base, tmp_path):
+    """The shared track is in the first Actor's skeleton frame: an Actor of the same file turned half
+    round by its root transform (a character file's turn) would walk backwards on it."""
+    from panda3d.core import LMatrix4f, LVector3f
+    path = two_bone_quad(tmp_path / "walker.glb", {"walk": [("root", "translation", [0.0, 1.0], [[0, 0, 0], [0, 1, 0]])]})
+    first, turned, alike = load_actor(path), load_actor(path), load_actor(path)
+    bundle = turned.getPartBundle("modelRoot")
+    bundle.setRootXform(bundle.getRootXform() * LMatrix4f.rotateMat(180, LVector3f.up()))
+    drivers = [RootMotionDriver(first, taskmgr=base.taskMgr)]
+    try:
+        with pytest.raises(LoadError, match="already stripped for an Actor whose skeleton sits otherwise"):
+            RootMotionDriver(turned, taskmgr=base.taskMgr)
+        drivers.append(RootMotionDriver(alike, taskmgr=base.taskMgr))   # placed as the first: shares the track
+        assert drivers[1].tracks["walk"] is drivers[0].tracks["walk"]
+    finally:
+        for driver in drivers:
+            driver.destroy()
+        for actor in (first, turned, alike):
+            actor.cleanup()
+
+
 def test_root_heading_turns_the_actor(base, make_walker, tmp_path):
     quarter = [math.cos(math.radians(45)), 0, 0, math.sin(math.radians(45))]
     path = two_bone_quad(tmp_path / "turn.glb", {"turn": [

@@ -275,12 +275,25 @@ def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None
     if entry is None:
         track = extract(bundle, joint, mode, projected_yaw, clip, base)
         strip(bundle, track, base)
-        entry = _stripped[key] = (bundle, (joint, mode, projected_yaw), track)
+        entry = _stripped[key] = (bundle, (joint, mode, projected_yaw), track, base)
     elif entry[1] != (joint, mode, projected_yaw):
         raise LoadError(
             f"clip {clip!r} was already stripped with root joint {entry[1][0]!r} ({entry[1][1]} mode); "
             f"it cannot also be driven by {joint!r} ({mode} mode)")
+    elif not _same_base(entry[3], base):
+        # The track is in the first Actor's skeleton frame: another frame would replay it turned or scaled.
+        raise LoadError(
+            f"clip {clip!r} was already stripped for an Actor whose skeleton sits otherwise (another root "
+            "transform: a character file's turn, say); Actors of one model file share its clips, so give "
+            "them the same root transform, or load the other from a copy of the file")
     return entry[2]
+
+
+def _same_base(first, other):
+    """Whether two `character_base` matrices (or None: no Character) place the skeleton alike."""
+    if first is None or other is None:
+        return first is None and other is None
+    return bool(np.allclose(first, other, atol=1e-6))
 
 
 def track_for(bundle, joint, mode="bone", projected_yaw=False, clip=None, base=None):
