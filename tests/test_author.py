@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from panda3d.core import Point3
 
-from motionwarp.__main__ import main as tools_main
 from motionwarp import Interaction, JumpProvider, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 from motionwarp.tools import author
 from motionwarp.tools.inspector import Model
@@ -16,7 +15,7 @@ from . import biped_samples as biped
 from .conftest import CONTACTS, MANNEQUIN
 from .marker_rigs import read_at_phase_ends
 from .obstacles import box_profile, level, prism
-from .test_inspect import run_inspect, run_tool
+from .test_inspect import run_inspect, run_tool, tool_in_process
 from .warp_helpers import WarpRun
 
 TRUTH = json.loads(CONTACTS.read_text())["clips"]
@@ -198,16 +197,6 @@ def test_an_in_place_jump_over_a_crate_through_the_providers(base, bipeds, tmp_p
         actor.removeNode()
 
 
-def author_in_process(capsys, *args):
-    """(exit status, stderr) of `python -m motionwarp author ARGS` in this process: the same `main`,
-    without starting Python and loading the model anew per case (the real command runs as a subprocess first)."""
-    try:
-        status = tools_main(["author", *map(str, args)])
-    except SystemExit as exited:
-        status = exited.code
-    return status, capsys.readouterr().err
-
-
 def test_the_command_writes_lists_and_refuses_in_one_line(bipeds, tmp_path, capsys):
     folder = tmp_path / "game"
     (folder / "assets" / "hero").mkdir(parents=True)
@@ -226,6 +215,6 @@ def test_the_command_writes_lists_and_refuses_in_one_line(bipeds, tmp_path, caps
            (("Sprint", "--kind", "vault"), "clip 'Sprint' not found; the model has: Attack, Fall, Idle, Jump"),
            (("Jump", "--kind", "cartwheel"), "argument --kind: invalid choice")]
     for args, message in bad:
-        status, stderr = author_in_process(capsys, bipeds["metre"].path, *args, "--out", tmp_path / "bad.warp.json")
+        status, stderr = tool_in_process(capsys, "author", bipeds["metre"].path, *args, "--out", tmp_path / "bad.warp.json")
         assert status == 2 and stderr.count("\n") == 1 and message in stderr, stderr
         assert not (tmp_path / "bad.warp.json").exists()

@@ -24,6 +24,17 @@ def run_inspect(*args):
     return run_tool("inspect", *args)
 
 
+def tool_in_process(capsys, command, *args):
+    """(exit status, stderr) of `python -m motionwarp COMMAND ARGS` run in this process: the same `main`,
+    without starting Python and loading the model anew per case (each command also runs as a subprocess)."""
+    from motionwarp.__main__ import main
+    try:
+        status = main([command, *map(str, args)])
+    except SystemExit as exited:
+        status = exited.code
+    return status, capsys.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def fox(tmp_path_factory):
     return rig_samples.write_rig(tmp_path_factory.mktemp("rigs") / "fox_root.glb", "fox_root")
@@ -64,11 +75,11 @@ def test_writes_a_starting_warp_asset_that_loads(fox, tmp_path):
     (("FOX", "--write-asset", "walk", "/no/such/folder/walk.warp.json"), "could not write"),
     (("FOX", "--root-mode", "sideways"), "argument --root-mode: invalid choice"),
 ])
-def test_bad_input_is_one_line_and_exit_2(fox, tmp_path, args, message):
+def test_bad_input_is_one_line_and_exit_2(fox, tmp_path, capsys, args, message):
     args = [fox if a == "FOX" else tmp_path / "w.warp.json" if a == "OUT" else a for a in args]
-    result = run_inspect(*args)
-    assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    status, stderr = tool_in_process(capsys, "inspect", *args)
+    assert status == 2
+    assert stderr.count("\n") == 1 and message in stderr, stderr
     assert not (tmp_path / "w.warp.json").exists()
 
 
