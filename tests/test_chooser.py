@@ -48,6 +48,8 @@ def test_the_best_answer_is_the_nearest_interaction_else_the_nearest_refusal(ans
     (["nothing to jump over in front", "nothing to jump onto in front", "nothing to jump over in front"],
      "nothing to jump over or jump onto in front"),                      # each thing named once
     (["nothing to vault in front"], "nothing to vault in front"),
+    (["nothing to vault in front", "nothing to jump in front"], "nothing to vault or jump in front"),
+    (["nothing to vault in front", "nothing to vault in front"], "nothing to vault in front"),
 ])
 def test_when_nothing_is_met_the_refusal_names_everything_looked_for(reasons, expected):
     found = InteractionChooser([Fixed(Refusal(reason)) for reason in reasons]).find_at(Point3(0, 0, 0), 0.0)
@@ -87,11 +89,31 @@ def test_refusals_of_one_obstacle_name_every_reason():
     found = InteractionChooser([Fixed(over), Fixed(onto)]).find_at(Point3(0, 0, 0), 0.0)
     assert found.reason == "too high to jump over (1.60 m > 1.10 m) or jump onto (1.60 m > 1.50 m)"
     assert found.node == crate and found.distance == 2.0   # the nearest's, and its numbers where both have one
-    assert found.numbers == {"height": 1.6, "depth": 0.8, "distance": 2.0}
+    assert found.kind == "jump_over" and found.numbers == {"height": 1.6, "depth": 0.8, "distance": 2.0}
     other = Refusal("too high to jump onto (1.60 m > 1.50 m)", wall, 2.0)
     assert InteractionChooser([Fixed(over), Fixed(other)]).find_at(Point3(0, 0, 0), 0.0) is over
     farther = Refusal("too high to jump onto (1.60 m > 1.50 m)", crate, 2.06)
     assert InteractionChooser([Fixed(over), Fixed(farther)]).find_at(Point3(0, 0, 0), 0.0) is over
+
+
+def test_the_actor_is_asked_about_in_the_chooser_s_space_at_its_scale():
+    """`space` (a game's level root) is where positions and headings are read, and the actor's scale is
+    passed on; without it, the actor's top node."""
+    class Scaled(Fixed):
+        def find_at(self, pos, h, scale=1.0):
+            self.asked.append((tuple(round(v, 6) for v in pos), round(h, 6), round(scale, 6)))
+            return self.answer
+    top = NodePath("top")
+    level = top.attachNewNode("level")
+    level.setPos(10, 0, 0)
+    level.setH(90)
+    actor = level.attachNewNode("actor")
+    actor.setPos(1, 2, 0)
+    actor.setScale(1.5)
+    provider = Scaled(Refusal("nothing to vault in front"))
+    InteractionChooser([provider], space=level).find(actor)
+    InteractionChooser([provider]).find(actor)
+    assert provider.asked == [((1.0, 2.0, 0.0), 0.0, 1.5), ((8.0, 1.0, 0.0), 90.0, 1.5)]
 
 
 def test_bad_providers_are_a_usage_error():
