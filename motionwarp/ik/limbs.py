@@ -11,9 +11,8 @@ from panda3d.core import LMatrix4f, PTA_LMatrix4f
 
 from .quats import quats_of, rows_of, turns
 from .turn_limit import ANIM, HAS, LET_GO_DEG, OUT, PARENT, STATE, limit_joints
-from .twobone import bend_direction, cross, norm, reach_limit, slide_within_reach, solve
+from .twobone import bend_direction, norm, reach_limit, slide_within_reach, solve
 
-_NEXT, _AFTER = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 _IDENTITY = LMatrix4f.identMat()
 
@@ -193,13 +192,12 @@ def bend_limbs(nets, frames, correction, weight, rise, letting_go, limits, bends
 
 
 def affine_inverse(mats):
-    """Inverses of affine row-vector matrices (..., 4, 4): the 3x3 part by its adjugate (rows'
-    cross products), cheaper than numpy.linalg.inv on small arrays."""
+    """Inverses of joint matrices (..., 4, 4; row-vector): a turn and a scale along the joint's own
+    axes (its rows orthogonal, as glTF joints' are: no shear), so the 3x3 part's inverse is its
+    transpose with each column divided by that row's squared length."""
     rows = mats[..., :3, :3]
-    adjugate = cross(rows[..., _NEXT, :], rows[..., _AFTER, :])      # row i: row i+1 x row i+2
-    det = np.add.reduce(rows[..., 0, :] * adjugate[..., 0, :], -1)
     out = np.zeros(mats.shape)
-    out[..., :3, :3] = np.swapaxes(adjugate, -1, -2) / det[..., None, None]
+    out[..., :3, :3] = np.swapaxes(rows, -1, -2) / np.einsum("...ij,...ij->...i", rows, rows)[..., None, :]
     out[..., 3, :3] = -np.matmul(mats[..., 3:, :3], out[..., :3, :3])[..., 0, :]
     out[..., 3, 3] = 1.0
     return out

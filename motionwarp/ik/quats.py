@@ -37,7 +37,7 @@ def quats_of(rows):
     """Unit quaternions (..., 4) of rotation matrices (..., 3, 3; Panda3D's row-vector matrices,
     each row scaled by the joint's scale), by Shepperd's method (exact for small and large turns):
     of the four ways to compute it, the one whose divisor is largest."""
-    m = rows / np.sqrt(np.add.reduce(rows * rows, -1))[..., None]
+    m = rows / np.sqrt(np.einsum("...ij,...ij->...i", rows, rows))[..., None]
     terms = np.matmul(m.reshape(m.shape[:-2] + (9,)), _SHEPPERD).reshape(m.shape[:-2] + (4, 4)) + _SHEPPERD_ONE
     best = _ONE_HOT[np.argmax(np.diagonal(terms, axis1=-2, axis2=-1), axis=-1)]
     chosen = np.einsum("...ij,...i->...j", terms, best)

@@ -103,7 +103,6 @@ def limit_joints(wanted, animated, last_out, last_anim, has, most, net=None):
     parent joint in Character space, last frame's, most_net (n)): column 0 is the limb's first
     joint, limited in Character space too."""
     within = has & (np.abs(dot(last_out, wanted)) >= _cos_half(most))
-    previous = np.where(has[..., None], qmul(last_out, conj(last_anim)), _IDENTITY)
     room = np.where(has, most - turns(last_anim, animated), most)
     if net is not None:
         parent, last_parent, most_net = net
@@ -111,6 +110,9 @@ def limit_joints(wanted, animated, last_out, last_anim, has, most, net=None):
                      np.stack([last_parent, parent, last_parent, parent]))
         within[:, 0] &= np.abs(dot(under[0], under[1])) >= _cos_half(most_net)
         room[:, 0] = np.minimum(room[:, 0], np.where(has[:, 0], most_net - turns(under[2], under[3]), most_net))
+    if within.all():   # every joint turns within its limit from last frame's pose
+        return wanted, ~within, room
+    previous = np.where(has[..., None], qmul(last_out, conj(last_anim)), _IDENTITY)
     turn, held = limit_turns(previous, qmul(wanted, conj(animated)), room)
     held &= ~within
     return np.where(held[..., None], qmul(turn, animated), wanted), held, room

@@ -20,7 +20,6 @@ STRETCH = 0.95
 #: animated bend direction outweighs last frame's.
 STRAIGHT = 0.01
 
-_NEXT, _AFTER = np.array([1, 2, 0]), np.array([2, 0, 1])
 _X, _Y = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
 
 
@@ -29,8 +28,11 @@ def norm(v):
 
 
 def cross(a, b):
-    """Row-wise cross products (np.cross costs several times more on small arrays)."""
-    return a[..., _NEXT] * b[..., _AFTER] - a[..., _AFTER] * b[..., _NEXT]
+    """Row-wise cross products over the last axis (np.cross costs several times more on small arrays)."""
+    ax, ay, az, bx, by, bz = a[..., 0], a[..., 1], a[..., 2], b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0], out[..., 1], out[..., 2] = ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+    return out
 
 
 def solve(upper, mid, end, target, bend):
@@ -39,14 +41,13 @@ def solve(upper, mid, end, target, bend):
     (`bend_direction` of the animated pose). Out-of-reach targets get the limb pointed at them,
     nearly straight; a degenerate limb (a zero-length bone, a target on its root) is kept."""
     a, b, c = upper[:, 3, :3], mid[:, 3, :3], end[:, 3, :3]
-    len1, len2 = norm(b - a), norm(c - b)
-    to = target - a
-    dist = norm(to)
-    keep = (dist < 1e-9) | (len1 < 1e-9) | (len2 < 1e-9)
+    bones = np.stack([b - a, c - b, target - a, c - a], axis=1)
+    len1, len2, dist, span = np.sqrt(np.einsum("nki,nki->kn", bones, bones))
+    keep = np.minimum(np.minimum(len1, len2), dist) < 1e-9
     if keep.any():
         len1, len2, dist = np.where(keep, 1.0, len1), np.where(keep, 1.0, len2), np.where(keep, 1.0, dist)
-    u = to / dist[:, None]
-    d = np.maximum(np.minimum(dist, reach_limit(norm(c - a), len1 + len2)), np.abs(len1 - len2) + 1e-4)
+    u = bones[:, 2] / dist[:, None]
+    d = np.maximum(np.minimum(dist, reach_limit(span, len1 + len2)), np.abs(len1 - len2) + 1e-4)
     side = bend - u * dot(bend, u)[:, None]
     length = norm(side)
     along = length < 1e-6
@@ -54,15 +55,15 @@ def solve(upper, mid, end, target, bend):
         other = cross(u, np.where((np.abs(u[:, 0]) < 0.9)[:, None], _X, _Y))
         side, length = np.where(along[:, None], other, side), np.where(along, norm(other), length)
     cos_a = np.clip((len1 * len1 + d * d - len2 * len2) / (2 * len1 * d), -1.0, 1.0)
-    new_b = a + (u * cos_a[:, None] + side * (np.sqrt(1.0 - cos_a * cos_a) / length)[:, None]) * len1[:, None]
+    new_b = a + (u * (cos_a * len1)[:, None] + side * (np.sqrt(1.0 - cos_a * cos_a) * len1 / length)[:, None])
     new_c = a + u * d[:, None]
     # the upper joint turns about its origin so the mid joint lands on new_b; then the mid joint
     # turns about new_b so the end lands on new_c; the end keeps its orientation
-    turn1 = turn_between(b - a, new_b - a)
-    turned_c = a + np.matmul((c - a)[:, None, :], rows_of(turn1))[:, 0]
-    turns = rows_of(np.stack([turn1, qmul(turn1, turn_between(turned_c - new_b, new_c - new_b))], axis=1))
+    turn1 = turn_between(bones[:, 0], new_b - a, len1 * len1)
+    turned_c = a + np.matmul(bones[:, 3, None, :], rows_of(turn1))[:, 0]
+    turn2 = qmul(turn1, turn_between(turned_c - new_b, new_c - new_b, len2 * len2))
     new = np.stack([upper, mid, end], axis=1)
-    new[:, :2, :3, :3] = np.matmul(new[:, :2, :3, :3], turns)
+    new[:, :2, :3, :3] = np.matmul(new[:, :2, :3, :3], rows_of(np.stack([turn1, turn2], axis=1)))
     new[:, 1, 3, :3], new[:, 2, 3, :3] = new_b, new_c
     return np.where(keep[:, None, None, None], np.stack([upper, mid, end], axis=1), new) if keep.any() else new
 
@@ -109,17 +110,16 @@ def bend_direction(a, b, c, previous):
     return off * np.where(length > 1e-12, 1.0 / np.where(length > 1e-12, length, 1.0), 0.0)[:, None]
 
 
-def turn_between(frm, to):
+def turn_between(frm, to, lengths):
     """Unit quaternions (n, 4) of the smallest rotations turning each direction `frm` into `to` (as
-    Panda3D's `rotateTo`; opposite directions turn half a turn about an axis across `frm`)."""
-    f = frm / norm(frm)[:, None]
-    t = to / norm(to)[:, None]
-    quat = np.empty((len(f), 4))
-    quat[:, 0], quat[:, 1:] = 1.0 + dot(f, t), cross(f, t)
+    Panda3D's `rotateTo`; opposite directions turn half a turn about an axis across `frm`);
+    `lengths`: |frm| |to| (the solve knows them)."""
+    quat = np.empty((len(frm), 4))
+    quat[:, 0], quat[:, 1:] = lengths + dot(frm, to), cross(frm, to)
     size = norm(quat)
-    flat = size < 1e-7
+    flat = size < 1e-9 * lengths
     if flat.any():   # opposite: half a turn about an axis across `frm`
-        across = cross(f, np.where((np.abs(f[:, 0]) < 0.9)[:, None], _X, _Y))
+        across = cross(frm, np.where((np.abs(frm[:, 0]) < 0.9 * np.sqrt(lengths))[:, None], _X, _Y))
         quat[flat, 0], quat[flat, 1:] = 0.0, across[flat]
         size = norm(quat)
     return quat / size[:, None]
