@@ -19,7 +19,7 @@ from motionwarp.ik.turn_limit import TurnLimiter, limit_turns, peak_net_turn_spe
 from motionwarp.ik.twobone import bend_direction, solve
 
 from .conftest import MANNEQUIN, step
-from .contact_helpers import ANKLE, CASES, LIMBS, MEASURE_SORT, ContactRun, Level, easing, own_peak
+from .contact_helpers import ANKLE, CASES, LIMBS, MEASURE_SORT, ContactRun, Level, clip_peaks, easing
 from .obstacles import box_profile, prism
 
 BLEND = 0.15
@@ -64,7 +64,7 @@ def test_no_joint_turns_faster_while_easing(base, assets, case, fps):
     warped clip's, when the warp's play rate already makes it faster)."""
     _, with_ik, without = runs(base, assets, case, fps)
     clip = with_ik.asset.clip
-    limit = max(own_peak(base, assets, clip, fps), without.peak_turn())
+    limit = max(max(clip_peaks(base, clip).values()), without.peak_turn())
     assert with_ik.peak_turn(easing(clip, BLEND)) <= limit * 1.001
 
 
