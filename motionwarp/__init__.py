@@ -6,7 +6,6 @@ contact IK that keeps hands and feet on what they touch.
 """
 from .warp.asset import WarpAsset, WarpPhase
 from .base.config import ContactIKSettings, MotionWarpSettings, ProviderSettings
-from .ik.batch import IKBatch
 from .ik.contact_ik import ContactIK
 from .animation.driver import RootMotionDriver
 from .base.errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
@@ -26,7 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",
-    "AssetError", "ContactIK", "ContactIKSettings", "IKBatch", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
+    "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
     "MARKER_TAG", "MarkerProvider", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
     "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",

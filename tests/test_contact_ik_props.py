@@ -5,9 +5,6 @@ the contact IK, and the joints' real positions are compared with the prop's own 
 the numbers it was built from, never the probe) and the mannequin's authored contacts.
 Targets (issue 18): planted soles never more than 1 cm below or 2 cm above what they stand on.
 """
-import math
-
-import numpy as np
 import pytest
 from panda3d.core import Point3, Vec3
 
@@ -54,25 +51,19 @@ def test_planted_feet_stay_on_what_they_stand_on(base, assets, name, distance, f
 
 
 def test_a_goal_out_of_reach_slides_along_the_level_plane():
-    """From the geometry: a hip 1 m above the ground, a leg reaching 1.2 m, a foot planted 0.9 m
-    ahead: it slides toward under the hip until exactly 1.2 m away, staying on the ground."""
-    def slide(upper, target, reach, up):
-        return slide_within_reach(np.array([upper], dtype=float), np.array([target], dtype=float),
-                                  np.array([reach]), np.array([up], dtype=float))[0]
-    hip, up = (0, 0, 1), (0, 0, 1)
-    slid = slide(hip, (0.9, 0.3, 0), 1.2, up)
-    assert slid[2] == pytest.approx(0.0, abs=1e-9)
-    assert np.linalg.norm(slid - hip) == pytest.approx(1.2, abs=1e-9)
-    assert slid[1] / slid[0] == pytest.approx(0.3 / 0.9, abs=1e-9)   # along the line toward under the hip
-    assert tuple(slide(hip, (0.3, 0, 0.2), 1.2, up)) == (0.3, 0, 0.2)   # in reach: kept
-    assert tuple(slide(hip, (0.5, 0, -0.5), 1.2, up)) == (0, 0, -0.5)   # nothing reaches
-    tilted = np.array([0, 1, 1]) / math.sqrt(2)   # a Character turned: the plane is the world's level, not z = 0
-    slid = slide((0, 0, 0), (0, 3, 0), 2.5, tilted)
-    assert (slid - (0, 3, 0)).dot(tilted) == pytest.approx(0.0, abs=1e-9)
-    assert np.linalg.norm(slid) == pytest.approx(2.5, abs=1e-9)
-    both = slide_within_reach(np.array([hip, hip], dtype=float), np.array([(0.9, 0.3, 0), (0.3, 0, 0.2)]),
-                              np.array([1.2, 1.2]), np.array([up, up], dtype=float))
-    assert np.allclose(both, [slide(hip, (0.9, 0.3, 0), 1.2, up), (0.3, 0, 0.2)])   # rows are independent
+    """From the geometry: a hip 1 m above the ground, a leg reaching 1 m, a foot planted 0.9 m
+    ahead: it slides toward under the hip until exactly 1 m away, staying on the ground."""
+    hip, up = Point3(0, 0, 1), Vec3(0, 0, 1)
+    slid = slide_within_reach(hip, Point3(0.9, 0.3, 0), 1.2, up)
+    assert slid.z == pytest.approx(0.0, abs=1e-6)
+    assert (slid - hip).length() == pytest.approx(1.2, abs=1e-5)
+    assert slid.y / slid.x == pytest.approx(0.3 / 0.9, abs=1e-5)   # along the line toward under the hip
+    assert slide_within_reach(hip, Point3(0.3, 0, 0.2), 1.2, up) == Point3(0.3, 0, 0.2)   # in reach: kept
+    assert slide_within_reach(hip, Point3(0.5, 0, -0.5), 1.2, up) == Point3(0, 0, -0.5)   # nothing reaches
+    tilted = Vec3(0, 1, 1).normalized()   # a Character turned: the plane is the world's level, not z = 0
+    slid = slide_within_reach(Point3(0, 0, 0), Point3(0, 3, 0), 2.5, tilted)
+    assert (slid - Point3(0, 3, 0)).dot(tilted) == pytest.approx(0.0, abs=1e-6)
+    assert slid.length() == pytest.approx(2.5, abs=1e-5)
 
 
 HANDS = [("log", 1.0, 144, 37.0), ("sloped-lid", 1.5, 30, 210.0), ("stone-top", 0.5, 144, 37.0),

@@ -8,9 +8,10 @@ contact easing in or out, or a body the warp moves under a held hand), and the p
 task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
 it). With no contact active it costs next to nothing.
 """
-import numpy as np
+import math
+
 from direct.directnotify.DirectNotifyGlobal import directNotify
-from panda3d.core import ClockObject, LMatrix4f, TransformState, Vec3
+from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3
 
 from ..base.config import ContactIKSettings, from_base
 from ..base.errors import UsageError
@@ -18,12 +19,10 @@ from .goals import ClipTime, ContactGoals, PelvisRise
 from .pose_writer import PoseWriter, inverse
 from .scene_view import SceneView
 from .turn_limit import TurnLimiter
-from .limbs import LimbBatch
+from .twobone import bend_direction, reach_limit, slide_within_reach, solve
 
 #: A limb this close to where it must be (metres) is left as animated: no cost, no visible difference.
 _NEGLIGIBLE = 5e-4
-#: The bend direction of a limb never bent (ik.twobone.bend_direction then takes the animated one).
-_NO_BEND = np.zeros(3)
 _notify = directNotify.newCategory("motionwarp")
 
 
@@ -57,27 +56,16 @@ class ContactIK:
         self._limiter = TurnLimiter()
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
         self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
-        self._batch = LimbBatch()  # this character's limbs, when it bends them alone (step)
         self._hanging = {}        # joint -> does it hang from the pelvis?
         self._last_error = None
-        self.destroyed = False
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-contact-ik-{id(self)}"
-        self.join_task()
+        self._taskmgr.add(self._task, self._task_name, sort=self.settings.ik_task_sort)
 
     def destroy(self):
         """Remove the task; joints are never left frozen (each frame releases them)."""
-        self.leave_task()
-        self._warp = None
-        self.destroyed = True
-
-    def join_task(self):
-        """Run in its own task (as made, or given back by an IKBatch)."""
-        self._taskmgr.add(self._task, self._task_name, sort=self.settings.ik_task_sort)
-
-    def leave_task(self):
-        """Stop its own task (an IKBatch runs it)."""
         self._taskmgr.remove(self._task_name)
+        self._warp = None
 
     def _task(self, task):
         if self.actor.isEmpty():
@@ -85,31 +73,19 @@ class ContactIK:
         try:
             self.step(ClockObject.getGlobalClock().getDt())
         except Exception as exc:  # a game's task loop must never see motionwarp fail
-            self.fail(exc)
+            problem = f"{type(exc).__name__}: {exc}"
+            if problem != self._last_error:
+                _notify.warning(f"{self.actor.getName()} contact IK: {problem}")
+                self._last_error = problem
         return task.cont
-
-    def fail(self, exc):
-        """Report what went wrong this frame (once until something else does)."""
-        problem = f"{type(exc).__name__}: {exc}"
-        if problem != self._last_error:
-            _notify.warning(f"{self.actor.getName()} contact IK: {problem}")
-            self._last_error = problem
 
     def step(self, dt):
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
-        batch = self._batch
-        batch.clear()
-        frame = self.gather(dt, batch)
-        return 0 if frame is None else self.finish(frame, batch.bend())
-
-    def gather(self, dt, batch):
-        """This frame's goals, the limbs to bend added to `batch` (ik.limbs.LimbBatch): what `finish`
-        needs once the batch is bent, or None when nothing is bent (then the frame is done)."""
         goals = self.goals(dt)
         if not goals and not self._limiter.letting_go:  # nothing in contact: no joint read, none written
             self._limiter.rest()
             self._pelvis_rise.rest()
-            return None
+            return 0
         arms = {joint: self._arm(joint) for joint in goals
                 if joint not in self.feet and self._hangs_from_pelvis(joint)}
         rise = self._pelvis_rise.step(goals, arms, dt, self.settings.ik_blend_time)
@@ -121,39 +97,35 @@ class ContactIK:
             goals.setdefault(joint, (Vec3(0, 0, 0), 0.0))
         if not goals and not rise:
             limiter.rest()
-            return None
+            return 0
         world_from_char = self.pose.world_from_char
         char_from_world = inverse(world_from_char)
-        frozen = [self._moved_pelvis(char_from_world.xformVec(Vec3(0, 0, rise)))] if rise else []
+        frozen, shift = [], None
+        if rise:
+            shift = char_from_world.xformVec(Vec3(0, 0, rise))
+            frozen.append(self._moved_pelvis(shift))
         limiter.start_frame(dt, self._warp.control.getPlayRate() if self._warp is not None else 1.0)
-        character = batch.character(world_from_char, char_from_world, rise)
-        pose, rows = self.pose, []
+        up = char_from_world.xformVec(Vec3(0, 0, 1)).normalized()
+        letting_go = set()
         for joint, (correction, weight) in goals.items():
-            names = pose.names(joint)
-            row = batch.add(character, [None if name is None else pose.net(name) for name in names], correction, weight,
-                            self._hangs_from_pelvis(joint), joint in limiter.letting_go, limiter.limits(names[1:]),
-                            self._bends.get(joint, _NO_BEND), limiter.last(joint))
-            rows.append((joint, names[1:], weight, row))
-        return frozen, rows
-
-    def finish(self, frame, bent):
-        """Show the limbs `gather` added, as the batch bent them (`bent`: ik.limbs.Bent); returns how many.
-        A limb the turn limit held back, or whose IK rotation is more than a frame's turn as its contact
-        eases out, is let go within the limit after its goal ends."""
-        frozen, rows = frame
-        letting_go, states = set(), {}
-        for joint, names, weight, row in rows:
-            frozen += [(name, TransformState.makeMat(bent.local(row, k))) for k, name in enumerate(names)]
-            if bent.letting_go[row]:
+            moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
+            carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
+            transforms, reached, held, slid = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
+                                                         moved, up)
+            frozen += transforms
+            names = [name for name, _ in transforms]
+            # a limb easing out whose IK rotation is more than a frame's turn is let go within the
+            # limit when its goal ends (its last correction may be small and its rotation not)
+            if held or (joint in limiter.letting_go and not limiter.let_go(names)) \
+                    or (weight < 1.0 and limiter.beyond_a_frame(names)):
                 letting_go.add(joint)
             if weight > 0.0:
-                self._goals.reached(joint, Vec3(*bent.reached[row]))
-                if bent.replant[row]:
-                    self._goals.replant(joint, Vec3(*bent.slid[row]))
-            states[joint], self._bends[joint] = bent.states[row], bent.bends[row]
-        self._limiter.end_frame(states, letting_go)
+                self._goals.reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
+                if slid.length() > 0.0:
+                    self._goals.replant(joint, world_from_char.xformVec(slid) / weight)
+        limiter.end_frame(letting_go)
         self.pose.write(frozen)
-        return len(rows)
+        return len(goals)
 
     def goals(self, dt):
         """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
@@ -227,3 +199,36 @@ class ContactIK:
     def _arm(self, joint):
         """(shoulder, elbow, hand): where (world) the limb ending at `joint` is animated this frame."""
         return tuple(self.pose.world(name) for name in self.pose.names(joint)[1:])
+
+    # -- bending one limb ---------------------------------------------------------------------
+    def _bend(self, joint, move, moved, up):
+        """([(joint name, new local TransformState)], the move achieved, held back?, how far the
+        goal slid) moving `joint` by `move` (Character space) from its animated place. A goal out
+        of reach slides along the level plane through it (`up`: the world's up in Character
+        space) until the limb reaches it (twobone.slide_within_reach: a planted foot slides on
+        the ground rather than lifting). The move is less when a joint of the limb
+        would turn faster than its own peak in the clip beyond what its animation turns it (the
+        limiter gets each joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
+        animated joints move with it)."""
+        chain = self.pose.chain(joint)[1:]
+        names = self.pose.names(joint)
+        nets = [LMatrix4f.identMat() if name is None else self.pose.net(name) for name in names]
+        if moved is not None:
+            nets = [net * LMatrix4f.translateMat(moved) for net in nets]
+        parent_net, upper, mid, end = nets
+        animated = Point3(end.getRow3(3)) - (moved if moved is not None else Vec3(0, 0, 0))
+        bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
+        self._bends[joint] = bend
+        a, c = upper.getRow3(3), end.getRow3(3)
+        reach = reach_limit((c - a).length(), (mid.getRow3(3) - a).length() + (c - mid.getRow3(3)).length())
+        goal = slide_within_reach(Point3(a), animated + move, reach, up)
+        new = solve(upper, mid, end, goal, bend)
+        transforms, held, above = [], False, parent_net
+        for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
+            local, animated_local = TransformState.makeMat(net * inverse(above)), part.getValue()
+            local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
+            held = held or turned
+            self._limiter.bent(name, local, animated_local, first)
+            transforms.append((name, local))
+            above = local.getMat() * above if held else net
+        return transforms, Vec3(above.getRow3(3) - animated), held, Vec3(goal - (animated + move))

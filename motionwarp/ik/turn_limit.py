@@ -4,42 +4,36 @@ the clip, times the play rate (or its animation this frame).
 A stretched limb letting go would otherwise whip: near full reach a small move of the hand or
 foot is a large turn of the elbow or knee; so would an arm whose hand is held on a top while
 the warp lifts the body under it (over a 1.4 m crate the upper arms turned 3.2 times their
-own peak inside the hands' window when the limit held only while a contact blended). The
-limiter remembers each limb's IK rotations of last frame and lets this frame's move only as far
-from them as the limit allows. The arithmetic works on numpy rows of quaternions (w, x, y, z),
-for every limb of a crowd at once (ik.limbs); products are Panda3D's order (`a * b` turns by
-`a`, then by `b`, as its row-vector matrices compose).
+own peak inside the hands' window when the limit held only while a contact blended). The limiter remembers each joint's IK rotation of
+last frame and lets this frame's move only as far from it as the limit allows.
 """
 import functools
 import math
 
 import numpy as np
 
-from panda3d.core import LMatrix4f
+from panda3d.core import LMatrix4f, LQuaternionf, TransformState
 
 from ..animation.rootmotion import channel_path, find_channel, joint_model_matrices
-from .quats import conj, dot, qmul, quats_of, slerps, turns
+from ..warp.warpmath import slerp
 
 #: How much faster than its own peak in the clip a joint may turn while the IK bends it (never
 #: faster than the clip's fastest joint): room for the correction itself (at exactly its own
 #: peak, a hand easing onto a higher crate arrives late).
 ALLOWANCE = 1.5
 #: Degrees: an IK rotation held back by the turn limit counts as let go below this.
-LET_GO_DEG = 0.05
-#: A limb's remembered state, one row of floats: bent last frame (1) or not (0), then per joint
-#: (upper, mid, end) the local rotation it was frozen at and its animated local rotation, then the
-#: rotation of the limb's parent joint in Character space.
-HAS, OUT, ANIM, PARENT, STATE = 0, slice(1, 13), slice(13, 25), slice(25, 29), 29
+_LET_GO_DEG = 0.05
 
 
 class TurnLimiter:
-    """The limits of one character's joints (`peaks`, degrees per second: each joint's own peak in
-    the clip playing or played last; a slow joint is not allowed the fastest one's speed), each
-    limb's state of last frame and the limbs still being let go (`letting_go`: end joints whose IK
-    rotation the limit held back, until it is let go)."""
+    """Last frame's IK rotation of every bent joint, the limits (`peaks`, degrees per second: each
+    joint's own peak in the clip playing or played last; a slow joint is not allowed the fastest
+    one's speed) and the limbs still being let go (`letting_go`: end joints whose IK rotation the
+    limit held back, until it is let go)."""
 
     def __init__(self):
-        self._last = {}          # end joint -> its state row (STATE floats) of last frame
+        self._last = {}          # joint -> (local TransformState frozen, animated local matrix, parent net) last frame
+        self._now = {}           # the same, this frame
         self._peaks = {}         # clip -> {joint: fastest it turns (degrees per second)}
         self.peaks = {}
         self._net_peaks = {}     # clip -> {limb's first joint: fastest it turns in Character space}
@@ -61,11 +55,12 @@ class TurnLimiter:
 
     def rest(self):
         """No limb was bent this frame: next frame starts from the animation."""
-        self._last = {}
+        self._last, self._now = {}, {}
 
     def start_frame(self, dt, rate):
         """A frame of `dt` seconds, the clip playing at `rate` (its play rate: a joint's peak turn
         speed scales with it)."""
+        self._now = {}
         self._seconds = dt * abs(rate)
 
     def most(self, name):
@@ -77,66 +72,86 @@ class TurnLimiter:
         (`most` when its Character-space peak is not known)."""
         return self.net_peaks.get(name, self.peaks.get(name, math.inf)) * self._seconds
 
-    def limits(self, names):
-        """(most upper, most mid, most end, most_net upper) this frame for a limb's joints `names`."""
-        upper, mid, end = names
-        return self.most(upper), self.most(mid), self.most(end), self.most_net(upper)
-
-    def last(self, joint):
-        """The state row of the limb ending at `joint` as bent last frame, or None."""
-        return self._last.get(joint)
-
-    def end_frame(self, bent, letting_go):
-        """This frame's limbs become last frame's; `bent`: {end joint: state row}; `letting_go`:
-        the limbs still held back."""
-        self._last, self.letting_go = bent, letting_go
-
-
-def limit_joints(wanted, animated, last_out, last_anim, has, most, net=None):
-    """Joints of many limbs (rows of (n, j, 4) quaternions) as the limit lets them turn this frame:
-    (their local rotations, held back?, the room each had, in degrees). `wanted`, `animated`: the
-    local rotations the solve wants and the animation gives; `last_out`, `last_anim`: last
-    frame's, where `has` (n, 1). The IK's rotation (applied before the animated one) moves at most
-    the room from last frame's: `most` (n, j) degrees less what the animation turns the joint, so
-    the joint turns at most its animation's turn plus that (limit_turns); unless turning straight
-    to `wanted` stays within `most` of last frame's pose anyway. `net`: (the rotation of the limb's
-    parent joint in Character space, last frame's, most_net (n)): column 0 is the limb's first
-    joint, limited in Character space too."""
-    within = has & (np.abs(dot(last_out, wanted)) >= _cos_half(most))
-    room = np.where(has, most - turns(last_anim, animated), most)
-    if net is not None:
-        parent, last_parent, most_net = net
-        under = qmul(np.stack([last_out[:, 0], wanted[:, 0], last_anim[:, 0], animated[:, 0]]),
-                     np.stack([last_parent, parent, last_parent, parent]))
-        within[:, 0] &= np.abs(dot(under[0], under[1])) >= _cos_half(most_net)
-        room[:, 0] = np.minimum(room[:, 0], np.where(has[:, 0], most_net - turns(under[2], under[3]), most_net))
-    if within.all():   # every joint turns within its limit from last frame's pose
-        return wanted, ~within, room
-    previous = np.where(has[..., None], qmul(last_out, conj(last_anim)), _IDENTITY)
-    turn, held = limit_turns(previous, qmul(wanted, conj(animated)), room)
-    held &= ~within
-    return np.where(held[..., None], qmul(turn, animated), wanted), held, room
-
-
-def limit_turns(previous, wanted, room):
-    """The IK's rotations of joints this frame (rows of unit quaternions applied before their
-    animated local rotations), with whether each was held back: `wanted`, or as far toward it from
-    `previous` (last frame's) as moves it at most `room` degrees (none when `room` <= 0). The
-    rotation distance is bi-invariant, so a joint turns at most its animation's turn plus `room`."""
-    change = turns(previous, wanted)
-    held = change > room
-    if not held.any():
+    def limit(self, name, wanted, animated, parent, most):
+        """(joint `name`'s new local TransformState, held back?): `wanted`, unless that turns it
+        more than `most` degrees this frame and beyond its animation (`animated`, its animated
+        local matrix; limit_turn). `parent` (for the limb's first joint): its parent's net
+        matrix, for its turn in Character space too (at most `most_net(name)` degrees, beyond
+        its animation's turn there)."""
+        last, held = self._last.get(name), False
+        most_net = self.most_net(name) if parent is not None else None
+        if last is None or not self._within(last, wanted, parent, most, most_net):
+            anim_quat = _rotation(animated)
+            if last is None:  # not bent last frame: from the animation
+                previous, room = LQuaternionf.identQuat(), most if most_net is None else min(most, most_net)
+            else:
+                out, last_animated, last_parent = last
+                last_quat = _rotation(last_animated)
+                previous, room = out.getQuat() * last_quat.conjugate(), most - _turn(last_quat, None, anim_quat, None)
+                if parent is not None:
+                    room = min(room, most_net - _turn(last_quat, _rotation(last_parent), anim_quat, _rotation(parent)))
+            # the IK's rotation moves at most `room`: the joint turns at most its animation's turn plus that
+            turn, held = limit_turn(previous, wanted.getQuat() * anim_quat.conjugate(), 0.0, room)
+            if held:
+                wanted = TransformState.makeMat(animated).setQuat(turn * anim_quat)
         return wanted, held
-    u = np.clip(room / np.where(held & (change > 0.0), change, 1.0), 0.0, 1.0)
-    toward = slerps(previous, wanted, np.where(room > 0.0, u, 0.0))
-    return np.where(held[..., None], toward, wanted), held
+
+    def bent(self, name, local, animated, parent):
+        """Joint `name` is frozen at `local` this frame (its animated local matrix, its limb's parent net or None)."""
+        self._now[name] = (local, animated, parent)
+
+    def let_go(self, names):
+        """Are the IK rotations of these joints, as bent this frame, all negligible?"""
+        return all(_turn(self._now[name][0].getQuat(), None, _rotation(self._now[name][1]), None) <= _LET_GO_DEG
+                   for name in names)
+
+    def beyond_a_frame(self, names):
+        """Would dropping the IK's rotation of any of these joints, as bent this frame, turn it
+        faster than the limit allows next frame, with its animation turning as it did this frame?"""
+        for name in names:
+            local, animated, parent = self._now[name]
+            last, anim_quat = self._last.get(name), _rotation(animated)
+            room = self.most(name) - (0.0 if last is None else _turn(_rotation(last[1]), None, anim_quat, None))
+            if parent is not None:   # a limb's first joint: in Character space too
+                room = min(room, self.most_net(name) - (0.0 if last is None else _turn(
+                    _rotation(last[1]), _rotation(last[2]), anim_quat, _rotation(parent))))
+            if _turn(local.getQuat(), None, anim_quat, None) > room:
+                return True
+        return False
+
+    def end_frame(self, letting_go):
+        """This frame's rotations become last frame's; `letting_go`: the limbs still held back."""
+        self._last, self._now, self.letting_go = self._now, {}, letting_go
+
+    @staticmethod
+    def _within(last, wanted, parent, most, most_net):
+        """Does `wanted` turn the joint at most `most` degrees from last frame's pose (`last`:
+        its entry) in its parent's space and, with `parent`, at most `most_net` in Character space?"""
+        before, now = last[0].getQuat(), wanted.getQuat()
+        if not _within(before, None, now, None, most):
+            return False
+        return parent is None or _within(before, _rotation(last[2]), now, _rotation(parent), most_net)
 
 
-def _cos_half(degrees):
-    return np.cos(np.radians(np.minimum(degrees, 180.0)) / 2.0)
+def turn_angle(quat):
+    """Degrees a unit quaternion turns (0 to 180); atan2 keeps small angles exact in float32."""
+    return 2.0 * math.degrees(math.atan2(math.hypot(quat.getI(), quat.getJ(), quat.getK()), abs(quat.getR())))
 
 
-_IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
+def limit_turn(previous, wanted, anim_turn, most):
+    """The IK's rotation of a joint this frame (a unit quaternion applied before its animated local
+    rotation): `wanted`, or as far toward it from `previous` (last frame's) as keeps the joint
+    turning at most max(`anim_turn`, `most`) degrees in this frame (`anim_turn`: how far the
+    animation alone turns it). The rotation distance is bi-invariant, so the joint turns at most
+    `anim_turn` plus how far the IK's rotation moves; with the IK's rotation held, exactly
+    `anim_turn`. Returns (rotation, held back?)."""
+    change = turn_angle(previous.conjugate() * wanted)
+    room = most - anim_turn
+    if change <= room:
+        return wanted, False
+    if room <= 0.0:
+        return LQuaternionf(previous), True
+    return slerp(previous, wanted, room / change), True
 
 
 def peak_turn_speed(anim, joints):
@@ -156,12 +171,11 @@ def peak_turn_speeds(anim, joints):
         channel = find_channel(anim, joint)
         if channel is None:
             continue
-        rows = np.empty((frames, 3, 3))
+        quats = []
         for frame in range(frames):
             channel.getValue(frame, mat)
-            rows[frame] = [[mat.getCell(i, j) for j in range(3)] for i in range(3)]
-        quats = quats_of(rows)
-        peak = float(turns(quats[:-1], quats[1:]).max(initial=0.0))
+            quats.append(TransformState.makeMat(mat).getQuat())
+        peak = max([0.0] + [turn_angle(a.conjugate() * b) for a, b in zip(quats, quats[1:])])
         peaks[joint] = peak * anim.getBaseFrameRate() if peak > 0.0 else math.inf
     return peaks
 
@@ -181,3 +195,22 @@ def peak_net_turn_speeds(anim, joints):
         peak = float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))).max(initial=0.0))
         peaks[joint] = peak * anim.getBaseFrameRate() if peak > 0.0 else math.inf
     return peaks
+
+
+def _rotation(mat):
+    return TransformState.makeMat(mat).getQuat()
+
+
+def _within(a, a_parent, b, b_parent, most):
+    """Is the turn from `a` to `b` (as in _turn) at most `most` degrees? (the cheap test)"""
+    if a_parent is not None:
+        a, b = a * a_parent, b * b_parent
+    return abs(a.dot(b)) >= math.cos(math.radians(min(most, 180.0)) / 2.0)
+
+
+def _turn(a, a_parent, b, b_parent):
+    """Degrees between local rotations `a` and `b` (quaternions), each under its parent's rotation
+    when given (then the turn in the parents' space)."""
+    if a_parent is not None:
+        a, b = a * a_parent, b * b_parent
+    return turn_angle(a.conjugate() * b)

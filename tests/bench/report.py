@@ -8,7 +8,7 @@ PER_FRAME_ROWS = [
     ("task_minus_update", "warper task minus Panda3D's update"),
     ("find", "`TraversalProvider.find`, {obstacles} obstacles (per query)"),
     ("find_open", "provider query on open ground (`TraversalProvider.find`)"),
-    ("ik", "contact IK (`ContactIK`s in one `IKBatch`, vaulting)"),
+    ("ik", "contact IK task (`ContactIK`, vaulting)"),
 ]
 ONCE_ROWS = [
     ("warper_first", "`MotionWarper()`, first for the model (fresh process)", 1e3, "ms"),
