@@ -100,25 +100,12 @@ class ContactRun:
         self.frames.append(frame)
         return task.cont
 
-    def _net(self, joint):
-        net = LMatrix4f()
-        self.character.findJoint(joint).getNetTransform(net)
-        return net
-
     def _world(self, joint):
         character = self.actor_np.find("**/+Character")
-        return self.render.getRelativePoint(character, Point3(self._net(joint).getRow3(3)))
+        return self.render.getRelativePoint(character, Point3(_net(self.character, joint).getRow3(3)))
 
     def _local_rotation(self, joint, parent):
-        """The joint's rotation relative to its parent, from net matrices (the IK's frozen values are gone)."""
-        net = self._net(joint)
-        if parent is not None:
-            above = self._net(parent)
-            above.invertInPlace()
-            net = net * above
-        quat = LQuaternionf(TransformState.makeMat(net).getQuat())
-        quat.normalize()
-        return quat
+        return local_rotation(self.character, joint, parent)
 
     # -- what the oracle checks -------------------------------------------------------------
     def hand_errors(self, level):
@@ -196,10 +183,33 @@ class ContactRun:
             if window is not None and not window(frame["t"]):
                 continue
             for joint, quat in frame["rot"].items():
-                turn = before["rot"][joint].conjugate() * quat
-                angle = 2.0 * math.degrees(math.acos(min(1.0, abs(turn.getR()))))
-                peaks[joint] = max(peaks[joint], angle / frame["dt"])
+                peaks[joint] = max(peaks[joint], turn_speed(before["rot"][joint], quat, frame["dt"]))
         return peaks
+
+
+def _net(character, joint):
+    net = LMatrix4f()
+    character.findJoint(joint).getNetTransform(net)
+    return net
+
+
+def local_rotation(character, joint, parent):
+    """The joint's rotation relative to `parent` (None: in Character space), from net matrices (the
+    IK's frozen values are gone)."""
+    net = _net(character, joint)
+    if parent is not None:
+        above = _net(character, parent)
+        above.invertInPlace()
+        net = net * above
+    quat = LQuaternionf(TransformState.makeMat(net).getQuat())
+    quat.normalize()
+    return quat
+
+
+def turn_speed(before, after, dt):
+    """Degrees per second from rotation `before` to `after` in `dt` seconds."""
+    turn = before.conjugate() * after
+    return 2.0 * math.degrees(math.acos(min(1.0, abs(turn.getR())))) / dt
 
 
 def easing(clip, blend):
@@ -209,20 +219,30 @@ def easing(clip, blend):
     return lambda t: any(low <= t <= high for low, high in edges)
 
 
-_OWN_PEAKS = {}
+_CLIP_PEAKS = {}
 
 
-def own_peak(base, assets, clip, fps):
-    """Fastest any limb joint turns in the clip itself (own_peaks)."""
-    return max(own_peaks(base, assets, clip, fps).values())
-
-
-def own_peaks(base, assets, clip, fps):
-    """{limb joint: fastest it turns in the clip itself}: played over the obstacle it was
-    authored for (mannequin.contacts.json), where the warp changes nothing, without the IK."""
-    if (clip, fps) not in _OWN_PEAKS:
-        box = truth(clip)["obstacle"]
-        level = Level(base.render, box["max"][2], box["size"][1], box["min"][1])
-        _OWN_PEAKS[clip, fps] = ContactRun(base, level, assets, fps, ik=False).peak_turns()
-        level.root.removeNode()
-    return _OWN_PEAKS[clip, fps]
+def clip_peaks(base, clip):
+    """{limb joint: fastest it turns between two frames of `clip`, degrees per second at the clip's
+    frame rate}: its own peak in the clip, the turn limit's reference. From the clip's own tables:
+    the mannequin posed at every frame (stripped of root motion, as a MotionWarper plays it),
+    each joint measured as ContactRun measures it (the limb's first joint in Character space,
+    the others relative to their parents)."""
+    if clip not in _CLIP_PEAKS:
+        actor = load_actor(MANNEQUIN)
+        MotionWarper(actor, taskmgr=base.taskMgr, render=base.render).destroy()   # strips the clip
+        character, control = actor.find("**/+Character").node(), actor.getAnimControl(clip)
+        peaks, before = {}, None
+        for frame in range(control.getNumFrames()):
+            actor.pose(clip, frame)
+            actor.update(force=True)
+            now = {joint: local_rotation(character, joint, parent)
+                   for end, (upper, mid) in LIMBS.items() for joint, parent in ((upper, None), (mid, upper), (end, mid))}
+            for joint, quat in now.items():
+                speed = 0.0 if before is None else turn_speed(before[joint], quat, 1.0 / control.getFrameRate())
+                peaks[joint] = max(peaks.get(joint, 0.0), speed)
+            before = now
+        actor.cleanup()
+        actor.removeNode()
+        _CLIP_PEAKS[clip] = peaks
+    return _CLIP_PEAKS[clip]

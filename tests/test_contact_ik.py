@@ -19,7 +19,7 @@ from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_net_turn_spee
 from motionwarp.ik.twobone import bend_direction, solve
 
 from .conftest import MANNEQUIN, step
-from .contact_helpers import ANKLE, CASES, LIMBS, MEASURE_SORT, ContactRun, Level, easing, own_peak
+from .contact_helpers import ANKLE, CASES, LIMBS, MEASURE_SORT, ContactRun, Level, clip_peaks, easing, turn_speed
 from .obstacles import box_profile, prism
 
 BLEND = 0.15
@@ -64,7 +64,7 @@ def test_no_joint_turns_faster_while_easing(base, assets, case, fps):
     warped clip's, when the warp's play rate already makes it faster)."""
     _, with_ik, without = runs(base, assets, case, fps)
     clip = with_ik.asset.clip
-    limit = max(own_peak(base, assets, clip, fps), without.peak_turn())
+    limit = max(max(clip_peaks(base, clip).values()), without.peak_turn())
     assert with_ik.peak_turn(easing(clip, BLEND)) <= limit * 1.001
 
 
@@ -364,6 +364,17 @@ def test_feet_on_ground_leave_an_airborne_character_alone(base):
         actor.cleanup()
         actor.removeNode()
         root.removeNode()
+
+
+def test_the_measured_turn_is_the_short_way_round():
+    """The turn speed the measurements count (contact_helpers.turn_speed): a quaternion and its
+    negation are one rotation (no turn), and a 10 degree turn in 0.1 s is 100 degrees per second
+    whichever sign each quaternion has."""
+    start, turned = _quat((20, 30, 40)), _quat((20, 30, 40)) * _quat((10, 0, 0))
+    flipped = LQuaternionf(-turned.getR(), -turned.getI(), -turned.getJ(), -turned.getK())
+    assert turn_speed(turned, flipped, 0.1) == pytest.approx(0.0, abs=0.05)
+    assert turn_speed(start, turned, 0.1) == pytest.approx(100.0, abs=0.05)
+    assert turn_speed(start, flipped, 0.1) == pytest.approx(100.0, abs=0.05)
 
 
 def test_the_turn_limit_is_the_clips_own_peak(base):

@@ -7,7 +7,7 @@ Boxes: for crates 0.5 to 1.4 m and ledges 1.0 to 2.2 m, at 30 and 144 fps, the p
 the targets and the real MotionWarper plays the interaction (tests/contact_helpers.py). Printed
 per case: the largest distance of a planted hand from where it was authored on the edge, the
 deepest a sole went into what it stands on during its contact windows (mm), and the fastest a
-limb joint turned while the IK eased in or out next to the clip's own peak (degrees/s).
+limb joint turned while the IK eased in or out next to the clip's fastest joint's peak (degrees/s).
 
 Props: generated irregular props (tests/props.py: a log, a sloped lid, a stepped top, a grooved
 plank table, a bumpy stone top, crates with a jutting lid frame, a stack, a narrow post, scaled
@@ -19,8 +19,9 @@ Everything is measured from the joints' real positions against the prop's own su
   of the prop are counted apart ("off");
 - feet: the lowest and highest (mm) a planted sole was relative to what is under it;
 - turn: the largest ratio, over limb joints, of how fast the joint turned (frame to frame) to
-  its own peak in the clip as played by the warp without the IK (the clip over its authored
-  obstacle at this frame rate, times the play rate; or the warped clip's own, when faster).
+  its own peak in the clip (its fastest turn between two of the clip's frames, from the posed
+  tables: contact_helpers.clip_peaks) times the play rate, or the warped clip's own (played
+  without the IK) when faster.
 And per prop, whether the providers take it at 12 headings and 4 distances when its measured
 size (from its own numbers) is inside an asset's range.
 """
@@ -39,7 +40,7 @@ HEADINGS = (0.0, 37.0, 90.0, 143.0, 210.0, 301.0)
 
 
 def boxes(base, assets):
-    from tests.contact_helpers import CASES, ContactRun, Level, easing, own_peak
+    from tests.contact_helpers import CASES, ContactRun, Level, clip_peaks, easing
     print(f"{'obstacle':<12}{'fps':>4} {'clip':<12}{'hand mm: no IK':>15}{'IK':>7}{'sole in mm: no IK':>19}{'IK':>7}"
           f"{'easing deg/s: IK':>18}{'clip':>7}")
     for height, depth, distance in CASES:
@@ -48,7 +49,7 @@ def boxes(base, assets):
             with_ik = ContactRun(base, level, assets, fps, blend_time=BLEND)
             without = ContactRun(base, level, assets, fps, ik=False)
             clip = with_ik.asset.clip
-            limit = max(own_peak(base, assets, clip, fps), without.peak_turn())
+            limit = max(max(clip_peaks(base, clip).values()), without.peak_turn())
             kind = "crate" if depth < 1 else "ledge"
             print(f"{kind} {height:<6.1f}{fps:>4} {clip:<12}{1000 * without.hand_errors(level):>15.1f}"
                   f"{1000 * with_ik.hand_errors(level):>7.1f}{1000 * max(0.0, without.foot_depth(level)):>19.1f}"
@@ -58,7 +59,8 @@ def boxes(base, assets):
 
 
 def turn_ratio(run, without, peaks):
-    """(largest ratio of a limb joint's turn speed to its own peak times the play rate, that joint)."""
+    """(largest ratio of a limb joint's turn speed to its own peak in the clip (`peaks`,
+    contact_helpers.clip_peaks) times the play rate, or the warped clip's own when faster; that joint)."""
     rate = max(frame["rate"] for frame in without.frames)
     plain = without.peak_turns()
     worst = (0.0, None)
@@ -91,7 +93,7 @@ def providers(base, prop, assets):
 
 def props_table(base, assets):
     from motionwarp import SceneProbe, TraversalProvider, WarpRefused
-    from tests.contact_helpers import ContactRun, own_peaks
+    from tests.contact_helpers import ContactRun, clip_peaks
     from tests.props import PropLevel, props
     print(f"{'prop':<14}{'fps':>4}{'dist':>5}{'head':>5} {'clip':<12}{'hand mm: no IK':>15}{'IK':>6}{'off':>5}"
           f"{'feet mm: no IK':>16}{'IK':>12}{'turn x: IK':>11}{' joint':<12}")
@@ -120,7 +122,7 @@ def props_table(base, assets):
                 hand, off = with_ik.hand_gap(level)
                 low0, high0 = without.foot_gaps(level)
                 low, high = with_ik.foot_gaps(level)
-                ratio, joint = turn_ratio(with_ik, without, own_peaks(base, assets, clip, fps))
+                ratio, joint = turn_ratio(with_ik, without, clip_peaks(base, clip))
                 worst = {"hand": max(worst["hand"], hand), "below": min(worst["below"], low),
                          "above": max(worst["above"], high), "turn": max(worst["turn"], ratio)}
                 print(f"{prop.name:<14}{fps:>4}{distance:>5.1f}{heading:>5.0f} {clip:<12}{1000 * hand0:>15.1f}"
@@ -128,7 +130,7 @@ def props_table(base, assets):
                       f"{1000 * low:>5.1f}/{1000 * high:<+6.1f}{ratio:>11.2f} {joint:<12}")
                 level.root.removeNode()
     print(f"worst with the IK: hand {1000 * worst['hand']:.1f} mm, feet {1000 * worst['below']:.1f} / "
-          f"+{1000 * worst['above']:.1f} mm, turn {worst['turn']:.2f}x its own peak")
+          f"+{1000 * worst['above']:.1f} mm, turn {worst['turn']:.3f}x its own peak")
     print(f"\n{'prop':<14}{'height':>7}{'depth':>7}{'in range':>9}{'taken':>7}")
     for prop in props():
         height, depth = prop.size()
