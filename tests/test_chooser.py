@@ -94,6 +94,9 @@ def test_refusals_of_one_obstacle_name_every_reason():
     assert InteractionChooser([Fixed(over), Fixed(other)]).find_at(Point3(0, 0, 0), 0.0) is over
     farther = Refusal("too high to jump onto (1.60 m > 1.50 m)", crate, 2.06)
     assert InteractionChooser([Fixed(over), Fixed(farther)]).find_at(Point3(0, 0, 0), 0.0) is over
+    stretched = Refusal("phase 'ledge_top' needs 2.00 m where the clip moves 0.50 m", crate, 2.0, "jump_over", too_far=True)
+    joined = InteractionChooser([Fixed(stretched), Fixed(onto)]).find_at(Point3(0, 0, 0), 0.0)
+    assert joined.too_far and joined.reason.startswith("phase 'ledge_top'")   # walking closer may still offer it
 
 
 def test_the_actor_is_asked_about_in_the_chooser_s_space_at_its_scale():
