@@ -75,12 +75,13 @@ class CurvePanel:
         `held` by the mouse), each window's play rate from `rates` (one per phase, or None), and
         `info` above the panel."""
         self.asset = asset
-        plot_key = (asset.clip, asset.model_path, asset.track.num_frames)
+        plot_key = (asset.clip, asset.path, asset.model, asset.track.num_frames)   # model_path costs path work
         if plot_key != self._plot_key:
             self._plot_key = plot_key
             self.plot = self._layer(self.plot, "plot", 0)
             self._draw_plot(asset, self.plot)
-        windows_key = (tuple(windows(asset)), selected, hot, held, tuple(rates or ()))
+        # The rates as they are shown: the offer's change a little every frame as the character walks up.
+        windows_key = (tuple(windows(asset)), selected, hot, held, tuple(f"{rate:.2f}" for rate in rates or ()))
         if windows_key != self._windows_key:
             self._windows_key = windows_key
             self.windows = self._layer(self.windows, "windows", 1)
@@ -89,7 +90,6 @@ class CurvePanel:
             self.info.setText(info)
             left, _, _, top = self.box  # the info grows upward from just above the title
             self.info.setPos(left, top + TITLE_H + 0.04 + 1.2 * INFO_SCALE * info.count("\n"))
-        self.cursor.reparentTo(self.root)
 
     def _draw_plot(self, asset, layer):
         left, right, bottom, top = self.box
