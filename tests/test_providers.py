@@ -117,6 +117,20 @@ def test_a_node_tagged_box_is_probed_as_its_bounds(assets):
     assert distance_to_edge_line(block, found.close_edge, (-1.2, 1.6)) < 0.01  # the bounds' edge, not the chamfer's
 
 
+def test_a_box_tagged_node_is_its_own_bounds_not_its_children_s(assets):
+    """A child model under a box-tagged node (a plank left behind the crate) is a body of its own: the
+    crate's box must not stretch to take it in (its depth stays the crate's)."""
+    root = level()
+    ground(root)
+    profile = box_profile(0.6, 0.9)
+    crate = prism(root, "crate", profile, 2.0, pos=(0, 3, 0), h=20)
+    crate.setTag(SHAPE_TAG, "box")
+    prism(crate, "plank", box_profile(0.3, 0.05), 1.0, pos=(0, 1.6, 0))
+    found = VaultProvider(SceneProbe.from_geometry(root), assets).find(_standing(root, crate, profile))
+    assert found and found.depth == pytest.approx(0.6, abs=0.01)
+    check_measured(found, crate, profile, 20.0)
+
+
 def _standing(root, path, profile):
     """A character NodePath 0.5 m before the profile's front face, facing it."""
     character = root.attachNewNode("character")

@@ -251,8 +251,8 @@ def _static_body(node, space):
     body.setPythonTag(SOURCE_TAG, node)
     mesh = BulletTriangleMesh()
     corners = None
-    if node.getTag(SHAPE_TAG) == "box":
-        corners = _add_box(mesh, *node.getTightBounds(node), transform.getMat())
+    if node.getTag(SHAPE_TAG) == "box":   # its own geoms' box: children are bodies of their own
+        corners = _add_box(mesh, *_own_tight_bounds(node, TransformState.makeIdentity()), transform.getMat())
     else:
         for geom in node.node().getGeoms():
             mesh.addGeom(geom, False, transform)
