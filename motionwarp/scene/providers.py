@@ -18,7 +18,7 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .measure import heading, incline_deg, measure
+from .measure import SAME_H, SAME_POS, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
 from ..warp.refusal import refusal as warp_refusal
@@ -70,10 +70,6 @@ NOTHING = "nothing to vault or mantle in front"
 
 def _metres(value):
     return f"{value:.2f} m"
-
-
-#: A query this close to the last one (metres, degrees) gets the last answer again, on a static probe.
-SAME_POS, SAME_H = 1e-4, 1e-3
 
 
 class _Asked:
