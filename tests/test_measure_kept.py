@@ -157,3 +157,31 @@ def test_the_chooser_measures_the_face_once_for_traversal_and_jumps(warp_assets,
         expected = other.find_at(Point3(0, 0.3, 0), 0.0)
         assert (bool(answer), answer.kind, answer.distance) == (bool(expected), expected.kind,
                                                                  pytest.approx(expected.distance, abs=1e-4))
+
+
+def test_walking_up_the_answers_follow_the_character(warp_assets, tmp_path):
+    """Kept with the measurement, a vault's targets stay and its distance is the character's; the warper's
+    refusal (stretch) and a jump onto's take-off (which must lie ahead) are judged afresh every frame:
+    every frame answers what a probe keeping nothing answers."""
+    from .marker_rigs import write_jump
+    low = ("crate", box_profile(0.6, 1.0), 2.0, (0, 3.0, 0))   # its face at y = 2.7, the axis ray meets it
+    root, probe, fresh = world_of(low)
+    jumps = list(write_jump(tmp_path).values())
+    kept = InteractionChooser([TraversalProvider(probe, list(warp_assets.values())), JumpProvider(probe, jumps)])
+    alone = InteractionChooser([TraversalProvider(fresh, list(warp_assets.values())), JumpProvider(fresh, jumps)])
+    seen = set()
+    for frame in range(0, 70, 3):   # up to 0.3 m before the face
+        pos = Point3(0, 0.8 + STEP * frame, 0)
+        answers = [kept.find_at(pos, 0.0)] + kept.answers
+        expected = [alone.find_at(pos, 0.0)] + alone.answers
+        for answer, other in zip(answers, expected):
+            assert (bool(answer), answer.kind, getattr(answer, "reason", None)) == \
+                (bool(other), other.kind, getattr(other, "reason", None))
+            assert answer.distance == pytest.approx(other.distance, abs=1e-4)
+            if answer:
+                for target, twin in zip(answer.targets, other.targets):
+                    assert (target.pos - twin.pos).length() < 1e-4
+        assert answers[1].distance == pytest.approx(2.7 - pos.y, abs=1e-4)
+        seen.add((bool(answers[1]), bool(answers[2])))
+    assert probe.sweeps == 1
+    assert len(seen) > 1   # the answers changed on the way (the warper's stretch, the jump's take-off)

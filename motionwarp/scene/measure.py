@@ -49,6 +49,8 @@ class Measurement:
     top: float = None          # highest z of the walkable top
     depth: float = None        # close to far edge, horizontally against the normal
     incline_deg: float = None  # steepest incline of the walkable top, or the least steep one seen (None: none)
+    #: On a kept measurement (static probe), the providers' answers to it, shared by its copies.
+    answers: dict = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def height(self):
@@ -95,7 +97,9 @@ def measure(probe, settings, pos, h, max_height):
     if lines is not None:
         values = vars(settings).copy()
         del values["reach"]
-        key = (tuple(values.values()), round(h, 2))
+        # Filed by settings, heading and the line's offset from the origin (to a millimetre), so a lookup
+        # reads the few lines that may hold.
+        key = (tuple(values.values()), round(h, 2), round(pos.y * forward.x - pos.x * forward.y, 3))
         found = _on_kept_line(lines.get(key), pos, h, settings.reach, max_height)
         if found is not None:
             return found
@@ -107,14 +111,15 @@ def measure(probe, settings, pos, h, max_height):
     else:
         found = _from_face(probe, settings, pos, forward, *face, max_height, True, held)
     if lines is not None and found is not None:
+        found.answers = {}
         _keep_line(lines, key, (pos.x, pos.y, pos.z, h, forward.x, forward.y, max_height, held), found)
     return found
 
 
 #: The probe's `kept` entry of measurements along lines.
 _LINES = "measure-lines"
-#: Most lines kept per heading and settings (a crowd asking along as many lines), and headings kept.
-_MOST_LINES, _MOST_KEYS = 16, 256
+#: Most measurements kept per line (key), and lines kept.
+_MOST_LINES, _MOST_KEYS = 4, 1024
 
 
 class _Held:

@@ -11,6 +11,7 @@
 Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where a vault lands
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
+import copy
 import dataclasses
 import re
 
@@ -195,7 +196,7 @@ class _Provider(_Asked):
     def _run(self, asset):
         """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
         read again when the asset is another object, or its track or its phases' ends and offsets changed."""
-        stamp = [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
+        stamp = _phase_stamp(asset)
         kept = self._runs.get(id(asset))
         if kept is None or kept[0] is not asset or kept[1] is not asset.track or kept[2] != stamp:
             if len(self._runs) > 64:  # assets replaced by edits: forget the old ones
@@ -229,9 +230,29 @@ class _Provider(_Asked):
         """The answer for a Measurement (shared when several providers look at the same obstacle)."""
         return self._judge(found, self.assets)
 
+    #: Whether the answer to a measurement reads its distance only to report it: then it is kept with
+    #: a kept measurement and answered again (a copy, with the distance of the measurement's copy).
+    keeps_answers = True
+
     def _judge(self, found, assets):
+        """The answer to `found`, kept with it on a static probe (design 7, "Kept measurements") for these
+        assets (the same objects, their ranges and phases unchanged) and settings."""
         if found is None:
             return Refusal(NOTHING)
+        kept = found.answers if self.keeps_answers else None
+        if kept is None:
+            return self._judged(found, assets)
+        key, stamp = (type(self), self._settings_values()), [_asset_stamp(asset) for asset in assets]
+        answer = kept.get(key)
+        if answer is None or len(answer[0]) != len(assets) or any(a is not b for a, b in zip(answer[0], assets)) \
+                or answer[1] != stamp:
+            answer = kept[key] = (tuple(assets), stamp, self._judged(found, assets))
+        again = copy.copy(answer[2])
+        if again.distance is not None:
+            again.distance = found.distance
+        return again
+
+    def _judged(self, found, assets):
         refuse = self._refuser(found)
         if found.approach_deg > self.settings.max_approach_deg:
             return refuse(f"not facing it ({found.approach_deg:.1f}° > {self.settings.max_approach_deg:.0f}°)",
@@ -281,6 +302,17 @@ class _Provider(_Asked):
         else:
             reason = f"no {self.verb} clip fits {_metres(height)} high and {_metres(depth)} deep"
         return self._refuser(found)(reason)
+
+
+def _phase_stamp(asset):
+    """What an asset's targets read of its phases: their ends and offsets (an edit in place changes them)."""
+    return [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
+
+
+def _asset_stamp(asset):
+    """What an answer reads of an asset beside its clip: its ranges, and its phases' ends and offsets."""
+    traversal = asset.traversal
+    return (tuple(traversal.height), tuple(traversal.depth), asset.track, _phase_stamp(asset))
 
 
 def _highest(assets):
