@@ -247,6 +247,7 @@ class _Provider(_Asked):
         if answer is None or len(answer[0]) != len(assets) or any(a is not b for a, b in zip(answer[0], assets)) \
                 or answer[1] != stamp:
             answer = kept[key] = (tuple(assets), stamp, self._judged(found, assets))
+            return answer[2]
         again = copy.copy(answer[2])
         if again.distance is not None:
             again.distance = found.distance
