@@ -22,13 +22,18 @@ STEP = 1.4 / 60   # one frame of walking at 1.4 m/s
 
 
 class CountingProbe(SceneProbe):
-    """A static probe counting its capsule sweeps (each measurement made afresh sweeps for the face)."""
+    """A static probe counting its capsule sweeps (each measurement made afresh sweeps for the face) and
+    sphere sweeps (a vault's room over the top, checked when it is judged)."""
 
-    sweeps = 0
+    sweeps = spheres = 0
 
     def sweep_capsule(self, *args):
         self.sweeps += 1
         return super().sweep_capsule(*args)
+
+    def sweep_sphere(self, *args):
+        self.spheres += 1
+        return super().sweep_sphere(*args)
 
 
 def world_of(*shapes):
@@ -170,14 +175,14 @@ def test_walking_up_the_answers_follow_the_character(warp_assets, tmp_path):
     refusal (stretch) and a jump onto's take-off (which must lie ahead) are judged afresh every frame:
     every frame answers what a probe keeping nothing answers."""
     from .marker_rigs import write_jump
-    low = ("crate", box_profile(0.6, 1.0), 2.0, (0, 3.0, 0))   # its face at y = 2.7, the axis ray meets it
+    low = ("crate", box_profile(1.0, 1.0), 2.0, (0, 3.0, 0))   # its face at y = 2.5, the axis ray meets it
     root, probe, fresh = world_of(low)
     jumps = list(write_jump(tmp_path).values())
     kept = InteractionChooser([TraversalProvider(probe, list(warp_assets.values())), JumpProvider(probe, jumps)])
     alone = InteractionChooser([TraversalProvider(fresh, list(warp_assets.values())), JumpProvider(fresh, jumps)])
     seen = set()
     for frame in range(0, 70, 3):   # up to 0.3 m before the face
-        pos = Point3(0, 0.8 + STEP * frame, 0)
+        pos = Point3(0, 0.6 + STEP * frame, 0)
         answers = [kept.find_at(pos, 0.0)] + kept.answers
         expected = [alone.find_at(pos, 0.0)] + alone.answers
         for answer, other in zip(answers, expected):
@@ -187,7 +192,90 @@ def test_walking_up_the_answers_follow_the_character(warp_assets, tmp_path):
             if answer:
                 for target, twin in zip(answer.targets, other.targets):
                     assert (target.pos - twin.pos).length() < 1e-4
-        assert answers[1].distance == pytest.approx(2.7 - pos.y, abs=1e-4)
+        assert answers[1].distance == pytest.approx(2.5 - pos.y, abs=1e-4)
         seen.add((bool(answers[1]), bool(answers[2])))
-    assert probe.sweeps == 1
+    assert probe.sweeps == 1 and probe.spheres == 2   # measured once; the vault's room (over the top, down) once
     assert len(seen) > 1   # the answers changed on the way (the warper's stretch, the jump's take-off)
+
+
+def test_a_step_off_the_heading_the_line_or_the_feet_height_is_measured_afresh():
+    """Within a heading's hundredth of a degree and a line's millimetre (the same file) but past SAME_H
+    and SAME_POS, or with the feet higher, the probe measures again."""
+    root, probe, fresh = world_of(CRATE)
+    measure(probe, SETTINGS, Point3(0, 0.5, 0), 0.0, 2.3)
+    measure(probe, SETTINGS, Point3(0, 0.5, 0), 0.004, 2.3)
+    measure(probe, SETTINGS, Point3(0.0004, 0.5, 0), 0.0, 2.3)
+    assert probe.sweeps == 3
+    raised = measure(probe, SETTINGS, Point3(0, 0.5, 0.05), 0.0, 2.3)   # feet 5 cm up: the crate 0.95 m high
+    assert raised.height == pytest.approx(0.95, abs=1e-3) and probe.sweeps == 4
+
+
+def test_a_measurement_is_shared_only_with_reaches_that_meet_the_same():
+    root, probe, fresh = world_of(CRATE)
+    far = measure(probe, ProviderSettings(reach=3.9), Point3(0, -0.5, 0), 0.0, 2.3)   # the face 2.2 m ahead
+    assert far.distance == pytest.approx(2.2, abs=1e-4)
+    assert measure(probe, SETTINGS, Point3(0, -0.5, 0), 0.0, 2.3) is None   # beyond a 2 m reach
+    near = measure(probe, SETTINGS, Point3(0, 0.5, 0), 0.0, 2.3)
+    sweeps = probe.sweeps
+    again = measure(probe, ProviderSettings(reach=5.0), Point3(0, 0.5, 0), 0.0, 2.3)   # a longer sweep: afresh
+    assert probe.sweeps == sweeps + 1
+    same(again, near)
+
+
+def test_a_lower_search_first_is_not_handed_to_a_higher_one():
+    """Measured for a 0.9 m search, a 2 m crate is "taller than" 1.4 m: a 2.3 m search must find its top."""
+    tall = ("tall", box_profile(0.6, 2.0), 2.0, (0, 2.0, 0))
+    root, probe, fresh = world_of(tall)
+    assert measure(probe, SETTINGS, Point3(0, 0.5, 0), 0.0, 0.9).taller_than == pytest.approx(1.4, abs=1e-6)
+    found = measure(probe, SETTINGS, Point3(0, 0.5, 0), 0.0, 2.3)
+    assert found.taller_than is None and found.top == pytest.approx(2.0, abs=1e-3)
+
+
+def test_walking_right_up_to_a_face_measures_again_where_the_short_sweep_would_not_be_made():
+    root, probe, fresh = world_of(CRATE)
+    for frame in range(0, 67, 2):   # from 1.7 m to 0.16 m before the face
+        pos = Point3(0, STEP * frame, 0)
+        same(measure(probe, SETTINGS, pos, 0.0, 2.3), measure(fresh, SETTINGS, pos, 0.0, 2.3))
+    assert probe.sweeps > 1
+
+
+def test_a_post_beside_the_way_is_kept_for_that_place_and_reach_only():
+    """A post narrower than the character, 0.2 m beside its line (the face sweep passes it, the body
+    would not): measured in line with its near side, for that place and reach alone."""
+    post = ("post", box_profile(0.1, 1.2), 0.1, (0.25, 2.0, 0))   # x from 0.2 to 0.3, its face at y = 1.95
+    root, probe, fresh = world_of(post)
+    for frame in range(3):
+        pos = Point3(0, 1.0 + STEP * frame, 0)
+        found = measure(probe, SETTINGS, pos, 0.0, 2.3)
+        assert found.node.getName() == "post" and found.distance == pytest.approx(1.95 - pos.y, abs=1e-3)
+        same(found, measure(fresh, SETTINGS, pos, 0.0, 2.3))
+    sweeps = probe.sweeps
+    # The body (0.3 m radius) would meet the post's corner (0.2, 1.95) after 0.68 m: not within 0.6 m.
+    assert measure(probe, ProviderSettings(reach=0.6), Point3(0, 1.0 + 2 * STEP, 0), 0.0, 2.3) is None
+    assert sweeps >= 3 * 2
+
+
+def test_a_post_whose_corner_the_sweep_meets_is_measured_afresh_at_every_step():
+    """The face sweep meets a post's corner 0.06 m beside the line and the rays in line find no top: the
+    post is measured in line with the corner, from beside the line, so at every step again."""
+    post = ("post", box_profile(0.1, 1.2), 0.1, (0.11, 2.0, 0))   # x from 0.06 to 0.16, its face at y = 1.95
+    root, probe, fresh = world_of(post)
+    for frame in range(3):
+        pos = Point3(0, 1.0 + STEP * frame, 0)
+        found = measure(probe, SETTINGS, pos, 0.0, 2.3)
+        assert found.node.getName() == "post" and found.close_edge.x == pytest.approx(0.07, abs=2e-3)
+        same(found, measure(fresh, SETTINGS, pos, 0.0, 2.3))
+        sweeps = probe.sweeps
+    assert sweeps >= 3 * 2
+
+
+def test_a_search_cut_short_is_not_handed_to_a_higher_one():
+    """Rays started at a 0.6 m search's start (ground + 1.1 m) pass under a slab hanging 1.15 m up over
+    the crate's top; a 2.3 m search's start above it meets the slab: the higher search measures afresh."""
+    slab = ("slab", [(-0.225, 1.15), (0.225, 1.15), (0.225, 1.2), (-0.225, 1.2)], 2.0, (0, 2.075, 0))
+    root, probe, fresh = world_of(CRATE, slab)
+    assert measure(probe, SETTINGS, Point3(0, 0.5, 0), 0.0, 0.6) is not None
+    high = measure(probe, SETTINGS, Point3(0, 0.5, 0), 0.0, 2.3)
+    same(high, measure(fresh, SETTINGS, Point3(0, 0.5, 0), 0.0, 2.3))
+    low = measure(fresh, SETTINGS, Point3(0, 0.5, 0), 0.0, 0.6)
+    assert (low.top, low.depth) != pytest.approx((high.top, high.depth), abs=1e-3)   # the search's start matters here
