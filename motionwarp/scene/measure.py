@@ -15,6 +15,8 @@ import math
 
 from panda3d.core import NodePath, Point3, Vec3
 
+from ..base.config import ProviderSettings
+
 _UP = Vec3(0, 0, 1)
 #: Faces whose normals differ by more than this are different faces (a corner), not one rough face.
 _SAME_FACE_DEG = 10.0
@@ -97,11 +99,10 @@ def measure(probe, settings, pos, h, max_height):
         return None   # nothing within the character's width along the way: every ray and sweep would miss
     lines = probe.kept(_LINES)
     if lines is not None:
-        values = vars(settings).copy()
-        del values["reach"]
-        # Filed by settings, heading and the line's offset from the origin (to a millimetre), so a lookup
-        # reads the few lines that may hold.
-        key = (tuple(values.values()), round(h, 2), round(pos.y * forward.x - pos.x * forward.y, 3))
+        # Filed by the settings but the reach, the heading and the line's offset from the origin (to a
+        # millimetre), so a lookup reads the few lines that may hold.
+        values = tuple(vars(settings).values())
+        key = (values[:_REACH] + values[_REACH + 1:], round(h, 2), round(pos.y * forward.x - pos.x * forward.y, 3))
         found = _on_kept_line(lines.get(key), pos, h, settings.reach, max_height)
         if found is not None:
             return found
@@ -118,8 +119,9 @@ def measure(probe, settings, pos, h, max_height):
     return found
 
 
-#: The probe's `kept` entry of measurements along lines.
+#: The probe's `kept` entry of measurements along lines, and where `reach` is among the settings' values.
 _LINES = "measure-lines"
+_REACH = [field.name for field in dataclasses.fields(ProviderSettings)].index("reach")
 #: Most measurements kept per line (key), and lines kept.
 _MOST_LINES, _MOST_KEYS = 4, 1024
 
