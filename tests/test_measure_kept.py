@@ -89,21 +89,27 @@ def test_a_turn_a_step_aside_or_back_is_measured_afresh():
     assert back.node.getName() == "bar" and back.distance == pytest.approx(0.475 - 0.2, abs=2e-3)
     for found, pos, h in ((turned, (0, 1.0, 0), 10.0), (aside, (0.3, 1.0, 0), 0.0), (back, (0, 0.2, 0), 0.0)):
         same(found, measure(fresh, SETTINGS, Point3(*pos), h, 2.3))
-    assert probe.sweeps == 4
+    assert probe.sweeps == 5   # the bar, lower than the sweep's axis, met by the sweep and swept again
 
 
-def test_a_face_a_sweep_met_is_measured_afresh_at_every_step():
-    """A log's curved face is met by the sweep, not by the ray standing in: Bullet places that contact
-    anew from every start, so nothing is kept for the next step (only for the same place)."""
-    log = ("log", circle_profile(0.4, 24, 0.4), 2.0, (0, 2.0, 0))
+def test_a_face_a_sweep_met_is_swept_again_from_a_mark_of_the_line():
+    """A log's curved face is met by the sweep, not by the ray standing in. Bullet places a sweep's
+    contact anew from every start, so the contact is swept again from a fixed mark of the line
+    (every 1 cm, at least 5 cm before it): every start up to that mark meets it the same, the walk is
+    measured once (two sweeps), and each step answers what a probe keeping nothing answers."""
+    log = ("log", circle_profile(0.4, 24, 0.4), 2.0, (0, 2.0, 0))   # its face nearest y = 1.6 at z = 0.4
     root, probe, fresh = world_of(log)
-    for frame in range(5):
+    for frame in range(30):
         pos = Point3(0, STEP * frame, 0)
         found = measure(probe, SETTINGS, pos, 0.0, 2.3)
         assert found.node.getName() == "log" and 1.6 <= pos.y + found.distance <= 2.0   # between front and axis
         same(found, measure(fresh, SETTINGS, pos, 0.0, 2.3))
-        assert measure(probe, SETTINGS, pos, 0.0, 2.3).distance == found.distance   # the same place: kept
-    assert probe.sweeps == 5
+    assert probe.sweeps == 2
+    # Closer to the contact than a mark 5 cm before it: measured (once) where it stands.
+    close = Point3(0, 1.6 - SETTINGS.face_radius - 0.03, 0)
+    same(measure(probe, SETTINGS, close, 0.0, 2.3), measure(fresh, SETTINGS, close, 0.0, 2.3))
+    measure(probe, SETTINGS, close + Point3(0, 0.005, 0), 0.0, 2.3)
+    assert probe.sweeps == 4
 
 
 def test_a_search_for_a_lower_top_or_a_longer_reach_shares_what_it_would_meet_the_same():

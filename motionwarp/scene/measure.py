@@ -33,6 +33,8 @@ _BELOW = 1e-3
 SAME_POS, SAME_H = 1e-4, 1e-3
 #: How far the face sweep and its axis ray go at least (metres), whatever the reach (see _face).
 LOOK_AHEAD = 4.0
+#: A face a sweep met is swept again from the line's mark (every _GRID metres) at least _REFIT before it.
+_GRID, _REFIT = 0.01, 0.05
 
 
 @dataclasses.dataclass
@@ -121,7 +123,7 @@ def measure(probe, settings, pos, h, max_height):
 _LINES = "measure-lines"
 _REACH = [field.name for field in dataclasses.fields(ProviderSettings)].index("reach")
 #: Most measurements kept per line (key), and lines kept.
-_MOST_LINES, _MOST_KEYS = 4, 256
+_MOST_LINES, _MOST_KEYS = 4, 1024
 
 
 class _Held:
@@ -324,14 +326,31 @@ def _face(probe, settings, pos, forward, held=None, radius=None):
     if hit is None or met > reach:
         return None
     if held is not None:
-        # A sweep's contact point Bullet places anew from every start (millimetres apart on a curved
-        # face or an edge): only the ray's hit standing in holds while the character steps forward.
-        held.travel = 0.0 if travel is None else travel
+        if travel is None:
+            hit, met, travel = _swept_again(probe, radius, high - low, centre, forward, hit, met)
+        held.travel = travel
         held.length, held.met = length, met + SAME_POS
     normal = _horizontal(hit.normal)
     if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
         return None  # the floor, or a slope the character walks up
     return hit, normal
+
+
+def _swept_again(probe, radius, height, centre, forward, hit, met):
+    """(hit, met, travel): a sweep's contact met `met` metres ahead, swept again from a fixed point of the
+    line, the first _GRID mark at least _REFIT before it (the marks counted from the line's point nearest
+    the world origin), so every start on the line up to that mark meets the face the same: Bullet places
+    a sweep's contact anew from every start (millimetres apart on a curved face or an edge). `travel`:
+    how far the character may step forward with the same answer (none when too close for a mark)."""
+    along = centre.x * forward.x + centre.y * forward.y
+    mark = math.floor((along + met - _REFIT) / _GRID) * _GRID - along
+    if mark < SAME_POS:
+        return hit, met, 0.0
+    start = centre + forward * mark
+    again = probe.sweep_capsule(radius, height, start, start + forward * (2 * _REFIT + _GRID))
+    if again is None:   # (not met within the window: Bullet's rounding at a grazing contact)
+        return hit, met, 0.0
+    return again, mark + again.fraction * (2 * _REFIT + _GRID), mark - SAME_POS
 
 
 def _clear_of(hit, centre, forward, half):
