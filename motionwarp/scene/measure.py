@@ -123,7 +123,7 @@ def measure(probe, settings, pos, h, max_height):
 _LINES = "measure-lines"
 _REACH = [field.name for field in dataclasses.fields(ProviderSettings)].index("reach")
 #: Most measurements kept per line (key), and lines kept.
-_MOST_LINES, _MOST_KEYS = 4, 1024
+_MOST_LINES, _MOST_KEYS = 4, 256
 
 
 class _Held:
