@@ -425,8 +425,10 @@ class _TopScan:
         """A ray's start: `z`, or the search's start when that is lower."""
         if z > self.reached:
             self.reached = z
-            self.cut = self.cut or z > self.start
-        return min(self.start, z)
+            if z > self.start:
+                self.cut = True
+                return self.start
+        return z if z < self.start else self.start
 
     def sample(self, s, start, bottom):
         """The sample of the first surface from `start` down to `bottom` under the point `s` metres in
@@ -504,8 +506,9 @@ class _TopScan:
 
         The ray starts just above the steepest walkable rise from the reference, below any ceiling."""
         z, rise = reference[0], ds * self.slope
+        bottom = z - rise - self.tolerance
         sample = self.sample(s, self.below_start(z + rise + self.clearance),
-                             max(z - rise - self.tolerance, self.lowest_top) - _BELOW)
+                             (bottom if bottom > self.lowest_top else self.lowest_top) - _BELOW)
         going_on = (sample is not None and sample[1] >= self.min_up and sample[0] >= self.lowest_top
                     and abs(sample[0] - z) <= rise + self.tolerance)  # walkable (the close edge is found), and close
         return going_on, sample
@@ -592,7 +595,10 @@ class _TopScan:
                     hint = self._along(self._face_between(s, good_s, good[0] - 2 * tolerance))
                 return self._edge(s, sample, good_s, good, self._far_test, hint), top, steepest
             good_s, good = s, sample
-            top, steepest = max(top, good[0]), min(steepest, good[1])
+            if good[0] > top:
+                top = good[0]
+            if good[1] < steepest:
+                steepest = good[1]
         return None, top, steepest
 
     def _record(self, close, far, top, steepest):
