@@ -230,30 +230,13 @@ class _Provider(_Asked):
         """The answer for a Measurement (shared when several providers look at the same obstacle)."""
         return self._judge(found, self.assets)
 
-    #: Whether the answer to a measurement reads its distance only to report it: then it is kept with
-    #: a kept measurement and answered again (a copy, with the distance of the measurement's copy).
+    #: Whether the targets found for a measurement read its distance only to report it: then they are
+    #: kept with a kept measurement and answered again (a copy, with the distance of the measurement's copy).
     keeps_answers = True
 
     def _judge(self, found, assets):
-        """The answer to `found`, kept with it on a static probe (design 7, "Kept measurements") for these
-        assets (the same objects, their ranges and phases unchanged) and settings."""
         if found is None:
             return Refusal(NOTHING)
-        kept = found.answers if self.keeps_answers else None
-        if kept is None:
-            return self._judged(found, assets)
-        key, stamp = (type(self), self._settings_values()), [_asset_stamp(asset) for asset in assets]
-        answer = kept.get(key)
-        if answer is None or len(answer[0]) != len(assets) or any(a is not b for a, b in zip(answer[0], assets)) \
-                or answer[1] != stamp:
-            answer = kept[key] = (tuple(assets), stamp, self._judged(found, assets))
-            return answer[2]
-        again = copy.copy(answer[2])
-        if again.distance is not None:
-            again.distance = found.distance
-        return again
-
-    def _judged(self, found, assets):
         refuse = self._refuser(found)
         if found.approach_deg > self.settings.max_approach_deg:
             return refuse(f"not facing it ({found.approach_deg:.1f}° > {self.settings.max_approach_deg:.0f}°)",
@@ -272,7 +255,23 @@ class _Provider(_Asked):
         asset = self._choose(found, assets)
         if isinstance(asset, Refusal):
             return asset
-        return self._targets(found, asset, refuse)
+        return self._kept_targets(found, asset, refuse)
+
+    def _kept_targets(self, found, asset, refuse):
+        """`_targets` (rays, sweeps and overlaps for the room), kept with a kept measurement (design 7,
+        "Kept measurements") for this asset (the same object, its ranges, track and phases unchanged) and
+        these settings."""
+        kept = found.answers if self.keeps_answers else None
+        if kept is None:
+            return self._targets(found, asset, refuse)
+        key, stamp = (type(self), self._settings_values()), _asset_stamp(asset)
+        answer = kept.get(key)
+        if answer is None or answer[0] is not asset or answer[1] != stamp:
+            answer = kept[key] = (asset, stamp, self._targets(found, asset, refuse))
+            return answer[2]
+        again = copy.copy(answer[2])
+        again.distance = found.distance
+        return again
 
     def _refuser(self, found):
         def refuse(reason, **numbers):
