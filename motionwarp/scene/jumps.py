@@ -38,6 +38,7 @@ class _Onto(_Provider):
     """A jump onto a ledge: measured and judged as a mantle is; JumpProvider gives it its assets."""
 
     kind = "jump_onto"
+    keeps_answers = False   # the take-off must lie ahead of where the character stands: read at every query
 
     def __init__(self, probe, settings):
         self.probe, self.settings, self._runs = probe, settings, {}

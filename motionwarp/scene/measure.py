@@ -9,10 +9,13 @@ top of the face on a box, the inner line of a chamfer, the shoulder of a lying l
 edge is where the walkable top ends (a drop, a step up or a slope too steep), so round,
 sloped and bevelled obstacles are measured the same way as boxes.
 """
+import copy
 import dataclasses
 import math
 
 from panda3d.core import NodePath, Point3, Vec3
+
+from ..base.config import ProviderSettings
 
 _UP = Vec3(0, 0, 1)
 #: Faces whose normals differ by more than this are different faces (a corner), not one rough face.
@@ -26,6 +29,12 @@ _FACE_GAP = 5e-3
 _INTO_CORNER = 0.01
 #: How far below the lowest height that passes its test a down ray ends (metres), for Bullet's rounding.
 _BELOW = 1e-3
+#: A query this close to one measured before (metres, degrees) counts as asked from the same place.
+SAME_POS, SAME_H = 1e-4, 1e-3
+#: How far the face sweep and its axis ray go at least (metres), whatever the reach (see _face).
+LOOK_AHEAD = 4.0
+#: A face a sweep met is swept again from the line's mark (every _GRID metres) at least _REFIT before it.
+_GRID, _REFIT = 0.01, 0.05
 
 
 @dataclasses.dataclass
@@ -44,6 +53,8 @@ class Measurement:
     top: float = None          # highest z of the walkable top
     depth: float = None        # close to far edge, horizontally against the normal
     incline_deg: float = None  # steepest incline of the walkable top, or the least steep one seen (None: none)
+    #: On a kept measurement (static probe), the providers' answers to it, shared by its copies.
+    answers: dict = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def height(self):
@@ -76,18 +87,110 @@ def measure(probe, settings, pos, h, max_height):
 
     None means nothing within reach but the floor (or a walkable slope). `max_height` (above the
     feet) bounds the search for the top: the highest obstacle any clip at hand can take.
+
+    On a static probe, what was measured along the character's line is kept and answered again (a
+    copy, its distance from the new place) when every ray and sweep would meet what they met (see
+    _Held): another provider asking the same (a jump onto what a vault measured, with a longer
+    reach), another character on the same line, or a character walking up to a face its axis ray met.
     """
     pos = Point3(pos)
     forward = facing(h)
     if not _sweep_near(probe, settings, pos, forward, max(settings.face_radius, settings.capsule_radius)):
         return None   # nothing within the character's width along the way: every ray and sweep would miss
-    face = _face(probe, settings, pos, forward)
+    lines = probe.kept(_LINES)
+    if lines is not None:
+        # Filed by the settings but the reach, the heading and the line's offset from the origin (to a
+        # millimetre), so a lookup reads the few lines that may hold.
+        values = tuple(vars(settings).values())
+        key = (values[:_REACH] + values[_REACH + 1:], round(h, 2), round(pos.y * forward.x - pos.x * forward.y, 3))
+        found = _on_kept_line(lines.get(key), pos, h, settings.reach, max_height)
+        if found is not None:
+            return found
+    held = _Held(settings.reach)
+    face = _face(probe, settings, pos, forward, held)
     if face is None:
-        return _within_width(probe, settings, pos, forward, max_height)
-    return _from_face(probe, settings, pos, forward, *face, max_height, again=True)
+        held.only_here()
+        found = _within_width(probe, settings, pos, forward, max_height, held)
+    else:
+        found = _from_face(probe, settings, pos, forward, *face, max_height, True, held)
+    if lines is not None and found is not None:
+        found.answers = {}
+        _keep_line(lines, key, (pos.x, pos.y, pos.z, h, forward.x, forward.y, max_height, held), found)
+    return found
 
 
-def _within_width(probe, settings, pos, forward, max_height):
+#: The probe's `kept` entry of measurements along lines, and where `reach` is among the settings' values.
+_LINES = "measure-lines"
+_REACH = [field.name for field in dataclasses.fields(ProviderSettings)].index("reach")
+#: Most measurements kept per line (key), and lines kept.
+_MOST_LINES, _MOST_KEYS = 4, 256
+
+
+class _Held:
+    """Where a measurement holds, every ray and sweep meeting what they met:
+
+    - `travel`: how far the character may step forward along its line (see _face);
+    - `length`, `met`: the face sweep's length and where it met the face: any reach with the same
+      sweep length (LOOK_AHEAD) and `met` within it finds the same (None: only this reach);
+    - `need`, `exact`: the bounds on the top search (max_height) that leave every ray as it was: the
+      search must start at least `need` high (ground + max_height + 0.5 >= need), or, when a ray was
+      cut at the search's start, only the max_height `exact` gives the same.
+    """
+
+    __slots__ = ("reach", "travel", "length", "met", "need", "exact")
+
+    def __init__(self, reach):
+        self.reach, self.need, self.exact = reach, -math.inf, None
+        self.only_here()
+
+    def only_here(self):
+        """Measured from beside the character's line, or by sweeps as wide as its body, or by one that
+        went to the reach: only this place and reach hold."""
+        self.travel, self.length, self.met = 0.0, None, self.reach
+
+    def holds(self, reach):
+        """Whether a query with `reach` makes the same sweeps and meets the same face."""
+        if self.length is None:
+            return reach == self.reach
+        return self.met <= reach and max(reach, LOOK_AHEAD) == self.length
+
+    def scanned(self, scan, max_height):
+        """Take in what a finished _TopScan needed of the search's start."""
+        if not scan.cut:
+            self.need = max(self.need, scan.reached)
+        elif scan.start == scan.above:   # cut by a ceiling, not by max_height: any higher bound cuts it there too
+            self.need = max(self.need, scan.above)
+        else:
+            self.exact = max_height
+
+
+def _keep_line(lines, key, line, found):
+    kept = lines.get(key)
+    if kept is None:
+        if len(lines) >= _MOST_KEYS:
+            lines.clear()
+        kept = lines[key] = []
+    elif len(kept) >= _MOST_LINES:
+        del kept[0]
+    kept.append((line, found))
+
+
+def _on_kept_line(kept, pos, h, reach, max_height):
+    """A copy of a kept Measurement that holds for a character at `pos` facing `h`, or None."""
+    for (x, y, z, h0, fx, fy, height, held), found in kept or ():
+        if (z != pos.z or abs(h - h0) > SAME_H or not held.holds(reach)
+                or (max_height != height and (held.exact is not None or pos.z + max_height + 0.5 < held.need))):
+            continue
+        dx, dy = pos.x - x, pos.y - y
+        along = dx * fx + dy * fy
+        if abs(dx * fy - dy * fx) <= SAME_POS and -SAME_POS <= along <= max(held.travel, SAME_POS):
+            again = copy.copy(found)
+            again.distance = found.distance - along
+            return again
+    return None
+
+
+def _within_width(probe, settings, pos, forward, max_height, held):
     """What the face sweep passed beside but the character's body would meet (out to its half width,
     `capsule_radius`: a post narrower than the character), measured in line with its near side, as
     the character would meet it; None when nothing is there, or something already stands beside
@@ -96,7 +199,7 @@ def _within_width(probe, settings, pos, forward, max_height):
     radius = settings.capsule_radius
     if radius <= settings.face_radius:
         return None
-    face = _face(probe, settings, pos, forward, radius)
+    face = _face(probe, settings, pos, forward, None, radius)
     if face is None or face[0].fraction <= 0.0:
         return None
     side = forward.cross(_UP)
@@ -106,7 +209,7 @@ def _within_width(probe, settings, pos, forward, max_height):
     if face is None or not _narrower(probe, face[0].pos - face[1] * _INTO_CORNER, side * math.copysign(1.0, beside),
                                      2 * radius):
         return None
-    return _from_face(probe, settings, shifted, forward, *face, max_height, again=False)
+    return _from_face(probe, settings, shifted, forward, *face, max_height, False, held)
 
 
 def _narrower(probe, inside, out, width):
@@ -116,8 +219,9 @@ def _narrower(probe, inside, out, width):
     return probe.blocked(inside + out * width, inside)
 
 
-def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
-    """The Measurement across a face met at `hit` with horizontal `normal`.
+def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, held):
+    """The Measurement across a face met at `hit` with horizontal `normal`; `held` takes in what its
+    top scans needed (see _Held).
 
     On a corner the sweep's normal points from the corner to the capsule, not along either face;
     the face actually under the close edge then gives the normal, and the scan runs `again` across it.
@@ -131,6 +235,7 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
         return found
     scan = _TopScan(probe, settings, pos + forward * distance, found, max_height, hit.pos.z)
     scan.run()
+    held.scanned(scan, max_height)
     if again and found.close_edge is None and found.incline_deg is None and found.taller_than is None:
         # The sweep met a corner beside the rays' line (a post narrower than the character, within
         # its half width): measure again in line with the corner, just inside it.
@@ -140,14 +245,15 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again):
             shifted = pos + side * (beside + math.copysign(_INTO_CORNER, beside))
             face = _face(probe, settings, shifted, forward)
             if face is not None:
-                return _from_face(probe, settings, shifted, forward, *face, max_height, again=False)
+                held.only_here()
+                return _from_face(probe, settings, shifted, forward, *face, max_height, False, held)
     if found.close_edge is not None:
         _highest_across(probe, settings, found, forward)
     edge_face = scan.edge_face
     if again and edge_face is not None:
         turned = _horizontal(edge_face.normal)
         if turned is not None and turned.dot(normal) < math.cos(math.radians(_SAME_FACE_DEG)):
-            return _from_face(probe, settings, pos, forward, edge_face, turned, max_height, again=False)
+            return _from_face(probe, settings, pos, forward, edge_face, turned, max_height, False, held)
     return found
 
 
@@ -184,9 +290,9 @@ def _near_above(probe, points, wide_x, wide_y, low, high):
     return probe.near((min(xs) - wide_x, min(ys) - wide_y, lowest), (max(xs) + wide_x, max(ys) + wide_y, max(high, lowest)))
 
 
-def _face(probe, settings, pos, forward, radius=None):
+def _face(probe, settings, pos, forward, held=None, radius=None):
     """The first non-walkable surface a knee-to-chest capsule (`radius`, default `face_radius`) meets
-    along `forward`: (hit, normal)."""
+    within `reach` along `forward`: (hit, normal). `held` (a _Held) learns where the same answer holds."""
     low, high, reach = settings.face_low, settings.face_high, settings.reach
     radius = settings.face_radius if radius is None else radius
     centre, padding = pos + _UP * ((low + high) / 2), probe.capsule_padding(radius, high - low)
@@ -195,18 +301,56 @@ def _face(probe, settings, pos, forward, radius=None):
     # finely tessellated mesh). The sweep stops where its box (the capsule's, padded) is still _FACE_GAP
     # clear of the plane the ray met, short of touching it: when it meets nothing on the way, the
     # capsule's first contact lies beyond, and the ray's hit (same face, exact normal) stands for it.
-    ahead = probe.ray(centre, centre + forward * reach)
+    # The ray and the whole sweep go LOOK_AHEAD metres whatever the reach (what lies beyond it is
+    # then left out), so providers with other reaches make the same sweeps and share what they met.
+    length = max(reach, LOOK_AHEAD)
+    ahead = probe.ray(centre, centre + forward * length)
     short = None if ahead is None else _clear_of(ahead, centre, forward, radius + padding)
+    travel = None   # how far the character may step forward with the same answer (None: not at all)
     if short is not None and short > _SWEEP_MARGIN:
-        hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * short) or ahead
+        hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * short)
+        if hit is not None:
+            met = hit.fraction * short
+        elif ahead.fraction * length <= reach or short >= reach:
+            hit, met = ahead, ahead.fraction * length
+            travel = short - _SWEEP_MARGIN - SAME_POS   # the same ray meets the same point (a hair for float32)
+        else:   # the capsule's contact lies between the short sweep's end and the ray's hit, past `reach`
+            hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * reach)
+            if held is not None:
+                held.only_here()
+                held = None
+            met = 0.0 if hit is None else hit.fraction * reach
     else:   # nothing in line, or the capsule already at it: the whole sweep
-        hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * reach)
-    if hit is None:
+        hit = probe.sweep_capsule(radius, high - low, centre, centre + forward * length)
+        met = None if hit is None else hit.fraction * length
+    if hit is None or met > reach:
         return None
+    if held is not None:
+        if travel is None:
+            hit, met, travel = _swept_again(probe, radius, high - low, centre, forward, hit, met)
+        held.travel = travel
+        held.length, held.met = length, met + SAME_POS
     normal = _horizontal(hit.normal)
     if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
         return None  # the floor, or a slope the character walks up
     return hit, normal
+
+
+def _swept_again(probe, radius, height, centre, forward, hit, met):
+    """(hit, met, travel): a sweep's contact met `met` metres ahead, swept again from a fixed point of the
+    line, the first _GRID mark at least _REFIT before it (the marks counted from the line's point nearest
+    the world origin), so every start on the line up to that mark meets the face the same: Bullet places
+    a sweep's contact anew from every start (millimetres apart on a curved face or an edge). `travel`:
+    how far the character may step forward with the same answer (none when too close for a mark)."""
+    along = centre.x * forward.x + centre.y * forward.y
+    mark = math.floor((along + met - _REFIT) / _GRID) * _GRID - along
+    if mark < SAME_POS:
+        return hit, met, 0.0
+    start = centre + forward * mark
+    again = probe.sweep_capsule(radius, height, start, start + forward * (2 * _REFIT + _GRID))
+    if again is None:   # (not met within the window: Bullet's rounding at a grazing contact)
+        return hit, met, 0.0
+    return again, mark + again.fraction * (2 * _REFIT + _GRID), mark - SAME_POS
 
 
 def _clear_of(hit, centre, forward, half):
@@ -273,6 +417,18 @@ class _TopScan:
         self.most_up = None  # the least steep top seen, as the cos of its incline
         self.edge_face = None  # the face just under the close edge, where a ray met it
         self.face_z = max(face_z, self.lowest_top)  # where the sweep met the face
+        # What the search's start (`start`, from max_height) decided: the highest start a ray or the
+        # face top search wanted, and whether one was cut at `start` (for _Held).
+        self.reached, self.cut = -math.inf, False
+
+    def below_start(self, z):
+        """A ray's start: `z`, or the search's start when that is lower."""
+        if z > self.reached:
+            self.reached = z
+            if z > self.start:
+                self.cut = True
+                return self.start
+        return z if z < self.start else self.start
 
     def sample(self, s, start, bottom):
         """The sample of the first surface from `start` down to `bottom` under the point `s` metres in
@@ -350,8 +506,9 @@ class _TopScan:
 
         The ray starts just above the steepest walkable rise from the reference, below any ceiling."""
         z, rise = reference[0], ds * self.slope
-        sample = self.sample(s, min(self.start, z + rise + self.clearance),
-                             max(z - rise - self.tolerance, self.lowest_top) - _BELOW)
+        bottom = z - rise - self.tolerance
+        sample = self.sample(s, self.below_start(z + rise + self.clearance),
+                             (bottom if bottom > self.lowest_top else self.lowest_top) - _BELOW)
         going_on = (sample is not None and sample[1] >= self.min_up and sample[0] >= self.lowest_top
                     and abs(sample[0] - z) <= rise + self.tolerance)  # walkable (the close edge is found), and close
         return going_on, sample
@@ -375,14 +532,16 @@ class _TopScan:
         z = self.face_z + self.settings.probe_step
         while z <= self.start:
             if not self.probe.blocked((front.x, front.y, z), (back.x, back.y, z)):
+                self.below_start(z)
                 return z
             z += self.settings.probe_step
+        self.cut = True
         return None
 
     def close_start(self, s):
         """Where a ray `s` in from the face starts while the close edge is looked for: above the face
         top plus the steepest walkable rise, below anything hanging higher."""
-        return min(self.start, self.gap + s * self.slope + self.clearance)
+        return self.below_start(self.gap + s * self.slope + self.clearance)
 
     def run(self):
         """Scan the top (face top, close edge, far edge) and record what was found in the Measurement."""
@@ -436,7 +595,10 @@ class _TopScan:
                     hint = self._along(self._face_between(s, good_s, good[0] - 2 * tolerance))
                 return self._edge(s, sample, good_s, good, self._far_test, hint), top, steepest
             good_s, good = s, sample
-            top, steepest = max(top, good[0]), min(steepest, good[1])
+            if good[0] > top:
+                top = good[0]
+            if good[1] < steepest:
+                steepest = good[1]
         return None, top, steepest
 
     def _record(self, close, far, top, steepest):

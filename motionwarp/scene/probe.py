@@ -47,6 +47,7 @@ class SceneProbe:
         self.version = 0
         self._spheres, self._capsules, self._ghosts = {}, {}, {}
         self._grid = None   # (version, _BoundsGrid) of a static probe, made at the first `near`
+        self._kept = (None, {})   # (version, {owner: dict}) of a static probe: see `kept`
 
     def near(self, low, high):
         """Whether any body's bounds meet the box from `low` to `high` (world points): when not, every
@@ -60,6 +61,21 @@ class SceneProbe:
         if grid is None or grid[0] != self.version:
             grid = self._grid = (self.version, _BoundsGrid(self.world))
         return grid[1].meets(low, high)
+
+    def kept(self, owner):
+        """A dict in which queries (`owner`: a key naming them) keep what they measured on a static probe,
+        emptied when the version changes (`changed()`); None on a probe that is not static, where
+        nothing measured may be kept."""
+        if not self.static:
+            return None
+        version, kept = self._kept
+        if version != self.version:
+            self._kept = (self.version, {})
+            kept = self._kept[1]
+        found = kept.get(owner)
+        if found is None:
+            found = kept[owner] = {}
+        return found
 
     def changed(self):
         """Say the world changed (a body added, removed or moved): providers stop reusing kept answers."""

@@ -11,6 +11,7 @@
 Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where a vault lands
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
+import copy
 import dataclasses
 import re
 
@@ -18,7 +19,7 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .measure import heading, incline_deg, measure
+from .measure import SAME_H, SAME_POS, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
 from ..warp.refusal import refusal as warp_refusal
@@ -70,10 +71,6 @@ NOTHING = "nothing to vault or mantle in front"
 
 def _metres(value):
     return f"{value:.2f} m"
-
-
-#: A query this close to the last one (metres, degrees) gets the last answer again, on a static probe.
-SAME_POS, SAME_H = 1e-4, 1e-3
 
 
 class _Asked:
@@ -199,7 +196,7 @@ class _Provider(_Asked):
     def _run(self, asset):
         """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
         read again when the asset is another object, or its track or its phases' ends and offsets changed."""
-        stamp = [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
+        stamp = _phase_stamp(asset)
         kept = self._runs.get(id(asset))
         if kept is None or kept[0] is not asset or kept[1] is not asset.track or kept[2] != stamp:
             if len(self._runs) > 64:  # assets replaced by edits: forget the old ones
@@ -233,6 +230,10 @@ class _Provider(_Asked):
         """The answer for a Measurement (shared when several providers look at the same obstacle)."""
         return self._judge(found, self.assets)
 
+    #: Whether the targets found for a measurement read its distance only to report it: then they are
+    #: kept with a kept measurement and answered again (a copy, with the distance of the measurement's copy).
+    keeps_answers = True
+
     def _judge(self, found, assets):
         if found is None:
             return Refusal(NOTHING)
@@ -254,7 +255,23 @@ class _Provider(_Asked):
         asset = self._choose(found, assets)
         if isinstance(asset, Refusal):
             return asset
-        return self._targets(found, asset, refuse)
+        return self._kept_targets(found, asset, refuse)
+
+    def _kept_targets(self, found, asset, refuse):
+        """`_targets` (rays, sweeps and overlaps for the room), kept with a kept measurement (design 7,
+        "Kept measurements") for this asset (the same object, its ranges, track and phases unchanged) and
+        these settings."""
+        kept = found.answers if self.keeps_answers else None
+        if kept is None:
+            return self._targets(found, asset, refuse)
+        key, stamp = (type(self), self._settings_values()), _asset_stamp(asset)
+        answer = kept.get(key)
+        if answer is None or answer[0] is not asset or answer[1] != stamp:
+            answer = kept[key] = (asset, stamp, self._targets(found, asset, refuse))
+            return answer[2]
+        again = copy.copy(answer[2])
+        again.distance = found.distance
+        return again
 
     def _refuser(self, found):
         def refuse(reason, **numbers):
@@ -285,6 +302,17 @@ class _Provider(_Asked):
         else:
             reason = f"no {self.verb} clip fits {_metres(height)} high and {_metres(depth)} deep"
         return self._refuser(found)(reason)
+
+
+def _phase_stamp(asset):
+    """What an asset's targets read of its phases: their ends and offsets (an edit in place changes them)."""
+    return [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
+
+
+def _asset_stamp(asset):
+    """What an answer reads of an asset beside its clip: its ranges, and its phases' ends and offsets."""
+    traversal = asset.traversal
+    return (tuple(traversal.height), tuple(traversal.depth), asset.track, _phase_stamp(asset))
 
 
 def _highest(assets):

@@ -8,7 +8,11 @@ a character 0.4 to 2 m in front of a random obstacle, facing it within 40 degree
 case: a face, a top scan, room checks), and times VaultProvider, MantleProvider and the
 TraversalProvider that asks both on one measurement, then the TraversalProvider's time by what it
 answered; "open ground" queries face nothing, "standing still" asks again from the same place
-(the kept answer of a static probe).
+(the kept answer of a static probe). Each provider asks through a probe of its own over the same
+world, so none is handed what another measured along the same line. "Walking up" times every frame
+of characters walking at 1.4 m/s (60 fps) toward random obstacles (the measurement kept along their
+line), and the yard's chooser (traversal, jumps, markers) is timed in front of its bench, fresh and
+walking up.
 Times are CPU time of the thread (tests/bench/timing.py). `python -m tests.bench` reports
 the TraversalProvider's figure with the others.
 """
@@ -16,6 +20,7 @@ import argparse
 import math
 import pathlib
 import random
+import re
 import statistics
 import sys
 
@@ -59,10 +64,44 @@ def facing_queries(fronts, count, rng):
 
 
 def providers(probe):
-    from motionwarp import MantleProvider, TraversalProvider, VaultProvider, WarpAsset
+    """The three providers, each over a probe of its own on `probe`'s world (no measurement shared)."""
+    from motionwarp import MantleProvider, SceneProbe, TraversalProvider, VaultProvider, WarpAsset
     assets = [WarpAsset.load(ROOT / "assets" / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")]
-    return {"VaultProvider": VaultProvider(probe, assets), "MantleProvider": MantleProvider(probe, assets),
-            "TraversalProvider": TraversalProvider(probe, assets)}
+    return {name: kind(SceneProbe(probe.world, probe.mask, static=probe.static), assets)
+            for name, kind in (("VaultProvider", VaultProvider), ("MantleProvider", MantleProvider),
+                               ("TraversalProvider", TraversalProvider))}
+
+
+#: Walking speed (m/s) and frame rate of the "walking up" figures.
+WALK, FPS = 1.4, 60
+
+
+def walking_up(find, starts, frames):
+    """[(pos, h)] of every frame of characters walking from `starts` (pos, h) along their facing."""
+    step = WALK / FPS
+    return [(Point3(pos + Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0) * (step * frame)), h)
+            for pos, h in starts for frame in range(frames)]
+
+
+def yard_chooser(timer, rng, queries):
+    """(fresh, walking up) microseconds of the demo's chooser in the yard (scenes/yard.json), in
+    front of its bench: fresh from a random place 0.6 to 1.6 m before it, and every frame of walking
+    up from 1.8 m to 0.4 m before it."""
+    from direct.showbase.Loader import Loader
+    from demo.app.app import _providers
+    from demo.level.scene import Scene
+    from motionwarp import MotionWarpSettings, SceneProbe, WarpAsset
+    root = NodePath("yard")
+    scene = Scene.load(ROOT / "scenes" / "yard.json")
+    scene.build(root, Loader(None))
+    bench_y = next(o.pos[1] for o in scene.obstacles if o.name == "bench")
+    assets = {path.name: WarpAsset.load(path) for path in sorted((ROOT / "assets").glob("*.warp.json"))}
+    chooser = _providers(SceneProbe.from_geometry(root), assets, root, MotionWarpSettings())
+    fresh = [(Point3(rng.uniform(-0.3, 0.3), bench_y - rng.uniform(0.6, 1.6), 0), rng.uniform(-20, 20))
+             for _ in range(queries)]
+    starts = [(Point3(rng.uniform(-0.3, 0.3), bench_y - 1.8, 0), rng.uniform(-10, 10)) for _ in range(queries // 60 + 1)]
+    return ([timer.us(chooser.find_at, pos, h)[0] for pos, h in fresh],
+            [timer.us(chooser.find_at, pos, h)[0] for pos, h in walking_up(chooser.find_at, starts, 60)])
 
 
 def traversal_find(obstacles, queries, repeats, timer, seed=1):
@@ -115,10 +154,12 @@ def main():
         for name, provider in asked.items():
             us, found = timer.us(provider.find_at, pos, h)
             times[name].append(us)
-        key = found.kind if found else "refused: " + found.reason.split(" (")[0]
+        key = found.kind if found else "refused: " + re.split(r" \(| [\d.]+ m", found.reason)[0]
         by_outcome.setdefault(key, []).append(us)
         clock.tick()
         update_us.append(timer.us(panda_update, actor)[0])
+    walking_us = [timer.us(traversal.find_at, pos, h)[0]
+                  for pos, h in walking_up(traversal.find_at, facing_queries(fronts, args.queries // 60 + 1, rng), 60)]
     open_ground = [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(args.queries // 4)]
     open_us = [timer.us(traversal.find_at, pos, h)[0] for pos, h in open_ground]
     # Standing still in front of an obstacle: asked every frame from the same place, the kept answer.
@@ -130,11 +171,18 @@ def main():
     for name, values in times.items():
         print(f"motionwarp {name + '.find_at()':31s} median {statistics.median(values):7.1f} us "
               f"(p90 {p90(values):.1f} us, {statistics.median(values) / update:.1f}x update) in front of an obstacle")
-    for label, values in [("open ground", open_us), ("standing still (kept answer)", still_us)] + sorted(
+    yard_fresh, yard_walking = yard_chooser(timer, rng, args.queries // 4)
+    for label, values in [("open ground", open_us), ("standing still (kept answer)", still_us),
+                          (f"walking up, per frame ({WALK} m/s, {FPS} fps)", walking_us)] + sorted(
             by_outcome.items(), key=lambda kv: -len(kv[1])):
         print(f"  TraversalProvider, {label + ':':38s} median {statistics.median(values):7.1f} us "
               f"({statistics.median(values) / update:.2f}x update, {len(values)} queries)")
+    for label, values in (("fresh", yard_fresh), ("walking up, per frame", yard_walking)):
+        print(f"  the yard's InteractionChooser in front of its bench, {label + ':':26s} median "
+              f"{statistics.median(values):7.1f} us ({statistics.median(values) / update:.2f}x update, "
+              f"{len(values)} queries)")
     for label, values, goal in (("in front of an obstacle", times["TraversalProvider"], FIND_FACING_US),
+                                ("walking up to an obstacle (per frame)", walking_us, FIND_FACING_US),
                                 ("on open ground", open_us, FIND_OPEN_US)):
         median = statistics.median(values)
         print(f"goal (issue 20): TraversalProvider {label} at most {goal:g} us: {median:.1f} us "
