@@ -437,6 +437,7 @@ class TraversalProvider(_Asked):
         if not any(provider.assets for provider in self.providers):
             raise UsageError(f"no {self._kinds()} asset among {[getattr(a, 'clip', a) for a in assets]}: a "
                              f"traversal asset has \"traversal\": {{\"kind\": ..., ...}}")
+        self._sorted = (None, None)   # (the assets given, what _asked made of them): sorted again when they change
 
     def _kinds(self, providers=None):
         verbs = [provider.verb for provider in (providers or self.providers)]
@@ -445,14 +446,27 @@ class TraversalProvider(_Asked):
     def _settings_values(self):
         return [provider._settings_values() for provider in self.providers]
 
+    def _asked(self, given):
+        """([(provider, its assets)] of the kinds among `given`, the highest top they take, the reason when
+        nothing is in front), kept while the same assets are given (an open-ground query is mostly this)."""
+        kept_given, sorted_out = self._sorted
+        if kept_given is None or len(kept_given) != len(given) or not all(a is b for a, b in zip(given, kept_given)):
+            asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
+            highest = max((_highest(assets) for _, assets in asked), default=0.0)
+            # named by the kinds it has assets for: a character that only jumps over things
+            nothing = f"nothing to {self._kinds([provider for provider, _ in asked])} in front" if asked else None
+            sorted_out = asked, highest, nothing
+            self._sorted = (given, sorted_out)
+        return sorted_out
+
     def _offered(self, pos, h, scale, given):
         """The first kind whose Interaction the warper would play: a vault it would refuse gives way to a mantle."""
-        asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
+        asked, highest, nothing = self._asked(given)
         if not asked:
             return Refusal(f"no {self._kinds()} asset to traverse with")
-        found = measure(self.probe, self.settings, pos, h, max(_highest(assets) for _, assets in asked))
-        if found is None:   # named by the kinds it has assets for: a character that only jumps over things
-            return Refusal(f"nothing to {self._kinds([provider for provider, _ in asked])} in front")
+        found = measure(self.probe, self.settings, pos, h, highest)
+        if found is None:
+            return Refusal(nothing)
         answers = []
         for provider, assets in asked:
             answers.append(self._playable(provider._judge(found, assets), pos, h, scale))
