@@ -14,7 +14,7 @@ import gltf._converter
 import numpy as np
 import pytest
 from gltf import GltfSettings
-from panda3d.core import AnimChannelMatrixXfmTable, LVecBase3f, NodePath, TransformState
+from panda3d.core import AnimChannelMatrixXfmTable, LMatrix4f, LVecBase3f, NodePath, TransformState, decompose_matrix
 
 from motionwarp import LoadError, load_actor
 from motionwarp.animation import _gltf_fix
@@ -263,3 +263,30 @@ def test_an_unknown_interpolation_is_a_load_error_naming_the_channel(base, tmp_p
     path = one_joint_gltf(tmp_path / "odd.gltf", [("translation", "QUADRATIC", [0.0, 1.0], [0, 0, 0, 1, 0, 0])])
     with pytest.raises(LoadError, match=r"odd.gltf.*joint:translation: interpolation 'QUADRATIC'"):
         load_actor(path)
+
+
+def test_the_numpy_decomposition_reads_hpr_as_panda3ds_decompose_matrix():
+    """Random joint matrices (mirrored scales among them) and the turns where HPR is ambiguous:
+    the same x y z h p r i j k as Panda3D's decompose_matrix, up to float32 rounding, except that
+    a heading or roll of exactly +-180 degrees may come out with the other sign (the same turn)."""
+    rng = np.random.default_rng(20)
+    count = 4000
+    hprs = rng.uniform(-180, 180, (count, 3))
+    hprs[:6] = [(0, 90, 0), (30, -90, 10), (0, 0, 0), (90, 45, -30), (-90, 89.9999, 0), (10, 180, 0)]
+    scales = rng.uniform(0.2, 3.0, (count, 3)) * rng.choice([1, -1], (count, 3), p=[0.9, 0.1])
+    scales[:6] = 1.0
+    positions = rng.normal(size=(count, 3)) * 10
+    mats = np.array([[list(TransformState.makePosHprScale(LVecBase3f(*p), LVecBase3f(*h), LVecBase3f(*s))
+                            .getMat().getRow(i)) for i in range(4)] for p, h, s in zip(positions, hprs, scales)])
+    ours = _gltf_fix._decomposed(mats)
+    theirs = np.empty_like(ours)
+    scale, hpr, pos = LVecBase3f(), LVecBase3f(), LVecBase3f()
+    for row, mat in enumerate(mats):
+        decompose_matrix(LMatrix4f(*mat.reshape(16)), scale, hpr, pos)
+        theirs[row] = (*pos, *hpr, *scale)
+    np.testing.assert_allclose(ours[:, :3], theirs[:, :3], atol=1e-5)
+    np.testing.assert_allclose(ours[:, 6:], theirs[:, 6:], atol=1e-5)
+    angle_gap = np.abs(ours[:, 3:6] - theirs[:, 3:6])
+    np.testing.assert_allclose(np.minimum(angle_gap, 360.0 - angle_gap), 0.0, atol=1e-3)
+    flipped = angle_gap > 1.0
+    assert np.allclose(np.abs(theirs[:, 3:6][flipped]), 180.0, atol=1e-3)

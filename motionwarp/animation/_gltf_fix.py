@@ -185,6 +185,7 @@ class _VectorBakeConverter(_conv.Converter):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._rest_poses = {}  # (character, joint name): its rest pose, the same for every clip
+        self._accessors = {}  # accessor index: its values (clips share key times)
 
     def build_animation_skeleton(self, character, parent, boneid, num_frames, gltf_anim, gltf_data):
         if get_default_coordinate_system() != CS_zup_right:  # `_decomposed` reads HPR the Z-up way
@@ -214,7 +215,7 @@ class _VectorBakeConverter(_conv.Converter):
         spread = tables.max(axis=2).astype(np.float64) - tables.min(axis=2)
         still = np.abs(spread) < 0.00001  # a still channel keeps one value, as panda3d-gltf's
         groups = []
-        for (_, above, name), joint_tables, joint_still in zip(joints, tables, still):
+        for (_, above, name), joint_tables, joint_still in zip(joints, tables, still.tolist()):
             group = AnimChannelMatrixXfmTable(parent if above is None else groups[above], name)
             for letter, values, one in zip(b"xyzhprijk", joint_tables, joint_still):
                 group.set_table(bytes((letter,)), CPTA_stdfloat(PTA_stdfloat(values[:1] if one else values)))
@@ -263,12 +264,15 @@ class _VectorBakeConverter(_conv.Converter):
         return searches[sampler["input"]].ends(values, self._MODES[mode])
 
     def _accessor_array(self, gltf_data, accid):
-        """An accessor's values as float64 rows, read as panda3d-gltf reads them (unnormalised)."""
-        accessor = gltf_data["accessors"][accid]
-        width = COMPONENT_NUM_MAP[accessor["type"]]
-        dtype = np.dtype("<" + COMPONENT_FORMT_STR_MAP[accessor["componentType"]])
-        raw = self.get_buffer_from_accessor(gltf_data, accid, unpack=False)
-        return np.frombuffer(raw, dtype, accessor["count"] * width).astype(np.float64).reshape(-1, width)
+        """An accessor's values as float64 rows, read as panda3d-gltf reads them (unnormalised), once."""
+        if accid not in self._accessors:
+            accessor = gltf_data["accessors"][accid]
+            width = COMPONENT_NUM_MAP[accessor["type"]]
+            dtype = np.dtype("<" + COMPONENT_FORMT_STR_MAP[accessor["componentType"]])
+            raw = self.get_buffer_from_accessor(gltf_data, accid, unpack=False)
+            self._accessors[accid] = np.frombuffer(raw, dtype, accessor["count"] * width).astype(np.float64)\
+                .reshape(-1, width)
+        return self._accessors[accid]
 
 
 class _FinalKeyConverter(_VectorBakeConverter):
@@ -285,7 +289,7 @@ class _FinalKeyConverter(_VectorBakeConverter):
     def _clip_end(self, name):
         """The final key time of the clip called `name` (buffers are loaded by the time bundles are made)."""
         data = self._gltf_data
-        return max((max(self.get_buffer_from_accessor(data, sampler["input"]))
+        return max((self._accessor_array(data, sampler["input"]).max()
                     for i, anim in enumerate(data.get("animations", [])) if anim.get("name", f"anim{i}") == name
                     for sampler in anim["samplers"]), default=0.0)
 
