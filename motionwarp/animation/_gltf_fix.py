@@ -14,6 +14,10 @@ when the installed panda3d-gltf still has the bugs. Both are detected by behavio
 upstream fix switches its patch off by itself: the lerp factor by one call, the final key
 by converting a tiny in-memory glTF and looking at its last frame. The final-key patch then
 adds a frame only to the clips whose frames stop short of their final key.
+
+Skeleton clips are baked by `_VectorBakeConverter` in numpy, all frames of all joints at once,
+with the fixed rules whether or not the installed panda3d-gltf needs the patches (its own
+frame-by-frame Python bake took ~2 s of CPU for the Knight); morph targets keep its baker.
 """
 import base64
 import bisect
