@@ -191,6 +191,16 @@ def test_scale_cubic_spline_and_rest_pose_bake_as_panda3d_gltf_bakes(tmp_path, m
     assert_same_bake(*both_bakes(path, monkeypatch))
 
 
+def test_odd_but_readable_channels_bake_as_panda3d_gltf_bakes(tmp_path, monkeypatch):
+    """Quaternion keys that are not unit length (Panda3D divides them out), a STEP channel whose
+    first key comes after frame 0, and a second channel on one target (panda3d-gltf bakes the first)."""
+    path = one_joint_gltf(tmp_path / "odd.gltf", [
+        ("rotation", "STEP", [0.0, 0.5], [2 * v for v in z_turn(90)] + [0.5 * v for v in z_turn(-40)]),
+        ("translation", "STEP", [0.2, 0.4, 0.6], [1, 0, 0, 2, 0, 0, 3, 0, 0]),
+        ("translation", "LINEAR", [0.0, 1.0], [0, 0, 0, 0, 5, 0])])
+    assert_same_bake(*both_bakes(path, monkeypatch))
+
+
 def test_mannequin_bakes_as_panda3d_gltf_bakes(monkeypatch):
     assert_same_bake(*both_bakes(MANNEQUIN, monkeypatch))
 
@@ -242,6 +252,17 @@ def test_a_turn_is_slerped_at_an_even_angular_speed_the_shorter_way(turn, third,
     assert frames == 31 and len(headings) == frames
     assert headings[10] == pytest.approx(third, abs=1e-4)
     assert headings[15] == pytest.approx(1.5 * third, abs=1e-4)
+
+
+def test_a_small_turn_is_lerped_as_panda3d_gltf_does(tmp_path):
+    """3.5 degrees (quaternion dot product 0.99953, above panda3d-gltf's 0.9995): a normalised lerp,
+    which a third of the way in lags the even angular speed by 4e-5 degrees."""
+    path = one_joint_gltf(tmp_path / "small.gltf", [("rotation", "LINEAR", [0.0, 1.0], z_turn(0) + z_turn(3.5))])
+    tables, _ = fast_tables(path)[("clip", "<skeleton>", "joint")]
+    half = math.radians(3.5 / 2)
+    lerped = 2 * math.degrees(math.atan2(math.sin(half) / 3, 2 / 3 + math.cos(half) / 3))
+    assert tables[3][10] == pytest.approx(lerped, abs=5e-6)
+    assert abs(lerped - 3.5 / 3) > 3e-5
 
 
 def test_a_channel_moving_less_than_the_threshold_is_kept_as_one_value(tmp_path):

@@ -118,8 +118,8 @@ def _lerp(first, second, factor):
 
 
 def _slerp(first, second, factor):
-    """panda3d-gltf's `slerp`, row by row: along the shorter arc, a normalised lerp when the
-    quaternions are within a dot product of 0.9995."""
+    """panda3d-gltf's `slerp`, row by row: along the shorter arc, a lerp when the quaternions are
+    within a dot product of 0.9995 (which it normalises: `_joint_matrices` divides the length out)."""
     dot = np.einsum("ij,ij->i", first, second)
     first = np.where((dot < 0.0)[:, None], -first, first)
     dot = np.abs(dot)
@@ -129,8 +129,6 @@ def _slerp(first, second, factor):
         to_second = np.sin(theta) / np.sin(theta0)
     slerped = first * (np.cos(theta) - dot * to_second)[:, None] + second * to_second[:, None]
     lerped = first * (1.0 - factor[:, None]) + second * factor[:, None]
-    length = np.linalg.norm(lerped, axis=1, keepdims=True)
-    lerped = np.divide(lerped, length, out=lerped, where=length > 0.0)
     return np.where((dot > 0.9995)[:, None], lerped, slerped)
 
 
