@@ -153,24 +153,24 @@ def _decomposed(mats):
     """(n, 9) rows of x y z h p r i j k, as Panda3D's `decompose_matrix` (Z-up right-handed) gives
     them: heading from the Y row, then pitch, then roll, each unwound before the next is read, and
     the scale left on the unwound diagonal (compose_matrix_src.cxx, `unwind_zup_rotation`)."""
-    x, y, z = (mats[:, row, :3] for row in range(3))
-    heading = -np.arctan2(y[:, 0], y[:, 1])
-    x, y, z = (_turned(v, 0, 1, -heading) for v in (x, y, z))
-    pitch = np.arctan2(y[:, 2], y[:, 1])
-    x, y, z = (_turned(v, 1, 2, -pitch) for v in (x, y, z))
-    roll = -np.arctan2(x[:, 2], x[:, 0])
-    x, y, z = (_turned(v, 2, 0, -roll) for v in (x, y, z))
+    rows = mats[:, :3, :3].copy()  # the X, Y and Z rows of each matrix
+    heading = -np.arctan2(rows[:, 1, 0], rows[:, 1, 1])
+    _turn(rows, 0, 1, -heading)
+    pitch = np.arctan2(rows[:, 1, 2], rows[:, 1, 1])
+    _turn(rows, 1, 2, -pitch)
+    roll = -np.arctan2(rows[:, 0, 2], rows[:, 0, 0])
+    _turn(rows, 2, 0, -roll)
     hpr = np.degrees(np.stack([heading, pitch, roll], axis=1))
-    return np.concatenate([mats[:, 3, :3], hpr, np.stack([x[:, 0], y[:, 1], z[:, 2]], axis=1)], axis=1)
+    return np.concatenate([mats[:, 3, :3], hpr, np.diagonal(rows, axis1=1, axis2=2)], axis=1)
 
 
-def _turned(rows, i, j, angle):
-    """Row vectors turned by `angle` (radians, counterclockwise) in the plane of axes i -> j."""
-    c, s = np.cos(angle), np.sin(angle)
-    turned = rows.copy()
-    turned[:, i] = c * rows[:, i] - s * rows[:, j]
-    turned[:, j] = s * rows[:, i] + c * rows[:, j]
-    return turned
+def _turn(rows, i, j, angle):
+    """Turns the row vectors of `rows` (n, 3, 3) in place by `angle` (radians, one per matrix,
+    counterclockwise) in the plane of axes i -> j."""
+    c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]
+    along_i, along_j = rows[:, :, i].copy(), rows[:, :, j].copy()
+    rows[:, :, i] = c * along_i - s * along_j
+    rows[:, :, j] = s * along_i + c * along_j
 
 
 def _as_array(mat):
@@ -209,7 +209,7 @@ class _VectorBakeConverter(_conv.Converter):
                 else:
                     ends[path].append(self._sampler_ends(gltf_data, sampler, f"{name}:{path}", times, searches))
         scale, rotation, translation = (
-            blend(*(np.concatenate(part) for part in zip(*ends[path])))
+            blend(*(np.concatenate(part, dtype=np.float64) for part in zip(*ends[path])))
             for path, blend in (("scale", _lerp), ("rotation", _slerp), ("translation", _lerp)))
         mats = _as_array(self.csxform_inv) @ _joint_matrices(scale, rotation, translation) @ _as_array(self.csxform)
         tables = np.ascontiguousarray(_decomposed(mats).reshape(len(joints), num_frames, 9).transpose(0, 2, 1),
@@ -259,21 +259,21 @@ class _VectorBakeConverter(_conv.Converter):
         if mode not in self._MODES:
             raise ValueError(f"{where}: interpolation {mode!r}; expected LINEAR, STEP or CUBICSPLINE")
         if sampler["input"] not in searches:
-            searches[sampler["input"]] = _KeySearch(times, self._accessor_array(gltf_data, sampler["input"])[:, 0])
+            keys = self._accessor_array(gltf_data, sampler["input"])[:, 0].astype(np.float64)
+            searches[sampler["input"]] = _KeySearch(times, keys)
         values = self._accessor_array(gltf_data, sampler["output"])
         if values.shape[1] == 4:
             values = values[:, [3, 0, 1, 2]]  # a rotation: glTF's x y z w as Panda3D's w x y z
         return searches[sampler["input"]].ends(values, self._MODES[mode])
 
     def _accessor_array(self, gltf_data, accid):
-        """An accessor's values as float64 rows, read as panda3d-gltf reads them (unnormalised), once."""
+        """An accessor's values as rows of its own type, read as panda3d-gltf reads them (unnormalised), once."""
         if accid not in self._accessors:
             accessor = gltf_data["accessors"][accid]
             width = COMPONENT_NUM_MAP[accessor["type"]]
             dtype = np.dtype("<" + COMPONENT_FORMT_STR_MAP[accessor["componentType"]])
             raw = self.get_buffer_from_accessor(gltf_data, accid, unpack=False)
-            self._accessors[accid] = np.frombuffer(raw, dtype, accessor["count"] * width).astype(np.float64)\
-                .reshape(-1, width)
+            self._accessors[accid] = np.frombuffer(raw, dtype, accessor["count"] * width).reshape(-1, width)
         return self._accessors[accid]
 
 
@@ -291,7 +291,7 @@ class _FinalKeyConverter(_VectorBakeConverter):
     def _clip_end(self, name):
         """The final key time of the clip called `name` (buffers are loaded by the time bundles are made)."""
         data = self._gltf_data
-        return max((self._accessor_array(data, sampler["input"]).max()
+        return max((float(self._accessor_array(data, sampler["input"]).max())
                     for i, anim in enumerate(data.get("animations", [])) if anim.get("name", f"anim{i}") == name
                     for sampler in anim["samplers"]), default=0.0)
 
