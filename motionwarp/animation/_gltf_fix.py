@@ -90,8 +90,7 @@ class _KeySearch:
     `_lerp_factor` (clamped to [0, 1]); a single key holds at every time."""
 
     def __init__(self, times, keys):
-        self.single = len(keys) == 1
-        if self.single:
+        if len(keys) == 1:
             self.last = self.following = np.zeros(len(times), dtype=int)
             self.factor = np.zeros(len(times))
             return
@@ -103,8 +102,8 @@ class _KeySearch:
         self.factor[moving] = np.clip((times[moving] - keys[self.last][moving]) / span[moving], 0.0, 1.0)
 
     def ends(self, values, mode):
-        """(value before, value after, factor) per frame; STEP and a single key hold the key before."""
-        if mode == "STEP" or self.single:
+        """(value before, value after, factor) per frame; STEP holds the key before."""
+        if mode == "STEP":
             held = values[self.last]
             return held, held, np.zeros(len(self.last))
         return values[self.last], values[self.following], self.factor
