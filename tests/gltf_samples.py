@@ -8,9 +8,10 @@ from authoring.gltf_writer import GltfBuilder
 
 
 def two_bone_quad(path, animations):
-    """A quad skinned to `root` -> `bone`, with `animations` = {name: [(joint, path, times, values)]}.
+    """A quad skinned to `root` -> `bone`, with `animations` = {name: [(joint, path, times, values[,
+    interpolation])]}: values in Panda3D space, channels LINEAR unless they say STEP.
 
-    Joint names map to indices 0 (root) and 1 (bone); every channel is LINEAR.
+    Joint names map to indices 0 (root) and 1 (bone).
     """
     builder = GltfBuilder()
     joints = {"root": builder.add_joint("root")}
@@ -21,8 +22,8 @@ def two_bone_quad(path, animations):
                              np.array([[1.0, 0, 0, 0]] * 4), np.array([[0, 1, 2], [0, 2, 3]]),
                              builder.add_material("white", (1, 1, 1, 1)))
     for name, channels in animations.items():
-        builder.add_animation(name, [(joints[joint], chan, list(times), [list(v) for v in values], "LINEAR")
-                                     for joint, chan, times, values in channels])
+        builder.add_animation(name, [(joints[joint], chan, list(times), [list(v) for v in values], *(mode or ["LINEAR"]))
+                                     for joint, chan, times, values, *mode in channels])
     builder.write_glb(str(path))
     return path
 

@@ -14,6 +14,10 @@ when the installed panda3d-gltf still has the bugs. Both are detected by behavio
 upstream fix switches its patch off by itself: the lerp factor by one call, the final key
 by converting a tiny in-memory glTF and looking at its last frame. The final-key patch then
 adds a frame only to the clips whose frames stop short of their final key.
+
+Skeleton clips are baked by `_VectorBakeConverter` in numpy, all frames of all joints at once,
+with the fixed rules whether or not the installed panda3d-gltf needs the patches (its own
+frame-by-frame Python bake took ~2 s of CPU for the Knight); morph targets keep its baker.
 """
 import base64
 import bisect
@@ -21,6 +25,10 @@ import functools
 import struct
 
 import gltf._converter as _conv
+from gltf._converter_maps import COMPONENT_FORMT_STR_MAP, COMPONENT_NUM_MAP
+import numpy as np
+from panda3d.core import (CS_yup_right, CS_zup_right, AnimChannelMatrixXfmTable, CPTA_stdfloat, LQuaternion,
+                          LVector3, PTA_stdfloat, decompose_matrix, get_default_coordinate_system)
 
 
 def _lerp_factor(currtime, lasttime, nexttime):
@@ -76,7 +84,199 @@ def final_key_bug_present():
     return not (len(xs) >= 2 and abs(xs[-1] - 1.0) < 1e-6 and abs(xs[-2] - 1.0) > 1e-6)
 
 
-class _FinalKeyConverter(_conv.Converter):
+class _KeySearch:
+    """Where each frame time of a clip falls among one accessor's keys, for all frames at once, by the
+    rules of `_next_time_index` (a time on a key gets that key; the search stops at the last key) and
+    `_lerp_factor` (clamped to [0, 1]); a single key holds at every time."""
+
+    def __init__(self, times, keys):
+        if len(keys) == 1:
+            self.last = self.following = np.zeros(len(times), dtype=int)
+            self.factor = np.zeros(len(times))
+            return
+        self.following = np.clip(np.searchsorted(keys, times, side="right"), 1, len(keys) - 1)
+        self.last = self.following - 1
+        span = keys[self.following] - keys[self.last]
+        self.factor = np.ones(len(times))
+        moving = span > 0.0
+        self.factor[moving] = np.clip((times[moving] - keys[self.last][moving]) / span[moving], 0.0, 1.0)
+
+    def ends(self, values, mode):
+        """(value before, value after, factor) per frame; STEP holds the key before."""
+        if mode == "STEP":
+            held = values[self.last]
+            return held, held, np.zeros(len(self.last))
+        return values[self.last], values[self.following], self.factor
+
+
+def _lerp(first, second, factor):
+    """panda3d-gltf's `vlerp` in Panda3D's float32 arithmetic, so that a channel holding still between
+    equal keys bakes the same rounding as panda3d-gltf's does (and is kept as one value alike)."""
+    weights = np.stack([1.0 - factor, factor]).astype(np.float32)[:, :, None]
+    return (first.astype(np.float32) * weights[0] + second.astype(np.float32) * weights[1]).astype(np.float64)
+
+
+def _slerp(first, second, factor):
+    """panda3d-gltf's `slerp`, row by row: along the shorter arc, a lerp when the quaternions are
+    within a dot product of 0.9995 (which it normalises: `_joint_matrices` divides the length out)."""
+    dot = np.einsum("ij,ij->i", first, second)
+    first = np.where((dot < 0.0)[:, None], -first, first)
+    dot = np.abs(dot)
+    theta0 = np.arccos(np.minimum(dot, 1.0))
+    theta = factor * theta0
+    with np.errstate(divide="ignore", invalid="ignore"):  # theta0 = 0 only where the lerp is taken
+        to_second = np.sin(theta) / np.sin(theta0)
+    slerped = first * (np.cos(theta) - dot * to_second)[:, None] + second * to_second[:, None]
+    lerped = first * (1.0 - factor[:, None]) + second * factor[:, None]
+    return np.where((dot > 0.9995)[:, None], lerped, slerped)
+
+
+def _joint_matrices(scale, rotation, translation):
+    """Panda3D row-vector matrices (n, 4, 4) of `rotation * scale_mat(scale) * translate_mat(translation)`
+    as panda3d-gltf composes them (its quaternion times a matrix rotates the columns: R @ S). The
+    quaternions (w, x, y, z) need not be unit: Panda3D divides by their squared length."""
+    w, x, y, z = rotation.T
+    norm = np.einsum("ij,ij->i", rotation, rotation)
+    s = np.divide(2.0, norm, out=np.zeros_like(norm), where=norm != 0.0)
+    rot = np.stack([1 - s * (y * y + z * z), s * (x * y + w * z), s * (x * z - w * y),
+                    s * (x * y - w * z), 1 - s * (x * x + z * z), s * (y * z + w * x),
+                    s * (x * z + w * y), s * (y * z - w * x), 1 - s * (x * x + y * y)], axis=1).reshape(-1, 3, 3)
+    mats = np.zeros((len(rotation), 4, 4))
+    mats[:, :3, :3] = rot * scale[:, None, :]
+    mats[:, 3, :3] = translation
+    mats[:, 3, 3] = 1.0
+    return mats
+
+
+def _decomposed(mats):
+    """(n, 9) rows of x y z h p r i j k, as Panda3D's `decompose_matrix` (Z-up right-handed) gives
+    them: heading from the Y row, then pitch, then roll, each unwound before the next is read, and
+    the scale left on the unwound diagonal (compose_matrix_src.cxx, `unwind_zup_rotation`)."""
+    rows = mats[:, :3, :3].copy()  # the X, Y and Z rows of each matrix
+    heading = -np.arctan2(rows[:, 1, 0], rows[:, 1, 1])
+    _turn(rows, 0, 1, -heading)
+    pitch = np.arctan2(rows[:, 1, 2], rows[:, 1, 1])
+    _turn(rows, 1, 2, -pitch)
+    roll = -np.arctan2(rows[:, 0, 2], rows[:, 0, 0])
+    _turn(rows, 2, 0, -roll)
+    hpr = np.degrees(np.stack([heading, pitch, roll], axis=1))
+    return np.concatenate([mats[:, 3, :3], hpr, np.diagonal(rows, axis1=1, axis2=2)], axis=1)
+
+
+def _turn(rows, i, j, angle):
+    """Turns the row vectors of `rows` (n, 3, 3) in place by `angle` (radians, one per matrix,
+    counterclockwise) in the plane of axes i -> j."""
+    c, s = np.cos(angle)[:, None], np.sin(angle)[:, None]
+    along_i, along_j = rows[:, :, i].copy(), rows[:, :, j].copy()
+    rows[:, :, i] = c * along_i - s * along_j
+    rows[:, :, j] = s * along_i + c * along_j
+
+
+def _as_array(mat):
+    return np.array([list(mat.get_row(i)) for i in range(4)])
+
+
+class _VectorBakeConverter(_conv.Converter):
+    """Bakes skeleton clips with numpy: every frame of every joint under a root at once (panda3d-gltf
+    bakes one joint, channel and frame at a time in Python: ~2 s of CPU for the Knight). The tables
+    equal panda3d-gltf's bake with `_lerp_factor` and `_next_time_index`, to float32 rounding."""
+
+    _MODES = {"LINEAR": "LINEAR", "STEP": "STEP", "CUBICSPLINE": "LINEAR"}  # as panda3d-gltf: cubic read as linear
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._rest_poses = {}  # (character, joint name): its rest pose, the same for every clip
+        self._accessors = {}  # accessor index: its values (clips share key times)
+
+    def build_animation_skeleton(self, character, parent, boneid, num_frames, gltf_anim, gltf_data):
+        if get_default_coordinate_system() != CS_zup_right:  # `_decomposed` reads HPR the Z-up way
+            super().build_animation_skeleton(character, parent, boneid, num_frames, gltf_anim, gltf_data)
+            return
+        joints = list(self._joint_tree(gltf_data, boneid))
+        times = np.arange(num_frames) / self.settings.animation_fps
+        samplers = {}
+        for chan in gltf_anim["channels"]:  # a joint's first channel for a path is the one baked
+            samplers.setdefault((chan["target"]["node"], chan["target"]["path"]), gltf_anim["samplers"][chan["sampler"]])
+        searches = {}
+        ends = {"scale": [], "rotation": [], "translation": []}
+        for nodeid, _, name in joints:
+            for path, rest in zip(ends, self._rest_pose(character, name)):
+                sampler = samplers.get((nodeid, path))
+                if sampler is None:
+                    held = np.tile(rest, (num_frames, 1))
+                    ends[path].append((held, held, np.zeros(num_frames)))
+                else:
+                    ends[path].append(self._sampler_ends(gltf_data, sampler, f"{name}:{path}", times, searches))
+        scale, rotation, translation = (
+            blend(*(np.concatenate(part, dtype=np.float64) for part in zip(*ends[path])))
+            for path, blend in (("scale", _lerp), ("rotation", _slerp), ("translation", _lerp)))
+        mats = _as_array(self.csxform_inv) @ _joint_matrices(scale, rotation, translation) @ _as_array(self.csxform)
+        tables = np.ascontiguousarray(_decomposed(mats).reshape(len(joints), num_frames, 9).transpose(0, 2, 1),
+                                      dtype=np.float32)
+        spread = tables.max(axis=2).astype(np.float64) - tables.min(axis=2)
+        still = np.abs(spread) < 0.00001  # a still channel keeps one value, as panda3d-gltf's
+        groups = []
+        for (_, above, name), joint_tables, joint_still in zip(joints, tables, still.tolist()):
+            group = AnimChannelMatrixXfmTable(parent if above is None else groups[above], name)
+            for letter, values, one in zip(b"xyzhprijk", joint_tables, joint_still):
+                group.set_table(bytes((letter,)), CPTA_stdfloat(PTA_stdfloat(values[:1] if one else values)))
+            groups.append(group)
+
+    @staticmethod
+    def _joint_tree(gltf_data, rootid):
+        """(node id, index of its parent in this listing or None, name) depth first, children in order,
+        mesh nodes left out: the order panda3d-gltf makes the joints' tables in."""
+        stack = [(rootid, None)]
+        index = 0
+        while stack:
+            nodeid, above = stack.pop()
+            node = gltf_data["nodes"][nodeid]
+            yield nodeid, above, node.get("name", "bone" + str(nodeid))
+            stack.extend((child, index) for child in reversed(node.get("children", []))
+                         if "mesh" not in gltf_data["nodes"][child])
+            index += 1
+
+    def _rest_pose(self, character, bone_name):
+        """The joint's (scale, quaternion w x y z, translation) in glTF axes, which frames of a clip
+        without that channel hold: decomposed and turned into a quaternion as panda3d-gltf does."""
+        key = (character.this, bone_name)
+        if key not in self._rest_poses:
+            self._rest_poses[key] = self._joint_rest_pose(character, bone_name)
+        return self._rest_poses[key]
+
+    def _joint_rest_pose(self, character, bone_name):
+        translation, hpr, scale = LVector3(), LVector3(), LVector3()
+        joint_mat = character.find_joint(bone_name).get_transform()
+        decompose_matrix(self.csxform * joint_mat * self.csxform_inv, scale, hpr, translation, CS_yup_right)
+        rotation = LQuaternion()
+        rotation.set_hpr(hpr, CS_yup_right)
+        return np.array(scale), np.array(rotation), np.array(translation)
+
+    def _sampler_ends(self, gltf_data, sampler, where, times, searches):
+        """(value before, value after, factor) per frame of one sampler; key searches shared per accessor."""
+        mode = sampler.get("interpolation", "LINEAR")
+        if mode not in self._MODES:
+            raise ValueError(f"{where}: interpolation {mode!r}; expected LINEAR, STEP or CUBICSPLINE")
+        if sampler["input"] not in searches:
+            keys = self._accessor_array(gltf_data, sampler["input"])[:, 0].astype(np.float64)
+            searches[sampler["input"]] = _KeySearch(times, keys)
+        values = self._accessor_array(gltf_data, sampler["output"])
+        if values.shape[1] == 4:
+            values = values[:, [3, 0, 1, 2]]  # a rotation: glTF's x y z w as Panda3D's w x y z
+        return searches[sampler["input"]].ends(values, self._MODES[mode])
+
+    def _accessor_array(self, gltf_data, accid):
+        """An accessor's values as rows of its own type, read as panda3d-gltf reads them (unnormalised), once."""
+        if accid not in self._accessors:
+            accessor = gltf_data["accessors"][accid]
+            width = COMPONENT_NUM_MAP[accessor["type"]]
+            dtype = np.dtype("<" + COMPONENT_FORMT_STR_MAP[accessor["componentType"]])
+            raw = self.get_buffer_from_accessor(gltf_data, accid, unpack=False)
+            self._accessors[accid] = np.frombuffer(raw, dtype, accessor["count"] * width).reshape(-1, width)
+        return self._accessors[accid]
+
+
+class _FinalKeyConverter(_VectorBakeConverter):
     """Bakes one more frame for each clip whose frames stop short of its final key.
 
     The frame count is decided where the bundle is made (`AnimBundle`, patched below);
@@ -90,7 +290,7 @@ class _FinalKeyConverter(_conv.Converter):
     def _clip_end(self, name):
         """The final key time of the clip called `name` (buffers are loaded by the time bundles are made)."""
         data = self._gltf_data
-        return max((max(self.get_buffer_from_accessor(data, sampler["input"]))
+        return max((float(self._accessor_array(data, sampler["input"]).max())
                     for i, anim in enumerate(data.get("animations", [])) if anim.get("name", f"anim{i}") == name
                     for sampler in anim["samplers"]), default=0.0)
 
@@ -114,7 +314,7 @@ def convert(path, settings):
     from gltf.parseutils import parse_gltf_file
 
     patches = {}
-    converter_class = _conv.Converter
+    converter_class = _VectorBakeConverter
     if lerp_bug_present():
         patches["get_lerp_factor"] = _lerp_factor
     if final_key_bug_present():
