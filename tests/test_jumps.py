@@ -128,3 +128,50 @@ def test_refusals_say_why(base, jumps):
     assert not turned_away and turned_away.reason == "not facing the gap (65.0° > 50°)"
     with pytest.raises(UsageError, match="no jump asset"):
         JumpProvider(SceneProbe.from_geometry(flat), [])
+
+
+def test_a_gap_answer_carries_what_the_level_measures(jumps):
+    """Every field of the answer, against the slabs: the rise, the gap, the edges, the normal back
+    toward the character, the far ground's node, the distance along the facing, the landing; from a
+    start off the origin in a turned level (a sum where a difference belongs would show)."""
+    _, assets = jumps
+    edge, gap, rise, turn = 1.5, 1.4, 0.25, 20.0
+    root = gap_level(edge, gap, rise, turn)
+    start = Point3(0.4, 0.2, 0.0)   # 1.45 m from the edge along the facing, within the reach
+    found = JumpProvider(SceneProbe.from_geometry(root), list(assets.values())).find_at(start, turn)
+    assert found and found.kind == "jump_gap", getattr(found, "reason", None)
+    take_off, landing = (target.pos for target in found.targets)
+    tolerance = SETTINGS.edge_tolerance + 1e-3
+    assert found.height == pytest.approx(rise, abs=1e-3) and found.depth == pytest.approx(gap, abs=tolerance)
+    assert (found.close_edge - take_off).length() < 1e-6 and found.landing == landing
+    far = turned(-turn, *found.far_edge)
+    assert far.y == pytest.approx(edge + gap, abs=tolerance) and found.far_edge.z == pytest.approx(rise, abs=1e-3)
+    assert (found.normal - turned(turn, 0, -1, 0)).length() < 1e-3        # the edge's face, back toward the start
+    assert found.node.getName() == "far"
+    forward = turned(turn, 0, 1, 0)
+    assert found.distance == pytest.approx((take_off - start).dot(forward), abs=1e-6)
+    assert found.distance == pytest.approx(edge - turned(-turn, *start).y, abs=tolerance)
+
+
+def test_a_gap_refusal_names_its_kind_distance_and_numbers(jumps):
+    _, assets = jumps
+    start = Point3(0.3, -0.5, 0.0)
+    wider = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 2.6, rise=0.2)), list(assets.values())).find_at(start, 0.0)
+    assert not wider and wider.kind == "jump_gap" and wider.node is None
+    assert wider.distance == pytest.approx(1.5, abs=SETTINGS.edge_tolerance + 1e-3)
+    assert wider.numbers["gap"] == pytest.approx(2.6, abs=2 * SETTINGS.edge_tolerance + 1e-3)   # an edge at each end
+    assert wider.numbers["height"] == pytest.approx(0.2, abs=1e-3)
+    assert wider.numbers["distance"] == pytest.approx(wider.distance, abs=1e-3)
+
+
+def test_the_flight_over_the_gap_needs_room_where_neither_edge_nor_landing_is(jumps):
+    """A bar hanging over the middle of the gap at the height of the body in flight: the sweep along
+    the flight meets it (the take-off and the landing ground are clear)."""
+    _, assets = jumps
+    root = gap_level(1.0, 1.5)
+    prism(root, "bar", box_profile(0.2, 0.3), 8.0, pos=(0, 1.75, 0.7))
+    blocked = JumpProvider(SceneProbe.from_geometry(root), list(assets.values())).find_at(Point3(0, 0, 0), 0.0)
+    assert not blocked and blocked.reason == "no room to jump the gap (blocked by bar)"
+    high = gap_level(1.0, 1.5)
+    prism(high, "bar", box_profile(0.2, 0.3), 8.0, pos=(0, 1.75, 3.0))   # far above the flight
+    assert JumpProvider(SceneProbe.from_geometry(high), list(assets.values())).find_at(Point3(0, 0, 0), 0.0)
