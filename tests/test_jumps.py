@@ -175,3 +175,39 @@ def test_the_flight_over_the_gap_needs_room_where_neither_edge_nor_landing_is(ju
     high = gap_level(1.0, 1.5)
     prism(high, "bar", box_profile(0.2, 0.3), 8.0, pos=(0, 1.75, 3.0))   # far above the flight
     assert JumpProvider(SceneProbe.from_geometry(high), list(assets.values())).find_at(Point3(0, 0, 0), 0.0)
+
+
+def ledge_level(depth, height, turn):
+    root = level()
+    slab(root, "ground", -6.0, 6.0, 0.0, 0.0)
+    frame = root.attachNewNode("ledge_frame")
+    frame.setH(turn)
+    prism(frame, "ledge", box_profile(depth, height), 6.0, pos=(0, 1.9 + depth / 2, 0))
+    return root
+
+
+def test_a_jump_onto_answer_carries_what_the_ledge_measures_and_faces_it_square(jumps):
+    """Approached 20 degrees off its face: both targets face square onto the ledge (its heading),
+    and the measures are the ledge's own."""
+    _, assets = jumps
+    turn, depth, height = 20.0, 3.0, 0.8
+    found = JumpProvider(SceneProbe.from_geometry(ledge_level(depth, height, turn)), list(assets.values()),
+                         reach=3.0).find_at(Point3(0, 0, 0), 0.0)
+    assert found and found.kind == "jump_onto", getattr(found, "reason", None)
+    assert all(abs(((target.h - turn) + 180) % 360 - 180) < 0.1 for target in found.targets)
+    tolerance = SETTINGS.edge_tolerance + 1e-3
+    assert found.height == pytest.approx(height, abs=1e-3) and found.depth == pytest.approx(depth, abs=2 * tolerance)
+    assert turned(-turn, *found.close_edge).y == pytest.approx(1.9, abs=tolerance)
+    assert turned(-turn, *found.far_edge).y == pytest.approx(1.9 + depth, abs=tolerance)
+    assert (found.normal - turned(turn, 0, -1, 0)).length() < 1e-3
+    assert found.node.getName() == "ledge" and found.landing == found.targets[1].pos
+
+
+def test_a_ledge_too_shallow_to_land_on_is_refused_with_the_room_it_needs(jumps):
+    _, assets = jumps
+    needed = 2 * SETTINGS.capsule_radius + SETTINGS.clearance
+    shallow = round(needed - 0.02, 2)      # within the asset's depths (0.6 m on), short of the room
+    found = JumpProvider(SceneProbe.from_geometry(ledge_level(shallow, 0.6, 0.0)), list(assets.values()),
+                         reach=3.0).find_at(Point3(0, 0, 0), 0.0)
+    assert not found and found.reason == f"no room to land on top ({shallow:.2f} m deep < {needed:.2f} m)"
+    assert found.numbers["room"] == pytest.approx(needed) and found.kind == "jump_onto"
