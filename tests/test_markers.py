@@ -206,6 +206,26 @@ def test_a_wall_in_the_way_is_no_room_but_the_prop_the_marker_sits_on_is(base, r
     assert not found and found.reason == "no room to sit (blocked by wall)"
 
 
+@pytest.mark.parametrize("name, bottom, top, blocks", [
+    ("curb", 0.0, 0.2, False),       # under the knee (face_low 0.35 m): the feet step over it
+    ("beam", 1.3, 1.7, True),        # chest to head height, up to the capsule's top (1.8 m)
+    ("sign", 1.9, 2.4, False),       # above the head
+])
+def test_on_the_way_to_a_marker_only_what_the_body_meets_from_the_knee_up_is_in_the_way(base, rigs, name, bottom,
+                                                                                         top, blocks):
+    """A bar across the way, between the character and where the clip ends its first phase (away from
+    both ends, so only the sweep along the way can meet it)."""
+    folder, assets = rigs
+    actor = place(base, folder / "sit.glb", Point3(0, 0, 0), 0.0)
+    root, _ = scene_with_seat(base)
+    prism(root, name, box_profile(0.1, top - bottom), 3.0, pos=(0, 0.8, bottom))
+    found = MarkerProvider(SceneProbe.from_geometry(root), base.render, list(assets.values())).find(actor)
+    if blocks:
+        assert not found and found.reason == f"no room to sit (blocked by {name})"
+    else:
+        assert found and found.kind == "sit", found.reason
+
+
 def test_bad_arguments_are_usage_errors(base, rigs):
     _, assets = rigs
     probe = SceneProbe.from_geometry(level())
