@@ -226,6 +226,41 @@ def test_on_the_way_to_a_marker_only_what_the_body_meets_from_the_knee_up_is_in_
         assert found and found.kind == "sit", found.reason
 
 
+@pytest.mark.parametrize("bearing, seen", [(45.0, True), (-45.0, True), (55.0, False), (-55.0, False)])
+def test_a_marker_off_a_turned_heading_counts_within_the_approach_and_its_offer_faces_the_character(
+        base, rigs, bearing, seen):
+    """Facing 30 degrees, a lever `bearing` degrees off that heading: seen within max_approach_deg (50),
+    and then the offer's point is the lever, its normal points from the lever back to the character."""
+    folder, assets = rigs
+    h = 30.0
+    at = ahead(h + bearing, 1.6) + Vec3(0.4, -0.3, 1.2)
+    lever = marker(base.render, "use", at, h=h + bearing, name="lever")
+    actor = place(base, folder / "reach.glb", Point3(0.4, -0.3, 0.0), h)
+    found = MarkerProvider(SceneProbe.from_geometry(level()), base.render, list(assets.values())).find(actor)
+    if not seen:
+        assert not found and found.reason == NO_MARKER
+        return
+    assert found and found.node == lever, found.reason
+    assert found.distance == pytest.approx(1.6, abs=1e-4) and found.height == pytest.approx(1.2, abs=1e-4)
+    assert (found.close_edge - at).length() < 1e-4 and found.depth == 0.0
+    back = ahead(h + bearing + 180.0, 1.0)
+    assert (found.normal - back).length() < 1e-4
+
+
+def test_a_marker_provider_answers_as_the_game_s_warper_would(base, rigs):
+    """With the game's warper settings (a stretch limit tighter than the default), the offer the
+    default would make is refused with the warper's own reason."""
+    from motionwarp import MotionWarpSettings
+    folder, assets = rigs
+    lever = marker(base.render, "use", (0.0, 1.6, 1.2), h=0.0, name="lever")
+    actor = place(base, folder / "reach.glb", Point3(0, 0, 0), 0.0)
+    probe = SceneProbe.from_geometry(level())
+    assert MarkerProvider(probe, base.render, list(assets.values())).find(actor).node == lever
+    tight = MotionWarpSettings(max_stretch=1.001, min_stretch=0.999)
+    found = MarkerProvider(probe, base.render, list(assets.values()), warp_settings=tight).find(actor)
+    assert not found and found.node == lever and "allowed 0.999 to 1.001" in found.reason, found.reason
+
+
 def test_bad_arguments_are_usage_errors(base, rigs):
     _, assets = rigs
     probe = SceneProbe.from_geometry(level())
