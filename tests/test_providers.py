@@ -210,11 +210,27 @@ def test_not_facing_it(assets):
     assert found.reason == "not facing it (65.0° > 50°)"
 
 
-def test_a_corner_brushed_in_passing_is_not_faced(assets):
-    """The face sweep touches a crate's corner while the character walks past it: the face under
-    the edge it finds is the crate's side, along the way."""
-    found = refusal(assets, lambda root: (ground(root), prism(root, "crate", box_profile(0.6, 1.0), 1.0, pos=(0.55, 2, 0))))
-    assert found.reason == "not facing it (90.0° > 50°)" and found.node.getName() == "crate"
+@pytest.mark.parametrize("miss", [0.05, 0.1, 0.2])
+@pytest.mark.parametrize("h", [0.0, -15.0])
+def test_a_corner_brushed_in_passing_is_passed_by(assets, miss, h):
+    """The character's line passes `miss` metres beside a crate's corner: its body brushes the corner
+    (or the side), its line meets nothing of the crate: nothing in front, as a wider crate beside the
+    way (design 7), not "not facing it"."""
+    forward = Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0)
+    side = Vec3(forward.y, -forward.x, 0)                      # to the character's right
+    start = Point3(0, 0, 0)
+    corner = start + forward * 1.2 - side * miss               # the crate's near right corner, left of the line
+    crate_centre = corner - side * 0.5 + forward * 0.3         # 1.0 wide, 0.6 deep, square to the heading
+    found = refusal(assets, lambda root: (ground(root), prism(root, "crate", box_profile(0.6, 1.0), 1.0,
+                                                              pos=tuple(crate_centre), h=h)), start, h)
+    assert found.reason == "nothing to vault or mantle in front" and found.node is None
+
+
+def test_a_line_into_the_side_of_a_crate_is_not_facing_it(assets):
+    """The line itself meets the crate's side (walking into it at 70 degrees): a refusal naming it."""
+    found = refusal(assets, lambda root: (ground(root), prism(root, "crate", box_profile(0.6, 1.0), 2.0,
+                                                              pos=(0, 2.3, 0))), Point3(1.51, 0.87, 0), 20.0)
+    assert found.reason == "not facing it (70.0° > 50°)" and found.node.getName() == "crate"
 
 
 @pytest.mark.parametrize("x", [0.12, -0.14])

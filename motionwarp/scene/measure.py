@@ -20,6 +20,10 @@ from ..base.config import ProviderSettings
 _UP = Vec3(0, 0, 1)
 #: Faces whose normals differ by more than this are different faces (a corner), not one rough face.
 _SAME_FACE_DEG = 10.0
+#: A face turned more than this from facing the character (degrees) is a side it can only brush.
+_SIDE_DEG = 60.0
+#: The lower of the rays along the character's line, above the knee (face_low), metres.
+_ABOVE_KNEE = 0.05
 #: Shortest face sweep worth making before the hit of the ray along its axis (metres).
 _SWEEP_MARGIN = 0.01
 #: How far the face sweep's box stops before the plane its axis ray met (metres): more than the 1 mm
@@ -228,10 +232,14 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, he
     """
     along = forward.dot(normal)
     if along > -1e-3:  # the face under the edge runs along the way or turns away: beside a corner
-        return Measurement(hit.node, (hit.pos - pos).dot(forward), normal, math.degrees(math.acos(-along)), pos.z)
+        beside = Measurement(hit.node, (hit.pos - pos).dot(forward), normal, math.degrees(math.acos(-along)), pos.z)
+        return _brushed(probe, settings, pos, forward, hit.node, beside, max_height, held) if again else beside
     distance = (hit.pos - pos).dot(normal) / along
     found = Measurement(hit.node, distance, normal, math.degrees(math.acos(min(1.0, -along))), pos.z)
     if found.approach_deg > settings.max_approach_deg:
+        if again and along > -math.cos(math.radians(_SIDE_DEG)):
+            # The sweep's body met a side or a corner it does not face: what the line itself meets decides.
+            return _brushed(probe, settings, pos, forward, hit.node, found, max_height, held)
         return found
     scan = _TopScan(probe, settings, pos + forward * distance, found, max_height, hit.pos.z)
     scan.run()
@@ -253,8 +261,31 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, he
     if again and edge_face is not None:
         turned = _horizontal(edge_face.normal)
         if turned is not None and turned.dot(normal) < math.cos(math.radians(_SAME_FACE_DEG)):
-            return _from_face(probe, settings, pos, forward, edge_face, turned, max_height, False, held)
+            across = _from_face(probe, settings, pos, forward, edge_face, turned, max_height, False, held)
+            if across.approach_deg > settings.max_approach_deg:   # the corner's other face is a side
+                return _brushed(probe, settings, pos, forward, hit.node, across, max_height, held)
+            return across
     return found
+
+
+def _brushed(probe, settings, pos, forward, node, refused, max_height, held):
+    """A side or a corner the character's body brushes: when its own line (rays along the way at knee
+    and chest height) meets no part of that obstacle within reach, it walks past it (None: nothing in
+    front, as a wider crate beside the way); when the line meets a face of it the character faces, that
+    face is measured in line; else `refused` (it walks along the side: not facing it)."""
+    held.only_here()
+    for z in (settings.face_low + _ABOVE_KNEE, (settings.face_low + settings.face_high) / 2):
+        start = pos + _UP * z
+        hit = probe.ray(start, start + forward * settings.reach)
+        if hit is None or hit.node != node:
+            continue
+        normal = _horizontal(hit.normal)
+        if normal is None:
+            continue
+        if -forward.dot(normal) >= math.cos(math.radians(settings.max_approach_deg)):
+            return _from_face(probe, settings, pos, forward, hit, normal, max_height, False, held)
+        return refused
+    return None
 
 
 def _highest_across(probe, settings, found, forward):
