@@ -210,20 +210,57 @@ def test_not_facing_it(assets):
     assert found.reason == "not facing it (65.0° > 50°)"
 
 
-@pytest.mark.parametrize("miss", [0.05, 0.1, 0.2])
-@pytest.mark.parametrize("h", [0.0, -15.0])
-def test_a_corner_brushed_in_passing_is_passed_by(assets, miss, h):
-    """The character's line passes `miss` metres beside a crate's corner: its body brushes the corner
-    (or the side), its line meets nothing of the crate: nothing in front, as a wider crate beside the
-    way (design 7), not "not facing it"."""
+def crate_beside(start, h, miss, width=1.0):
+    """A crate 0.6 m deep, square to heading h, its face 1.2 m ahead of `start` and its right end `miss`
+    metres left of the character's line (a negative miss: the line meets its face that far in)."""
     forward = Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0)
     side = Vec3(forward.y, -forward.x, 0)                      # to the character's right
+    corner = start + forward * 1.2 - side * miss               # the crate's near right corner
+    return corner - side * (width / 2) + forward * 0.3, corner, side
+
+
+@pytest.mark.parametrize("h", [0.0, -15.0, 35.0])
+@pytest.mark.parametrize("miss", [-0.35, -0.2, -0.1, -0.02])
+def test_a_face_met_near_its_end_is_taken_a_capsule_radius_in(assets, miss, h):
+    """The line meets the crate's face `-miss` metres from its end: taken, with the targets moved along
+    the face to a capsule radius (where the hands go) inside the end, or in line when that far in
+    already (design 7)."""
+    start = Point3(0.3, -0.2, 0)
+    centre, corner, side = crate_beside(start, h, miss)
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), 1.0, pos=tuple(centre), h=h)
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(start, h)
+    assert found and found.kind == "vault", found.reason
+    inside = (corner - found.targets[0].pos).dot(side)         # how far in from the right end
+    radius = ProviderSettings().capsule_radius
+    if -miss >= radius:
+        assert inside == pytest.approx(-miss, abs=1e-3)          # far enough in already: in line
+    else:   # the end is found to a 32nd of a capsule radius, on the top's side of it
+        assert radius - 1e-3 <= inside <= radius + radius / 32 + 1e-3
+
+
+@pytest.mark.parametrize("h", [0.0, -15.0])
+@pytest.mark.parametrize("miss", [0.05, 0.1, 0.2])
+def test_a_corner_brushed_in_passing_is_passed_by(assets, h, miss):
+    """The line passes `miss` metres beside a crate's corner, its body brushing the corner: it walks
+    past it, nothing in front, as a wider crate beside the way (design 7)."""
     start = Point3(0, 0, 0)
-    corner = start + forward * 1.2 - side * miss               # the crate's near right corner, left of the line
-    crate_centre = corner - side * 0.5 + forward * 0.3         # 1.0 wide, 0.6 deep, square to the heading
+    centre, _, _ = crate_beside(start, h, miss)
     found = refusal(assets, lambda root: (ground(root), prism(root, "crate", box_profile(0.6, 1.0), 1.0,
-                                                              pos=tuple(crate_centre), h=h)), start, h)
+                                                              pos=tuple(centre), h=h)), start, h)
     assert found.reason == "nothing to vault or mantle in front" and found.node is None
+
+
+def test_a_top_narrower_than_the_character_is_taken_at_its_middle(assets):
+    start = Point3(0, 0, 0)
+    centre, corner, side = crate_beside(start, 0.0, -0.1, width=0.45)   # 0.45 m wide, met 0.1 m from its end
+    root = level()
+    ground(root)
+    prism(root, "crate", box_profile(0.6, 1.0), 0.45, pos=tuple(centre))
+    found = TraversalProvider(SceneProbe.from_geometry(root), assets).find_at(start, 0.0)
+    assert found and found.kind == "vault", found.reason
+    assert (corner - found.targets[0].pos).dot(side) == pytest.approx(0.225, abs=0.012)
 
 
 def test_a_line_into_the_side_of_a_crate_is_not_facing_it(assets):

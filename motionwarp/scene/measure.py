@@ -24,6 +24,10 @@ _SAME_FACE_DEG = 10.0
 _SIDE_DEG = 60.0
 #: The lower of the rays along the character's line, above the knee (face_low), metres.
 _ABOVE_KNEE = 0.05
+#: Where the top's ends are looked for: this far behind the close edge (m), down to this far under the top (m).
+_INSIDE_EDGE, _OFF_TOP = 0.05, 0.05
+#: Halvings that find a top's end (a capsule radius of 0.3 m: to 1 cm).
+_END_STEPS = 5
 #: Shortest face sweep worth making before the hit of the ray along its axis (metres).
 _SWEEP_MARGIN = 0.01
 #: How far the face sweep's box stops before the plane its axis ray met (metres): more than the 1 mm
@@ -223,13 +227,15 @@ def _narrower(probe, inside, out, width):
     return probe.blocked(inside + out * width, inside)
 
 
-def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, held):
+def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, held, ends=None):
     """The Measurement across a face met at `hit` with horizontal `normal`; `held` takes in what its
     top scans needed (see _Held).
 
     On a corner the sweep's normal points from the corner to the capsule, not along either face;
     the face actually under the close edge then gives the normal, and the scan runs `again` across it.
+    With `ends` (default: `again`), a line that meets the top near its end is moved in from it.
     """
+    ends = again if ends is None else ends
     along = forward.dot(normal)
     if along > -1e-3:  # the face under the edge runs along the way or turns away: beside a corner
         beside = Measurement(hit.node, (hit.pos - pos).dot(forward), normal, math.degrees(math.acos(-along)), pos.z)
@@ -254,6 +260,15 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, he
             face = _face(probe, settings, shifted, forward)
             if face is not None:
                 held.only_here()
+                return _from_face(probe, settings, shifted, forward, *face, max_height, False, held, ends=True)
+    along_edge = _edge_direction(probe, pos, forward, found) if ends and found.close_edge is not None else None
+    if along_edge is not None:
+        shift = _off_the_end(probe, settings, along_edge, found)
+        if abs(shift) > settings.edge_tolerance:   # the line meets the top near its end: in from it
+            shifted = pos + along_edge * shift
+            face = _face(probe, settings, shifted, forward)
+            if face is not None:
+                held.only_here()
                 return _from_face(probe, settings, shifted, forward, *face, max_height, False, held)
     if found.close_edge is not None:
         _highest_across(probe, settings, found, forward)
@@ -261,11 +276,57 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, he
     if again and edge_face is not None:
         turned = _horizontal(edge_face.normal)
         if turned is not None and turned.dot(normal) < math.cos(math.radians(_SAME_FACE_DEG)):
-            across = _from_face(probe, settings, pos, forward, edge_face, turned, max_height, False, held)
+            across = _from_face(probe, settings, pos, forward, edge_face, turned, max_height, False, held, ends=True)
             if across.approach_deg > settings.max_approach_deg:   # the corner's other face is a side
                 return _brushed(probe, settings, pos, forward, hit.node, across, max_height, held)
             return across
     return found
+
+
+def _edge_direction(probe, pos, forward, found):
+    """The horizontal direction along the face where the character's own line meets it, just below
+    the top (a sweep that met a corner gives a normal from the corner, along neither face); None when
+    the line meets no face of the obstacle there (a corner brushed: see _brushed)."""
+    origin = Point3(pos.x, pos.y, found.close_edge.z - _OFF_TOP)
+    hit = probe.ray(origin, origin + forward * (found.distance + _INSIDE_EDGE))
+    normal = _horizontal(hit.normal) if hit is not None and hit.node == found.node else None
+    return None if normal is None else normal.cross(_UP)
+
+
+def _off_the_end(probe, settings, side, found):
+    """How far to move the character's line along the close edge (`side`, horizontal) so that the top
+    behind the edge reaches a capsule radius to either side of where the line meets it, where the hands
+    go: 0 when it does, or when it reaches that far to neither side (narrower than the character: taken
+    in line); else the move away from the nearer end, or to the middle between both ends when the top
+    is narrower than two capsule radii there."""
+    reach = settings.capsule_radius
+    behind = found.close_edge + found.inward * _INSIDE_EDGE
+
+    def on_top(offset):
+        at = behind + side * offset
+        return probe.drop(at.x, at.y, found.top + settings.probe_step, found.top - _OFF_TOP) is not None
+
+    right, left = on_top(reach), on_top(-reach)
+    if right == left:
+        return 0.0
+    toward = 1.0 if right else -1.0
+    near_end = _last_on_top(on_top, -toward, 0.0, reach)      # the end on the far side of `toward`
+    if on_top(toward * (2 * reach - near_end)):
+        return toward * (reach - near_end)
+    far_end = _last_on_top(on_top, toward, reach, 2 * reach - near_end)
+    return toward * (far_end - near_end) / 2
+
+
+def _last_on_top(on_top, sign, inside, outside):
+    """The offset between `inside` (on the top) and `outside` (off it) on side `sign` where the top
+    ends, to about 1 cm (5 halvings of a capsule radius)."""
+    for _ in range(_END_STEPS):
+        middle = (inside + outside) / 2
+        if on_top(sign * middle):
+            inside = middle
+        else:
+            outside = middle
+    return inside
 
 
 def _brushed(probe, settings, pos, forward, node, refused, max_height, held):
@@ -283,7 +344,7 @@ def _brushed(probe, settings, pos, forward, node, refused, max_height, held):
         if normal is None:
             continue
         if -forward.dot(normal) >= math.cos(math.radians(settings.max_approach_deg)):
-            return _from_face(probe, settings, pos, forward, hit, normal, max_height, False, held)
+            return _from_face(probe, settings, pos, forward, hit, normal, max_height, False, held, ends=True)
         return refused
     return None
 
