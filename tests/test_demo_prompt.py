@@ -51,7 +51,9 @@ YARD_PROMPTS = [
     ((-2, 21.0, 0), "Space: jump onto (ledge, 0.80 m high, 1.3 m away)"),
     ((-2, 26.0, 0.8), "Space: jump across (1.50 m gap to platform, 1.0 m away)"),
     ((0, 0.9, 0), "item: too close to pick up (0.07 m < 0.50 m)"),           # 0.97 - 0.90 on the ground
-    ((0, 9.8, 0), "button wall: too close to use (0.22 m < 0.50 m)"),
+    # placed into the wall, the body steps back 5 cm at a time until its capsule (0.3 m) clears the
+    # button (out to y 9.82): y 9.55, 0.27 m from it
+    ((0, 9.8, 0), "button wall: too close to use (0.27 m < 0.50 m)"),
 ]
 
 

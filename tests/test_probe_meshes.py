@@ -199,3 +199,15 @@ def test_a_body_without_finite_bounds_is_near_everything():
     world.attachRigidBody(floor)
     probe = SceneProbe(world, static=True)
     assert probe.near((1000.0, -2000.0, 50.0), (1001.0, -1999.0, 51.0))
+
+
+def test_an_overlap_names_the_body_it_goes_into_not_one_it_only_touches():
+    """A capsule resting on a ledge (touching it) with its side in a crate: the crate, however Bullet
+    lists them (Panda3D 1.10 hands every contact of one test the last manifold point)."""
+    root = level()
+    prism(root, "ledge", box_profile(3.0, 1.5), 3.0, pos=(0, 2, 0))
+    prism(root, "small crate", box_profile(1.0, 0.5), 0.2, pos=(0.3, 1.1, 1.5))
+    probe = SceneProbe.from_geometry(root)
+    assert probe.capsule_overlaps(0.3, 1.8, Point3(0, 1.0, 1.5 + 0.04 + 0.9)).getName() == "small crate"
+    assert probe.capsule_overlaps(0.3, 1.8, Point3(-0.5, 1.0, 1.5 + 0.04 + 0.9)) is None   # on the ledge alone
+    assert probe.capsule_overlaps(0.3, 1.8, Point3(-0.5, 1.0, 1.5 - 0.1 + 0.9)).getName() == "ledge"   # sunk in

@@ -352,6 +352,24 @@ def test_a_mantle_needs_room_to_stand(assets):
     assert found.reason.startswith("no room to stand on top (0.65 m deep")
 
 
+def test_a_mantle_needs_its_stand_clear_beside_too(assets):
+    """A low crate lying on the ledge along the way, a little to the side of the character's line
+    (inside its capsule's radius, not over the line itself): no room to stand; further to the side
+    (beyond the radius), the mantle stands. The answer is the ledge's (its node)."""
+    def ledge_with(crate_x):
+        root = level()
+        ground(root)
+        prism(root, "ledge", box_profile(3.0, 1.5), 3.0, pos=(0, 2, 0))
+        if crate_x is not None:   # 0.2 wide, 1.0 long from 0.1 m behind the close edge, 0.5 high
+            prism(root, "small crate", box_profile(1.0, 0.5), 0.2, pos=(crate_x, 1.1, 1.5))
+        return MantleProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    clear = ledge_with(None)
+    assert clear and clear.node.getName() == "ledge"
+    blocked = ledge_with(0.3)    # its near side 0.2 m from the line
+    assert not blocked and blocked.reason == "no room to stand on top (blocked by small crate)"
+    assert ledge_with(0.45)      # its near side 0.35 m from the line: beyond the radius (0.3)
+
+
 def test_clip_choice_follows_the_traversal_ranges(assets):
     """mantle for 1.5 m, mantle_high for 2.0 m: the asset centred nearest the measured height."""
     chosen = {}

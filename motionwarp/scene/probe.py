@@ -156,9 +156,15 @@ class SceneProbe:
         ghost.setPos(centre)
         ghost = ghost.node()
         # use_filter=False: the filter needs the ghost in the world; masks are checked here instead.
+        # Each body is tested again on its own: Panda3D 1.10 hands every contact of one test the last
+        # manifold point Bullet made, so the first body listed would be blamed for another's overlap.
+        seen = set()
         for contact in self.world.contactTest(ghost, False).getContacts():
             other = contact.getNode0() if contact.getNode1() == ghost else contact.getNode1()
-            if contact.getManifoldPoint().getDistance() < 0.0 and not (other.getIntoCollideMask() & self.mask).isZero():
+            if other in seen or (other.getIntoCollideMask() & self.mask).isZero():
+                continue
+            seen.add(other)
+            if any(c.getManifoldPoint().getDistance() < 0.0 for c in self.world.contactTestPair(ghost, other).getContacts()):
                 return self.source(other)
         return None
 
