@@ -355,3 +355,82 @@ def test_a_hand_in_contact_bounds_the_pelvis_as_its_weight_eases_in():
         bound = -0.1
         expected = 0.2 + (bound - 0.2) * weight
         assert PelvisRise(("foot_l", "foot_r")).step(goals, arm, 1 / 30, 0.0) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_large_correction_easing_out_past_the_blend_time_keeps_the_goal_step_awake(step):
+    """A hand 0.72 m off its clip pose lets go over 1.5 * 0.72 / EASE_SPEED s, longer than the
+    blend time: past end + blend its goal still eases out (no jump back to the clip), and the
+    goal step does not rest until it is gone."""
+    world = World()
+    world.target = Point3(0.3, 1.6, 1.1)
+    goals_at(step, 0.7, world)
+    last = world.target - world.joints["hand_l"]
+    ease_out = 1.5 * last.length() / EASE_SPEED
+    seconds = HAND.end + BLEND + 0.05
+    assert ease_out > BLEND + 0.1 and not step.resting(ClipTime((HAND, FOOT), seconds, 1.0))
+    correction, weight = goals_at(step, seconds, world)["hand_l"]
+    assert close(correction, last) and weight == pytest.approx(smooth(BLEND + 0.05, ease_out))
+
+
+def test_a_clip_showing_nothing_of_the_pose_rests(step):
+    assert step.resting(ClipTime((HAND, FOOT), 0.6, 0.0))
+
+
+def test_a_goal_cut_short_eases_out_beside_one_still_held(step):
+    """The clip time jumps from inside both windows to where only the foot's holds: the hand's
+    goal eases out over the blend time while the foot's stays planted; with no blend time it
+    goes at once."""
+    foot = Contact("foot_r", 0.4, 1.0, "surface", offset=(0.0, 0.0, 0.08))
+    world, dt = World(), 1 / 60
+    goals_at(step, 0.6, world, contacts=(foot, HAND))
+    goals_at(step, 0.6 + dt, world, contacts=(foot, HAND))
+    goals = step.step(dt, ClipTime((foot,), 0.9, 1.0), world)
+    assert goals["foot_r"][1] == 1.0 and goals["hand_l"][1] == pytest.approx(1.0 - dt / BLEND)
+    at_once = ContactGoals(ContactIKSettings(ik_blend_time=0.0), ())
+    goals_at(at_once, 0.6, world)
+    assert at_once.step(dt, None, world) == {}
+
+
+def test_contacts_listed_out_of_order_each_count(step):
+    """Contacts in any order: a later one not easing in yet, or one with no surface under it,
+    does not hide the others."""
+    assert "hand_l" in goals_at(step, 0.6, World(), contacts=(FOOT, HAND))
+    assert "hand_l" in goals_at(step, 1.1, World(surfaces=False), contacts=(FOOT, Contact("hand_l", 1.0, 1.3, "target", phase="edge")))
+
+
+def test_the_window_holds_to_its_last_instant_and_what_was_reached_there_eases_out(step):
+    """At exactly `end` the hand is on its target as the clip has it then (not last frame's
+    correction); what the limb reached at `start` or at `end` is what eases out after."""
+    world = World()
+    goals_at(step, 0.7, world)
+    world.joints["hand_l"] = Point3(0.3, 0.8, 0.9)
+    assert close(goals_at(step, HAND.end, world)["hand_l"][0], world.target - world.joints["hand_l"])
+    for at in (HAND.start, HAND.end):
+        fresh, reached = ContactGoals(ContactIKSettings(ik_blend_time=BLEND), ()), Vec3(0.0, 0.02, 0.05)
+        goals_at(fresh, at, world)
+        fresh.reached("hand_l", reached)
+        assert close(goals_at(fresh, HAND.end + 0.05, world)["hand_l"][0], reached), at
+
+
+class TwoTargets(World):
+    """A target per contact index."""
+
+    def target_points(self, index, contact):
+        target = Point3(0.3, 1.0, 1.1) if index == 0 else Point3(0.5, 1.2, 1.3)
+        return target, Point3(self.touchdown)
+
+
+def test_overlapping_contacts_of_one_joint_average_by_weight(step):
+    """Two hand contacts whose windows overlap: inside both the hand goes half way between its two
+    targets at full weight (not beyond); while the second eases in (weight w), the weighted mean."""
+    second = Contact("hand_l", 0.7, 1.0, "target", phase="edge")
+    world, hand = TwoTargets(), Point3(0.3, 0.9, 1.0)
+    both = (HAND, second)
+    correction, weight = goals_at(step, 0.75, world, contacts=both)["hand_l"]
+    first_target, second_target = Point3(0.3, 1.0, 1.1), Point3(0.5, 1.2, 1.3)
+    assert weight == 1.0 and close(correction, (first_target + second_target) * 0.5 - hand)
+    fresh = ContactGoals(ContactIKSettings(ik_blend_time=BLEND), ())
+    correction, weight = goals_at(fresh, 0.6, world, contacts=both)["hand_l"]
+    w = smooth(0.1)
+    assert weight == 1.0
+    assert close(correction, ((first_target - hand) + (second_target - world.touchdown) * w) / (1.0 + w))

@@ -1,0 +1,106 @@
+"""The contact IK's pure parts on the test's own geometry: cases a mutation run (issue 18) showed
+untested. Two-bone solves keep both bone lengths and end on the target (or as near as the bones
+allow), whatever the limb's bend direction; a limb never locks straight; the bend direction is
+where the mid joint sits off the limb's line, and last frame's decides only below STRAIGHT of the
+upper bone (docs/design.md 9).
+"""
+import math
+
+import pytest
+from panda3d.core import LMatrix4f, Point3, Vec3
+
+from motionwarp.ik.twobone import STRAIGHT, bend_direction, reach_limit, solve
+
+UPPER = LMatrix4f.translateMat(0, 0, 1)
+MID = LMatrix4f.translateMat(0, 0.05, 0.55)
+END = LMatrix4f.rotateMat(30, Vec3(0, 0, 1)) * LMatrix4f.translateMat(0, 0, 0.1)
+BONE = math.hypot(0.05, 0.45)      # both bones of that limb
+
+
+def joints(mats):
+    return [Point3(mat.getRow3(3)) for mat in mats]
+
+
+def finite(mats):
+    return all(math.isfinite(mat.getCell(i, j)) for mat in mats for i in range(4) for j in range(4))
+
+
+@pytest.mark.parametrize("direction", [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, 0, -1), (1, 1, 0), (1, 0, 1), (0.3, -1, 0.2)])
+def test_a_limb_whose_bend_lies_along_its_new_line_still_bends_and_reaches(direction):
+    """The bend direction given lies exactly along the line to the target (no bend plane): any
+    perpendicular will do, but the limb still ends on the target with both bones their length."""
+    u = Vec3(*direction).normalized()
+    target = Point3(0, 0, 1) + u * 0.6
+    new = solve(UPPER, MID, END, target, Vec3(u))
+    a, b, c = joints(new)
+    assert finite(new)
+    assert (c - target).length() < 1e-5
+    assert (b - a).length() == pytest.approx(BONE, abs=2e-5) and (c - b).length() == pytest.approx(BONE, abs=2e-5)
+
+
+def test_a_target_nearer_than_the_bones_difference_folds_the_limb_keeping_its_bones():
+    """Upper bone 0.45 m, lower 0.3 m, target 5 cm from the upper joint: the limb folds as far as
+    its bones allow, toward the target, both bones keeping their lengths."""
+    upper, mid, end = LMatrix4f.translateMat(0, 0, 1), LMatrix4f.translateMat(0, 0.02, 0.55), LMatrix4f.translateMat(0, 0, 0.25)
+    len1, len2 = (Vec3(0, 0.02, -0.45)).length(), Vec3(0, -0.02, -0.3).length()
+    bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3))
+    target = Point3(0, 0.03, 0.96)
+    a, b, c = joints(solve(upper, mid, end, target, bend))
+    assert (b - a).length() == pytest.approx(len1, abs=2e-5)
+    assert (c - b).length() == pytest.approx(len2, abs=2e-5)
+    assert (c - a).normalized().dot((target - a).normalized()) > 0.9999
+
+
+@pytest.mark.parametrize("case", ["target on the upper joint", "no upper bone", "no lower bone"])
+def test_a_degenerate_limb_is_left_as_it_is(case):
+    """No direction to the target or a bone of no length: nothing to solve, the joints stay as
+    they are (never NaN in the skeleton)."""
+    upper, mid, end, target = UPPER, MID, END, Point3(0.2, 0.2, 0.3)
+    if case == "target on the upper joint":
+        target = Point3(0, 0, 1)
+    elif case == "no upper bone":
+        mid = LMatrix4f.translateMat(0, 0, 1)
+    else:
+        end = LMatrix4f.translateMat(0, 0.05, 0.55)
+    bend = Vec3(0, 1, 0)
+    new = solve(upper, mid, end, target, bend)
+    assert finite(new) and all(n == o for n, o in zip(new, (upper, mid, end)))
+
+
+def test_a_limb_never_locks_straight():
+    """The IK stretches a limb to STRETCH (95%) of its bones at most, or as straight as the
+    animation has it, but never fully straight (no bend plane left, design 9)."""
+    assert reach_limit(0.5, 1.0) == pytest.approx(0.95)
+    assert reach_limit(0.97, 1.0) == pytest.approx(0.97)
+    assert 0.999 <= reach_limit(1.0, 1.0) < 1.0
+    far = Point3(0, 5, -3)
+    straight = (UPPER, LMatrix4f.translateMat(0, 0, 0.5), LMatrix4f.translateMat(0, 0, 0.0))
+    a, b, c = joints(solve(*straight, far, Vec3(0, 1, 0)))
+    assert 0.999 <= (c - a).length() < 1.0 and ((b - a).length() + (c - b).length()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_bend_direction_is_where_the_mid_joint_sits_off_the_limbs_line():
+    """Hip at 1 m, foot at 0.2 m right under it, knee 10 cm ahead at 0.6 m: forward, exactly, for
+    a leg shorter than a metre, wherever the foot is along the line."""
+    assert (bend_direction(Point3(0, 0, 1), Point3(0, 0.1, 0.6), Point3(0, 0, 0.2)) - Vec3(0, 1, 0)).length() < 1e-6
+    tilted = bend_direction(Point3(0, 0, 1), Point3(0.1, 0.1, 0.6), Point3(0.2, 0, 0.2))
+    line = Vec3(0.2, 0, -0.8).normalized()
+    assert abs(tilted.dot(line)) < 1e-6 and tilted.length() == pytest.approx(1.0, abs=1e-6)
+    assert bend_direction(Point3(0, 0, 1), Point3(0, 0, 0.6), Point3(0, 0, 0.2)).length() == 0.0   # straight: none
+
+
+@pytest.mark.parametrize("off, follows", [(1.25, "animation"), (0.75, "last frame")])
+def test_last_frames_bend_decides_only_below_straight_of_the_upper_bone(off, follows):
+    """The knee `off` times STRAIGHT of the upper bone ahead of the line, last frame's direction
+    behind: beyond STRAIGHT the animation's side wins, within it last frame's (no flip between
+    frames on a nearly straight leg). Far from the origin, so nothing hides behind a + b."""
+    a, c = Point3(5, 5, 6), Point3(5, 5, 5.2)
+    ahead = STRAIGHT * 0.4 * off
+    b = Point3(5, 5 + ahead, 5.6)
+    upper_bone = (b - a).length()
+    assert ahead == pytest.approx(STRAIGHT * upper_bone * off, rel=1e-3)
+    bend = bend_direction(a, b, c, Vec3(0, -1, 0))
+    expected = Vec3(0, 1, 0) if follows == "animation" else Vec3(0, -1, 0)
+    assert (bend - expected).length() < 1e-6
+    sideways = bend_direction(a, b, c, Vec3(1, 0, 0))   # last frame's pulls a little toward its side
+    assert sideways.x == pytest.approx(STRAIGHT * upper_bone / math.hypot(ahead, STRAIGHT * upper_bone), abs=1e-4)
