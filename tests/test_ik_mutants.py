@@ -2,14 +2,20 @@
 untested. Two-bone solves keep both bone lengths and end on the target (or as near as the bones
 allow), whatever the limb's bend direction; a limb never locks straight; the bend direction is
 where the mid joint sits off the limb's line, and last frame's decides only below STRAIGHT of the
-upper bone (docs/design.md 9).
+upper bone. The turn limiter takes any pose within its limit as it is, holds one beyond it to
+exactly the limit, and knows when dropping a limb's IK rotation would turn a joint faster than
+the limit minus what the animation turns it then (docs/design.md 9).
 """
 import math
 
 import pytest
-from panda3d.core import LMatrix4f, Point3, Vec3
+from panda3d.core import LMatrix4f, Point3, TransformState, Vec3
 
+from motionwarp import load_actor
+from motionwarp.ik.turn_limit import TurnLimiter, peak_turn_speed, peak_turn_speeds
 from motionwarp.ik.twobone import STRAIGHT, bend_direction, reach_limit, solve
+
+from .conftest import MANNEQUIN
 
 UPPER = LMatrix4f.translateMat(0, 0, 1)
 MID = LMatrix4f.translateMat(0, 0.05, 0.55)
@@ -104,3 +110,118 @@ def test_last_frames_bend_decides_only_below_straight_of_the_upper_bone(off, fol
     assert (bend - expected).length() < 1e-6
     sideways = bend_direction(a, b, c, Vec3(1, 0, 0))   # last frame's pulls a little toward its side
     assert sideways.x == pytest.approx(STRAIGHT * upper_bone / math.hypot(ahead, STRAIGHT * upper_bone), abs=1e-4)
+
+
+# -- the turn limiter, with limits given in degrees per second and frames of 0.1 s --------------
+
+X, Z = Vec3(1, 0, 0), Vec3(0, 0, 1)
+
+
+def turned(degrees, axis=X, then=None):
+    """A rotation matrix: `degrees` about `axis`, applied before `then` (a matrix) when given."""
+    mat = LMatrix4f.rotateMat(degrees, axis)
+    return mat if then is None else mat * then
+
+
+def degrees_between(a, b):
+    """Degrees between the rotations of two matrices (from the trace of a^T b, float64)."""
+    ma = [[a.getCell(i, j) for j in range(3)] for i in range(3)]
+    mb = [[b.getCell(i, j) for j in range(3)] for i in range(3)]
+    trace = sum(ma[k][i] * mb[k][i] for i in range(3) for k in range(3))
+    return math.degrees(math.acos(max(-1.0, min(1.0, (trace - 1.0) / 2.0))))
+
+
+def limiter(own=90.0, net=None):
+    """A TurnLimiter allowing joint "j" `own` degrees per second (and `net` in Character space)."""
+    limits = TurnLimiter()
+    limits.peaks = {"j": own}
+    limits.net_peaks = {} if net is None else {"j": net}
+    return limits
+
+
+def frame(limits, wanted, animated, parent=None):
+    """One 0.1 s frame bending "j" toward `wanted` (a matrix): (the local matrix shown, held back?)."""
+    limits.start_frame(0.1, 1.0)
+    local, held = limits.limit("j", TransformState.makeMat(wanted), animated, parent, limits.most("j"))
+    limits.bent("j", local, animated, parent)
+    limits.end_frame(set())
+    return local.getMat(), held
+
+
+def test_a_pose_within_the_limit_is_taken_as_it_is_and_one_beyond_is_held_to_it():
+    """9 degrees a frame (90 degrees/s): from last frame's pose, a wanted pose 8 degrees away is
+    shown as it is and not held, though the animation alone turns 10 degrees that frame and the
+    IK's own rotation moves back against it; one 20 degrees away is held to exactly 9 (the
+    animation still), and a wanted pose equal to last frame's is not held."""
+    limits = limiter()
+    first = turned(5)
+    frame(limits, first, turned(5))
+    wanted = turned(13)                         # 8 degrees on; the animation goes to 15
+    shown, held = frame(limits, wanted, turned(15))
+    assert not held and shown.almostEqual(wanted, 1e-5)
+    shown, held = frame(limits, wanted, turned(15))
+    assert not held
+    shown, held = frame(limits, turned(33), turned(15))   # 20 degrees on, the animation still
+    assert held and degrees_between(shown, wanted) == pytest.approx(9.0, abs=0.05)
+
+
+def test_a_limbs_first_joint_beyond_its_limit_is_held_in_its_own_space_too():
+    """A joint whose parent is given, 20 degrees on from last frame's pose relative to its parent
+    (the parent still): held to 9 degrees, the limit relative to its parent."""
+    limits, parent = limiter(net=1000.0), turned(40, Z)
+    frame(limits, turned(5), turned(5), parent)
+    shown, held = frame(limits, turned(25), turned(5), parent)
+    assert held and degrees_between(shown, turned(5)) == pytest.approx(9.0, abs=0.05)
+
+
+@pytest.mark.parametrize("ik, animation, last, beyond", [
+    (6.0, 4.0, True, True),     # the animation turns 4 of the 9 degrees: 5 left, dropping 6 is beyond
+    (4.0, 4.0, True, False),
+    (8.5, 0.0, False, False),   # bent first this frame: all 9 degrees left
+    (10.0, 0.0, False, True),
+])
+def test_dropping_the_iks_rotation_is_beyond_a_frame_when_it_exceeds_the_room_the_animation_leaves(ik, animation, last, beyond):
+    limits = limiter()
+    if last:
+        limits.start_frame(0.1, 1.0)
+        limits.bent("j", TransformState.makeMat(turned(5)), turned(5), None)
+        limits.end_frame(set())
+    limits.start_frame(0.1, 1.0)
+    animated = turned(5 + animation)
+    limits.bent("j", TransformState.makeMat(turned(ik, Z, animated)), animated, None)
+    assert limits.beyond_a_frame(["j"]) is beyond
+
+
+@pytest.mark.parametrize("ik, parent_turn, last, beyond", [
+    (4.0, 3.0, True, True),     # 6 degrees in Character space, the parent turns 3: 3 left
+    (2.0, 3.0, True, False),
+    (5.5, 0.0, False, False),   # bent first this frame: all 6 left
+    (6.5, 0.0, False, True),
+])
+def test_a_first_joints_room_is_also_its_character_space_limit_minus_its_parents_turn(ik, parent_turn, last, beyond):
+    """The limb's first joint: 9 degrees a frame relative to its parent, 6 in Character space;
+    its parent is turned 40 degrees about Z (so a turn measured without it, or against the
+    wrong frame's parent, is far off) and turns `parent_turn` more this frame."""
+    limits, animated = limiter(net=60.0), turned(5)
+    if last:
+        limits.start_frame(0.1, 1.0)
+        limits.bent("j", TransformState.makeMat(animated), animated, turned(40, Z))
+        limits.end_frame(set())
+    limits.start_frame(0.1, 1.0)
+    limits.bent("j", TransformState.makeMat(turned(ik, Z, animated)), animated, turned(40 + parent_turn, Z))
+    assert limits.beyond_a_frame(["j"]) is beyond
+
+
+def test_a_clip_animating_none_of_the_joints_limits_nothing(base):
+    actor = load_actor(MANNEQUIN)
+    try:
+        anim = actor.getAnimControl("vault").getAnim()
+        nothing = frozenset({"no_such_joint"})
+        assert peak_turn_speed(anim, nothing) == math.inf and peak_turn_speeds(anim, nothing) == {}
+        limits = TurnLimiter()
+        limits.follow_clip("vault-nothing", anim, nothing, nothing)
+        limits.start_frame(0.1, 1.0)
+        assert limits.most("no_such_joint") == math.inf and limits.most_net("no_such_joint") == math.inf
+    finally:
+        actor.cleanup()
+        actor.removeNode()
