@@ -9,10 +9,10 @@ the limit minus what the animation turns it then (docs/design.md 9).
 import math
 
 import pytest
-from panda3d.core import LMatrix4f, Point3, TransformState, Vec3
+from panda3d.core import LMatrix4f, LQuaternionf, Point3, TransformState, Vec3
 
 from motionwarp import load_actor
-from motionwarp.ik.turn_limit import TurnLimiter, peak_turn_speed, peak_turn_speeds
+from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_turn_speed, peak_turn_speeds
 from motionwarp.ik.twobone import STRAIGHT, bend_direction, reach_limit, solve
 
 from .conftest import MANNEQUIN
@@ -225,3 +225,16 @@ def test_a_clip_animating_none_of_the_joints_limits_nothing(base):
     finally:
         actor.cleanup()
         actor.removeNode()
+
+
+@pytest.mark.parametrize("most, anim_turn, moved", [(0.5, 0.0, 0.5), (3.0, 2.5, 0.5), (2.0, 2.0, 0.0), (2.0, 3.0, 0.0)])
+def test_limit_turn_moves_the_iks_rotation_as_far_as_the_room_left_and_says_it_held(most, anim_turn, moved):
+    """The IK's rotation wants 10 degrees from last frame's: with `most` degrees a frame and the
+    animation turning `anim_turn`, it moves most - anim_turn (however small) toward it, or not
+    at all when the animation takes all the room; either way it was held back."""
+    previous, wanted = LQuaternionf.identQuat(), LQuaternionf()
+    wanted.setFromAxisAngle(10.0, Vec3(0, 0, 1))
+    turn, held = limit_turn(previous, wanted, anim_turn, most)
+    assert held
+    assert 2.0 * math.degrees(math.atan2(abs(turn.getK()), abs(turn.getR()))) == pytest.approx(moved, abs=1e-3)
+    assert turn.getK() >= 0.0 and abs(turn.getI()) < 1e-7 and abs(turn.getJ()) < 1e-7   # toward `wanted`
