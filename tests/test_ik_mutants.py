@@ -238,3 +238,20 @@ def test_limit_turn_moves_the_iks_rotation_as_far_as_the_room_left_and_says_it_h
     assert held
     assert 2.0 * math.degrees(math.atan2(abs(turn.getK()), abs(turn.getR()))) == pytest.approx(moved, abs=1e-3)
     assert turn.getK() >= 0.0 and abs(turn.getI()) < 1e-7 and abs(turn.getJ()) < 1e-7   # toward `wanted`
+
+
+def test_the_joint_turns_at_most_the_limit_with_its_animation_turning_too():
+    """Last frame's pose as animated; this frame the animation turns 4 degrees and the wanted pose
+    is 20 degrees on the same way: the joint turns exactly 9 (the IK's rotation moves 5)."""
+    limits = limiter()
+    frame(limits, turned(5), turned(5))
+    shown, held = frame(limits, turned(25), turned(9))
+    assert held and degrees_between(shown, turned(5)) == pytest.approx(9.0, abs=0.05)
+
+
+def test_a_first_joint_bent_first_this_frame_is_held_to_its_character_space_limit():
+    """Not bent last frame: a limb's first joint whose IK rotation wants 20 degrees moves at most
+    3 (30 degrees/s in Character space, 90 relative to its parent)."""
+    limits, animated = limiter(net=30.0), turned(5)
+    shown, held = frame(limits, turned(20, Z, animated), animated, turned(40, Z))
+    assert held and degrees_between(shown, animated) == pytest.approx(3.0, abs=0.05)
