@@ -2,18 +2,22 @@
 untested. Two-bone solves keep both bone lengths and end on the target (or as near as the bones
 allow), whatever the limb's bend direction; a limb never locks straight; the bend direction is
 where the mid joint sits off the limb's line, and last frame's decides only below STRAIGHT of the
-upper bone. The turn limiter takes any pose within its limit as it is, holds one beyond it to
+upper bone. The scene view reads a target riding a platform where it is, and where the warp puts
+a hand down from the actor's parent and scale as they are now. The turn limiter takes any pose within its limit as it is, holds one beyond it to
 exactly the limit, and knows when dropping a limb's IK rotation would turn a joint faster than
 the limit minus what the animation turns it then (docs/design.md 9).
 """
 import math
 
 import pytest
-from panda3d.core import LMatrix4f, LQuaternionf, Point3, TransformState, Vec3
+from panda3d.core import LMatrix4f, LQuaternionf, NodePath, Point3, TransformState, Vec3
 
-from motionwarp import load_actor
+from motionwarp import WarpTarget, load_actor
+from motionwarp.base.config import ContactIKSettings
+from motionwarp.ik.scene_view import SceneView
 from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_turn_speed, peak_turn_speeds
 from motionwarp.ik.twobone import STRAIGHT, bend_direction, reach_limit, solve
+from motionwarp.warp.contacts import Contact
 
 from .conftest import MANNEQUIN
 
@@ -255,3 +259,72 @@ def test_a_first_joint_bent_first_this_frame_is_held_to_its_character_space_limi
     limits, animated = limiter(net=30.0), turned(5)
     shown, held = frame(limits, turned(20, Z, animated), animated, turned(40, Z))
     assert held and degrees_between(shown, animated) == pytest.approx(3.0, abs=0.05)
+
+
+# -- the scene view: target points, followed and cached; where the clip puts a joint down ----------
+
+class StubWarp:
+    """What SceneView reads of a playing Warp: its asset (phase names, track), each phase's
+    target, the actor's scale and where the root must be at the phase end (`goal`, in the
+    actor's parent's space)."""
+
+    def __init__(self, asset, target, goal, scale=1.0):
+        self.asset, self.targets, self.goal, self.scale = asset, [target] * len(asset.phases), goal, scale
+
+    def phase_goal(self, index):
+        return self.goal
+
+
+def _view(actor, render, warp):
+    view = SceneView(actor, render, None, None, ContactIKSettings())
+    view.start(warp)
+    return view
+
+
+def test_a_target_riding_a_platform_is_read_where_the_platform_is(warp_assets):
+    """A hand's target rides a platform (turned 90 degrees): its point is the platform's point
+    plus the offset turned with it, re-read after the platform moves."""
+    asset = warp_assets["vault"]
+    render = NodePath("render")
+    platform, actor = render.attachNewNode("platform"), render.attachNewNode("actor")
+    platform.setH(90)
+    warp = StubWarp(asset, WarpTarget((0, 0, 1), follow=platform), (Point3(0, 0, 0), LQuaternionf.identQuat()))
+    hand = Contact("hand_l", 0.5, 0.8, "target", phase=asset.phases[0].name, offset=(0.0, 0.1, 0.0), touchdown=(0, 0, 0))
+    view = _view(actor, render, warp)
+    point, _ = view.target_points(0, hand)
+    assert (point - Point3(-0.1, 0, 1)).length() < 1e-5
+    platform.setPos(1, 2, 0)
+    point, _ = view.target_points(0, hand)
+    assert (point - Point3(0.9, 2, 1)).length() < 1e-5
+
+
+def test_where_the_warp_puts_a_hand_down_follows_the_actors_parent_and_scale(warp_assets):
+    """The root's goal (0, 1, 0) in the parent's space, the hand 0.1, 0.2, 0.3 from it as authored:
+    a parent at (2, 0, 0) gives (2.1, 1.2, 0.3) in the world; the parent moved, the point moves
+    with it; at scale 2 the authored offset doubles."""
+    asset = warp_assets["vault"]
+    render = NodePath("render")
+    ship = render.attachNewNode("ship")
+    actor = ship.attachNewNode("actor")
+    ship.setPos(2, 0, 0)
+    warp = StubWarp(asset, WarpTarget((0, 0, 1)), (Point3(0, 1, 0), LQuaternionf.identQuat()))
+    hand = Contact("hand_l", 0.5, 0.8, "target", phase=asset.phases[0].name, touchdown=(0.1, 0.2, 0.3))
+    view = _view(actor, render, warp)
+    assert (view.target_points(0, hand)[1] - Point3(2.1, 1.2, 0.3)).length() < 1e-5
+    ship.setPos(3, 0, 0)
+    assert (view.target_points(0, hand)[1] - Point3(3.1, 1.2, 0.3)).length() < 1e-5
+    warp.scale = 2.0
+    assert (view.target_points(0, hand)[1] - Point3(3.2, 1.4, 0.6)).length() < 1e-5
+
+
+def test_where_the_clip_puts_a_joint_down_at_its_start_is_its_touchdown(warp_assets):
+    """At the contact's own start the clip has the joint at its touchdown (authored in the root's
+    frame): in the world, the actor's transform of it."""
+    asset = warp_assets["vault"]
+    render = NodePath("render")
+    actor = render.attachNewNode("actor")
+    actor.setPosHpr(1, 2, 0.5, 30, 0, 0)
+    foot = next(contact for contact in asset.contacts if contact.touches == "surface")
+    view = _view(actor, render, StubWarp(asset, WarpTarget((0, 0, 0)), None))
+    expected = render.getRelativePoint(actor, Point3(*foot.touchdown))
+    assert (view.ahead(foot, foot.start) - expected).length() < 1e-4
