@@ -14,6 +14,8 @@ from panda3d.core import LMatrix4f, LQuaternionf, NodePath, Point3, TransformSta
 
 from motionwarp import WarpTarget, load_actor
 from motionwarp.base.config import ContactIKSettings
+from motionwarp.base.errors import UsageError
+from motionwarp.ik.pose_writer import PoseWriter
 from motionwarp.ik.scene_view import SceneView
 from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_turn_speed, peak_turn_speeds
 from motionwarp.ik.twobone import STRAIGHT, bend_direction, reach_limit, solve
@@ -328,3 +330,25 @@ def test_where_the_clip_puts_a_joint_down_at_its_start_is_its_touchdown(warp_ass
     view = _view(actor, render, StubWarp(asset, WarpTarget((0, 0, 0)), None))
     expected = render.getRelativePoint(actor, Point3(*foot.touchdown))
     assert (view.ahead(foot, foot.start) - expected).length() < 1e-4
+
+
+# -- the pose writer: limbs as the skeleton has them ------------------------------------------------
+
+def test_the_pose_writer_finds_limbs_from_the_skeleton_and_names_what_it_cannot_use(base):
+    """The mannequin's skeleton: root > hips > spine, hips > thigh_l > shin_l > foot_l. A limb
+    ending at the spine hangs from the Character itself (no joint above its first); hips has no
+    grandparent; a node with no Character is named."""
+    actor = load_actor(MANNEQUIN)
+    try:
+        pose = PoseWriter(actor, base.render)
+        assert pose.names("foot_l") == ("hips", "thigh_l", "shin_l", "foot_l")
+        assert pose.names("spine") == (None, "root", "hips", "spine")
+        chain = pose.chain("spine")
+        assert chain[0] is None and [joint.getName() for joint in chain[1:]] == ["root", "hips", "spine"]
+        with pytest.raises(UsageError, match="'hips' is not an end joint"):
+            pose.chain("hips")
+        with pytest.raises(UsageError, match="'crate' has no Character node"):
+            PoseWriter(NodePath("crate"), base.render)
+    finally:
+        actor.cleanup()
+        actor.removeNode()
