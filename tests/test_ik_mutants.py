@@ -15,6 +15,7 @@ from panda3d.core import LMatrix4f, LQuaternionf, NodePath, Point3, TransformSta
 from motionwarp import WarpTarget, load_actor
 from motionwarp.base.config import ContactIKSettings
 from motionwarp.base.errors import UsageError
+from motionwarp.ik.contact_ik import ContactIK
 from motionwarp.ik.pose_writer import PoseWriter
 from motionwarp.ik.scene_view import SceneView
 from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_turn_speed, peak_turn_speeds
@@ -351,5 +352,29 @@ def test_the_pose_writer_finds_limbs_from_the_skeleton_and_names_what_it_cannot_
         with pytest.raises(UsageError, match="'crate' has no Character node"):
             PoseWriter(NodePath("crate"), base.render)
     finally:
+        actor.cleanup()
+        actor.removeNode()
+
+
+# -- ContactIK's construction: what it defaults to and what it refuses ------------------------------
+
+def test_contact_ik_defaults_to_the_showbase_render_and_names_what_it_refuses(base):
+    """Without `render` it uses ShowBase's; an empty actor is refused; feet kept on the ground must
+    hang from one pelvis: a 'foot' list with a hand names where each leg starts (chest, hips)."""
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    ik = ContactIK(actor, None, taskmgr=base.taskMgr)
+    try:
+        assert ik.render == base.render
+        with pytest.raises(UsageError, match="the actor is empty"):
+            ContactIK(NodePath(), None, taskmgr=base.taskMgr)
+        with pytest.raises(UsageError, match=r"feet foot_l, hand_r do not hang from one pelvis joint "
+                                             r"\(their legs start at chest, hips\)"):
+            ContactIK(actor, None, feet=("foot_l", "hand_r"), feet_on_ground=1, taskmgr=base.taskMgr)
+        loose = ContactIK(actor, None, feet=("foot_l", "hand_r"), taskmgr=base.taskMgr)
+        assert loose.pelvis is None and ik.pelvis == "hips"
+        loose.destroy()
+    finally:
+        ik.destroy()
         actor.cleanup()
         actor.removeNode()
