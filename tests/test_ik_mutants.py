@@ -359,13 +359,14 @@ def test_the_pose_writer_finds_limbs_from_the_skeleton_and_names_what_it_cannot_
 # -- ContactIK's construction: what it defaults to and what it refuses ------------------------------
 
 def test_contact_ik_defaults_to_the_showbase_render_and_names_what_it_refuses(base):
-    """Without `render` it uses ShowBase's; an empty actor is refused; feet kept on the ground must
-    hang from one pelvis: a 'foot' list with a hand names where each leg starts (chest, hips)."""
+    """Without `render` and `taskmgr` it uses ShowBase's; an empty actor is refused; feet kept on
+    the ground must hang from one pelvis: a 'foot' list with a hand names where each leg starts
+    (chest, hips). Each ContactIK has its own task: destroying one leaves the other's."""
     actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
-    ik = ContactIK(actor, None, taskmgr=base.taskMgr)
+    ik = ContactIK(actor, None)
     try:
-        assert ik.render == base.render
+        assert ik.render == base.render and base.taskMgr.getTasksNamed(ik._task_name)
         with pytest.raises(UsageError, match="the actor is empty"):
             ContactIK(NodePath(), None, taskmgr=base.taskMgr)
         with pytest.raises(UsageError, match=r"feet foot_l, hand_r do not hang from one pelvis joint "
@@ -374,6 +375,7 @@ def test_contact_ik_defaults_to_the_showbase_render_and_names_what_it_refuses(ba
         loose = ContactIK(actor, None, feet=("foot_l", "hand_r"), taskmgr=base.taskMgr)
         assert loose.pelvis is None and ik.pelvis == "hips"
         loose.destroy()
+        assert base.taskMgr.getTasksNamed(ik._task_name) and not base.taskMgr.getTasksNamed(loose._task_name)
     finally:
         ik.destroy()
         actor.cleanup()
