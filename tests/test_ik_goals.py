@@ -193,3 +193,246 @@ def test_the_pelvis_follows_a_planted_foot_without_lag_at_up_to_its_speed():
     jump = {"foot_l": (Vec3(0, 0, -0.8), 1.0), "foot_r": (Vec3(0, 0, 0.0), 1.0)}
     assert rise.step(jump, {}, dt, 0.15) == pytest.approx(-0.3 - PELVIS_SPEED * dt, abs=1e-6)
     assert rise.step({}, {}, dt, 0.15) == 0.0
+
+
+# -- found by mutation testing (issue 18): boundaries, what was reached, feet on ground, the pelvis --
+
+def test_a_contact_holds_from_the_first_instant_of_its_window(step):
+    """The window is [start, end]: at exactly `start` the hand is on its target (not shifted by its
+    landing error) and the foot is planted under where it is then, not under where the clip
+    would put it, and stays there."""
+    world = World()
+    world.joints["foot_r"] = Point3(0.1, 1.2, 0.1)
+    correction, weight = goals_at(step, HAND.start, world)["hand_l"]
+    assert weight == 1.0 and close(correction, world.target - world.joints["hand_l"])
+    planted = Point3(0.1, 1.2, 0.25 + 0.08)
+    correction, weight = goals_at(step, FOOT.start, world)["foot_r"]
+    assert weight == 1.0 and close(correction, planted - world.joints["foot_r"])
+    world.joints["foot_r"] = Point3(0.2, 1.4, 0.3)
+    assert close(goals_at(step, 1.1, world)["foot_r"][0], planted - world.joints["foot_r"])
+
+
+def test_a_frame_from_the_start_of_a_window_to_past_its_end_eases_out_what_it_held(step):
+    """A hitch: one frame at exactly `start`, the next past `end`. The correction held at the
+    start eases out; it does not follow the clip's new pose."""
+    world = World()
+    goals_at(step, HAND.start, world)
+    last = world.target - world.joints["hand_l"]
+    world.joints["hand_l"] = Point3(0, 0, 2)
+    correction, weight = goals_at(step, HAND.end + 0.05, world)["hand_l"]
+    assert close(correction, last) and weight == pytest.approx(smooth(0.05))
+
+
+def test_what_the_limb_reached_is_what_eases_out(step):
+    """A target the limb only got part way to (ContactIK reports the move it achieved with
+    `reached`): after the window, and when the warp stops inside it, the correction that eases
+    out is the one reached, so the joint lets go from where it is."""
+    world, reached = World(), Vec3(0.0, 0.04, 0.03)
+    goals_at(step, 0.7, world)
+    step.reached("hand_l", reached)
+    correction, weight = goals_at(step, HAND.end + 0.05, world)["hand_l"]
+    assert close(correction, reached) and weight == pytest.approx(smooth(0.05))
+    stopped = ContactGoals(ContactIKSettings(ik_blend_time=BLEND), ("foot_l", "foot_r"))
+    goals_at(stopped, 0.7, world)
+    stopped.reached("hand_l", reached)
+    correction, weight = stopped.step(1 / 60, None, world)["hand_l"]
+    assert close(correction, reached) and weight == pytest.approx(1.0 - (1 / 60) / BLEND)
+
+
+class NothingAhead(World):
+    """No surface under where the clip will put the foot down (it lands past an edge)."""
+
+    def surface_point(self, contact, where):
+        return None
+
+
+def test_a_foot_easing_in_toward_no_surface_has_no_goal(step):
+    assert "foot_r" not in goals_at(step, FOOT.start - 0.1, NothingAhead(), contacts=(FOOT,))
+
+
+class Terrain(World):
+    """Ground whose height depends on where: `height(x, y)` (None over a hole); the character's
+    origin at `origin_point`; two feet 0.2 m apart across."""
+
+    def __init__(self, height, origin=Point3(0, 0, 0)):
+        super().__init__()
+        self.height, self.origin_point = height, Point3(origin)
+        self.joints.update({"foot_l": Point3(-0.1, 0, origin.z + 0.05), "foot_r": Point3(0.1, 0, origin.z + 0.05)})
+
+    def origin(self):
+        return Point3(self.origin_point)
+
+    def drop(self, x, y, top, bottom):
+        z = self.height(x, y)
+        return (z,) if z is not None and bottom <= z <= top else None
+
+
+def grounded(blend=BLEND):
+    return ContactGoals(ContactIKSettings(ik_blend_time=blend, ik_feet_on_ground=1), ("foot_l", "foot_r"))
+
+
+def test_feet_on_ground_keep_each_foot_above_what_is_under_it():
+    """Standing on a platform 0.5 m up whose right half steps down 0.1 m: the left foot stays as
+    animated, the right one goes down 0.1 m (straight down, at once with no blend time); a foot
+    over a hole is left as animated."""
+    world = Terrain(lambda x, y: 0.5 if x < 0.05 else 0.4, origin=Point3(0, 0, 0.5))
+    goals = grounded(0.0).step(1 / 60, None, world)
+    assert close(goals["foot_l"][0], Vec3(0, 0, 0)) and goals["foot_l"][1] == 1.0
+    assert close(goals["foot_r"][0], Vec3(0, 0, -0.1)) and goals["foot_r"][1] == 1.0
+    hole = Terrain(lambda x, y: 0.5 if x < 0.05 else None, origin=Point3(0, 0, 0.5))
+    hole.joints["foot_l"] = Point3(-0.1, 0, 0.4)
+    hole_step = grounded(0.0)
+    hole.height = lambda x, y: 0.45 if x < 0.05 else None   # the left foot's ground 5 cm lower
+    goals = hole_step.step(1 / 60, None, hole)
+    assert close(goals["foot_l"][0], Vec3(0, 0, -0.05)) and close(goals["foot_r"][0], Vec3(0, 0, 0))
+
+
+def test_feet_on_ground_ease_in_over_the_blend_time_and_never_overshoot():
+    """The ground's correction (here 0.1 m down for both feet) eases in by dt / blend of what is
+    left each frame; a frame longer than the blend time lands exactly on it."""
+    world = Terrain(lambda x, y: -0.1 if abs(x) > 0.05 else 0.0)
+    dt, step = 1 / 60, grounded()
+    assert close(step.step(dt, None, world)["foot_r"][0], Vec3(0, 0, -0.1 * dt / BLEND))
+    step = grounded()
+    assert close(step.step(2.5 * BLEND, None, world)["foot_l"][0], Vec3(0, 0, -0.1))
+
+
+def test_feet_on_ground_cost_nothing_on_flat_ground():
+    assert grounded().step(1 / 60, None, Terrain(lambda x, y: 0.0)) == {}
+
+
+def test_a_planted_foot_eases_from_its_contact_onto_the_ground_without_a_jump():
+    """The warp stops while the right foot is planted 0.17 m below where it is animated; with feet
+    kept on the ground (0.05 m up, eased in already) the foot goes from its contact's correction
+    to the ground's within the blend time: every frame between the two, none jumping more than a
+    few times (dt / blend) of the gap, the last one with the contact next to the ground's."""
+    world = Terrain(lambda x, y: 0.05)
+    world.ground = 0.05                              # what surface_point finds under the foot
+    world.joints["foot_r"] = Point3(0.1, 1.2, 0.3)
+    step, dt = grounded(), 1 / 60
+    step.step(1.0, None, world)                      # the ground's correction is in: 0.05 up
+    held = goals_at(step, 1.1, world)["foot_r"]
+    contact, ground = held[0].z, 0.05
+    assert contact == pytest.approx(0.05 + 0.08 - 0.3) and held[1] == 1.0
+    gap, previous = ground - contact, contact
+    for frame in range(1, 40):
+        correction, weight = step.step(dt, None, world)["foot_r"]
+        assert weight == 1.0 and correction.x == 0.0 and correction.y == 0.0
+        assert contact - 1e-6 <= correction.z <= ground + 1e-6, frame
+        assert abs(correction.z - previous) <= 3 * dt / BLEND * gap, frame
+        previous = correction.z
+        if correction.z == pytest.approx(ground, abs=1e-9):
+            break
+    assert frame == pytest.approx(BLEND / dt, abs=1)
+
+
+def test_the_pelvis_moves_up_and_across_its_animated_place_at_up_to_its_speed():
+    """Feet wanting the body 0.5 m up at once: it rises at PELVIS_SPEED while contacts blend;
+    from 0.1 m up to 0.1 m down it moves at that speed too (not a jump across); a rise under
+    a millimetre is none; after a rest it starts again from its animated place."""
+    rise, dt = PelvisRise(("foot_l", "foot_r")), 1 / 30
+    up = {"foot_l": (Vec3(0, 0, 0.5), 1.0), "foot_r": (Vec3(0, 0, 0.5), 1.0)}
+    assert rise.step(up, {}, dt, 0.15) == pytest.approx(PELVIS_SPEED * dt, abs=1e-6)
+    rise.rise = 0.1
+    down = {"foot_l": (Vec3(0, 0, -0.1), 1.0), "foot_r": (Vec3(0, 0, 0.2), 1.0)}
+    assert rise.step(down, {}, dt, 0.15) == pytest.approx(0.1 - PELVIS_SPEED * dt, abs=1e-6)
+    tiny = {"foot_l": (Vec3(0, 0, 0.0005), 1.0), "foot_r": (Vec3(0, 0, 0.0005), 1.0)}
+    assert PelvisRise(("foot_l", "foot_r")).step(tiny, {}, dt, 0.0) == 0.0
+    rise.rest()
+    assert rise.step(up, {}, dt, 0.15) == pytest.approx(PELVIS_SPEED * dt, abs=1e-6)
+
+
+def test_a_hand_in_contact_bounds_the_pelvis_as_its_weight_eases_in():
+    """An arm hanging down (shoulder 1.4 m, elbow 1.1 m and 5 cm ahead, hand 0.8 m under the
+    shoulder: bones 0.608 m together, so its reach is its animated span, 0.6 m, longer than 95%
+    of them: design 9, the animation is straighter than STRETCH) whose goal is
+    0.1 m lower: the pelvis may go no higher than 0.1 m down, or the hand leaves its goal. At
+    the hand's full weight that is the rise; at half weight, half way from what the feet want."""
+    feet = {"foot_l": (Vec3(0, 0, 0.2), 1.0), "foot_r": (Vec3(0, 0, 0.2), 1.0)}
+    arm = {"hand_l": (Point3(0, 0, 1.4), Point3(0, 0.05, 1.1), Point3(0, 0, 0.8))}
+    for weight in (1.0, 0.5):
+        goals = dict(feet, hand_l=(Vec3(0, 0, -0.1 / weight), weight))   # the hand's move: 0.1 m down
+        bound = -0.1
+        expected = 0.2 + (bound - 0.2) * weight
+        assert PelvisRise(("foot_l", "foot_r")).step(goals, arm, 1 / 30, 0.0) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_large_correction_easing_out_past_the_blend_time_keeps_the_goal_step_awake(step):
+    """A hand 0.72 m off its clip pose lets go over 1.5 * 0.72 / EASE_SPEED s, longer than the
+    blend time: past end + blend its goal still eases out (no jump back to the clip), and the
+    goal step does not rest until it is gone."""
+    world = World()
+    world.target = Point3(0.3, 1.6, 1.1)
+    goals_at(step, 0.7, world, contacts=(HAND,))
+    last = world.target - world.joints["hand_l"]
+    ease_out = 1.5 * last.length() / EASE_SPEED
+    seconds = HAND.end + BLEND + 0.05
+    assert ease_out > BLEND + 0.1 and not step.resting(ClipTime((HAND,), seconds, 1.0))
+    correction, weight = goals_at(step, seconds, world, contacts=(HAND,))["hand_l"]
+    assert close(correction, last) and weight == pytest.approx(smooth(BLEND + 0.05, ease_out))
+
+
+def test_a_clip_showing_nothing_of_the_pose_rests(step):
+    assert step.resting(ClipTime((HAND, FOOT), 0.6, 0.0))
+
+
+def test_a_goal_cut_short_eases_out_beside_one_still_held(step):
+    """The clip time jumps from inside both windows to where only the foot's holds: the hand's
+    goal eases out over the blend time while the foot's stays planted; with no blend time it
+    goes at once."""
+    foot = Contact("foot_r", 0.4, 1.0, "surface", offset=(0.0, 0.0, 0.08))
+    world, dt = World(), 1 / 60
+    goals_at(step, 0.6, world, contacts=(foot, HAND))
+    goals_at(step, 0.6 + dt, world, contacts=(foot, HAND))
+    goals = step.step(dt, ClipTime((foot,), 0.9, 1.0), world)
+    assert goals["foot_r"][1] == 1.0 and goals["hand_l"][1] == pytest.approx(1.0 - dt / BLEND)
+    at_once = ContactGoals(ContactIKSettings(ik_blend_time=0.0), ())
+    goals_at(at_once, 0.6, world)
+    assert at_once.step(dt, None, world) == {}
+
+
+def test_contacts_listed_out_of_order_each_count(step):
+    """Contacts in any order: a later one not easing in yet, or one with no surface under it,
+    does not hide the others."""
+    assert "hand_l" in goals_at(step, 0.6, World(), contacts=(FOOT, HAND))
+    fresh = ContactGoals(ContactIKSettings(ik_blend_time=BLEND), ())
+    later = Contact("hand_l", 1.0, 1.3, "target", phase="edge")
+    assert "hand_l" in goals_at(fresh, 1.1, World(surfaces=False), contacts=(FOOT, later))
+
+
+def test_the_window_holds_to_its_last_instant_and_what_was_reached_there_eases_out(step):
+    """At exactly `end` the hand is on its target as the clip has it then (not last frame's
+    correction); what the limb reached at `start` or at `end` is what eases out after."""
+    world = World()
+    goals_at(step, 0.7, world)
+    world.joints["hand_l"] = Point3(0.3, 0.8, 0.9)
+    assert close(goals_at(step, HAND.end, world)["hand_l"][0], world.target - world.joints["hand_l"])
+    for at in (HAND.start, HAND.end):
+        fresh, reached = ContactGoals(ContactIKSettings(ik_blend_time=BLEND), ()), Vec3(0.0, 0.02, 0.05)
+        goals_at(fresh, at, world)
+        fresh.reached("hand_l", reached)
+        assert close(goals_at(fresh, HAND.end + 0.05, world)["hand_l"][0], reached), at
+
+
+class TwoTargets(World):
+    """A target per contact index."""
+
+    def target_points(self, index, contact):
+        target = Point3(0.3, 1.0, 1.1) if index == 0 else Point3(0.5, 1.2, 1.3)
+        return target, Point3(self.touchdown)
+
+
+def test_overlapping_contacts_of_one_joint_average_by_weight(step):
+    """Two hand contacts whose windows overlap: inside both the hand goes half way between its two
+    targets at full weight (not beyond); while the second eases in (weight w), the weighted mean."""
+    second = Contact("hand_l", 0.7, 1.0, "target", phase="edge")
+    world, hand = TwoTargets(), Point3(0.3, 0.9, 1.0)
+    both = (HAND, second)
+    correction, weight = goals_at(step, 0.75, world, contacts=both)["hand_l"]
+    first_target, second_target = Point3(0.3, 1.0, 1.1), Point3(0.5, 1.2, 1.3)
+    assert weight == 1.0 and close(correction, (first_target + second_target) * 0.5 - hand)
+    fresh = ContactGoals(ContactIKSettings(ik_blend_time=BLEND), ())
+    correction, weight = goals_at(fresh, 0.6, world, contacts=both)["hand_l"]
+    w = smooth(0.1)
+    assert weight == 1.0
+    assert close(correction, ((first_target - hand) + (second_target - world.touchdown) * w) / (1.0 + w))
