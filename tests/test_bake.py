@@ -205,6 +205,7 @@ def test_mannequin_bakes_as_panda3d_gltf_bakes(monkeypatch):
     assert_same_bake(*both_bakes(MANNEQUIN, monkeypatch))
 
 
+@pytest.mark.slow   # panda3d-gltf's own bake of 76 clips is the oracle: 5 s; .ci/run runs it
 @pytest.mark.skipif(KNIGHT is None, reason="../shared/rigs/Knight.glb is not beside the project")
 def test_knight_bakes_as_panda3d_gltf_bakes(monkeypatch):
     """The Knight's IK controls sit at pitch +-90 degrees, where float rounding picks heading and roll
