@@ -16,6 +16,7 @@ import pytest
 
 from demo.app.app import Demo
 from demo.level.scene import Scene
+from motionwarp.scene.measure import _LINES, _MOST_KEYS, _MOST_LINES
 
 from .conftest import step
 
@@ -175,6 +176,14 @@ def test_long_course_at_mixed_frame_rates_with_random_cancels(base, tmp_path, wa
         tracemalloc.start()
         rss_middle = rss_bytes()
         soak.run_frames(10 ** 7, dts)
+        # The probe's kept measurements are a cache bounded by design (design 7): at most _MOST_KEYS
+        # lines of _MOST_LINES each. Checked against that bound, then let go, so what is traced is
+        # everything else the second half still holds.
+        lines = demo.probe.kept(_LINES)
+        assert len(lines) <= _MOST_KEYS and all(len(line) <= _MOST_LINES for line in lines.values())
+        demo.probe.changed()
+        demo.probe.kept(_LINES)
+        del lines
         held = tracemalloc.take_snapshot().filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
         tracemalloc.stop()
         python_growth = sum(stat.size for stat in held.statistics("filename"))
