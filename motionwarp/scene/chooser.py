@@ -15,7 +15,7 @@ same thing: "too high to jump over (..) or jump onto (..)"); when none met anyth
 import re
 
 from ..base.errors import UsageError
-from .providers import Refusal, _join
+from .providers import Refusal, _join, _or_list
 
 #: Answers this close (metres) count as equally near: the earlier provider in the list wins.
 TIE = 0.05
@@ -68,11 +68,6 @@ def _nothing(refusals):
         return refusals[0]
     verbs = list(dict.fromkeys(verb for match in wanted for verb in re.split(r", | or ", match.group(1))))
     return Refusal(f"nothing to {_or_list(verbs)} in front")
-
-
-def _or_list(words):
-    """ "a", "a or b", "a, b or c"."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
 def _joined(refusal, refusals):

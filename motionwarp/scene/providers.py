@@ -116,8 +116,8 @@ class _Asked:
         kept, probe = self._kept, self.probe
         if (kept is not None and probe.static and kept[0] == probe.version and abs(pos[0] - kept[1]) <= SAME_POS
                 and abs(pos[1] - kept[2]) <= SAME_POS and abs(pos[2] - kept[3]) <= SAME_POS
-                and abs(h - kept[4]) <= SAME_H and scale == kept[5] and len(assets) == len(kept[6])
-                and all(a is b for a, b in zip(assets, kept[6])) and settings == kept[7]):
+                and abs(h - kept[4]) <= SAME_H and scale == kept[5] and _same_objects(assets, kept[6])
+                and settings == kept[7]):
             return kept[8]
         answer = self._offered(pos, h, scale, assets)
         self._kept = (probe.version, pos[0], pos[1], pos[2], h, scale, assets, settings, answer) if probe.static else None
@@ -440,8 +440,7 @@ class TraversalProvider(_Asked):
         self._sorted = (None, None)   # (the assets given, what _asked made of them): sorted again when they change
 
     def _kinds(self, providers=None):
-        verbs = [provider.verb for provider in (providers or self.providers)]
-        return verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
+        return _or_list([provider.verb for provider in (providers or self.providers)])
 
     def _settings_values(self):
         return [provider._settings_values() for provider in self.providers]
@@ -450,7 +449,7 @@ class TraversalProvider(_Asked):
         """([(provider, its assets)] of the kinds among `given`, the highest top they take, the reason when
         nothing is in front), kept while the same assets are given (an open-ground query is mostly this)."""
         kept_given, sorted_out = self._sorted
-        if kept_given is None or len(kept_given) != len(given) or not all(a is b for a, b in zip(given, kept_given)):
+        if kept_given is None or not _same_objects(given, kept_given):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
             highest = max((_highest(assets) for _, assets in asked), default=0.0)
             # named by the kinds it has assets for: a character that only jumps over things
@@ -476,6 +475,16 @@ class TraversalProvider(_Asked):
         numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
         return Refusal(_join(answer.reason for answer in answers), first.node, first.distance, None, numbers,
                        any(answer.too_far for answer in answers))
+
+
+def _or_list(words):
+    """ "a", "a or b", "a, b or c": things a refusal names as alternatives."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _same_objects(these, those):
+    """Whether two sequences hold the very same objects (assets compare by identity: an edit replaces one)."""
+    return len(these) == len(those) and all(a is b for a, b in zip(these, those))
 
 
 def _join(reasons):
