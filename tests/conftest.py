@@ -110,6 +110,16 @@ def base(showbase):
     showbase.render.clearShader()
 
 
+def in_process(main, argv, capsys):
+    """(exit status, stderr) of a command line's `main(argv)` run in this process: argparse's refusals
+    exit through SystemExit, the command's own through its return value."""
+    try:
+        status = main(argv)
+    except SystemExit as exited:
+        status = exited.code
+    return status, capsys.readouterr().err
+
+
 def step(base, dt):
     """Run one frame of tasks, then advance the clock by `dt` seconds.
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 from panda3d.core import Filename, PNMImage
 
-from .conftest import ROOT
+from .conftest import ROOT, in_process
 
 
 def run_main(*args, env=None):
@@ -42,11 +42,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     """In process: main.py's `main` refuses these before it opens a window or loads a model (the
     subprocess tests around it cover the entry point)."""
     from demo.app.cli import main
-    try:
-        status = main(args)
-    except SystemExit as exited:
-        status = exited.code
-    stderr = capsys.readouterr().err
+    status, stderr = in_process(main, args, capsys)
     assert status == 2
     assert len(stderr.splitlines()) == 1 and message in stderr and stderr.startswith("main.py: ")
 

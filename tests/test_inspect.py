@@ -10,7 +10,7 @@ import pytest
 from motionwarp import WarpAsset
 
 from . import rig_samples
-from .conftest import ROOT
+from .conftest import ROOT, in_process
 
 
 def run_tool(command, *args):
@@ -28,11 +28,7 @@ def tool_in_process(capsys, command, *args):
     """(exit status, stderr) of `python -m motionwarp COMMAND ARGS` run in this process: the same `main`,
     without starting Python and loading the model anew per case (each command also runs as a subprocess)."""
     from motionwarp.__main__ import main
-    try:
-        status = main([command, *map(str, args)])
-    except SystemExit as exited:
-        status = exited.code
-    return status, capsys.readouterr().err
+    return in_process(main, [command, *map(str, args)], capsys)
 
 
 @pytest.fixture(scope="module")
