@@ -122,18 +122,18 @@ class ContactRun:
                 worst = max(worst, (frame["pos"][contact["joint"]] - expected).length())
         return worst
 
+    def planted(self, limb):
+        """(the joint's authored height above what it touched, its position) for every frame inside the
+        contact windows of the joints whose names start with `limb` ("foot", "hand"), from the clip's ground truth."""
+        for contact in truth(self.asset.clip)["contacts"]:
+            if contact["joint"].startswith(limb):
+                above = contact["pos"][2] - contact["surface"][2]
+                for frame in self.within(contact):
+                    yield above, frame["pos"][contact["joint"]]
+
     def foot_depth(self, level):
         """Deepest (m) any foot's sole went below what is under it, during that foot's contact windows."""
-        clip = truth(self.asset.clip)
-        worst = 0.0
-        for contact in clip["contacts"]:
-            if not contact["joint"].startswith("foot"):
-                continue
-            ankle = contact["pos"][2] - contact["surface"][2]
-            for frame in self.within(contact):
-                pos = frame["pos"][contact["joint"]]
-                worst = max(worst, level.surface(pos.x, pos.y) - (pos.z - ankle))
-        return worst
+        return max([0.0] + [level.surface(pos.x, pos.y) - (pos.z - ankle) for ankle, pos in self.planted("foot")])
 
     def deepest_sole(self, level):
         """Deepest (m) any sole went below what is under it, at any time of the run."""
@@ -144,30 +144,17 @@ class ContactRun:
         """(largest distance (m) of a planted hand from the surface under it, less the palm's
         authored height above what it touched; frames where a hand is over no part of the prop)."""
         worst, off = 0.0, 0
-        for contact in truth(self.asset.clip)["contacts"]:
-            if not contact["joint"].startswith("hand"):
+        for palm, pos in self.planted("hand"):
+            if not level.on_prop(pos.x, pos.y):
+                off += 1
                 continue
-            palm = contact["pos"][2] - contact["surface"][2]
-            for frame in self.within(contact):
-                pos = frame["pos"][contact["joint"]]
-                if not level.on_prop(pos.x, pos.y):
-                    off += 1
-                    continue
-                worst = max(worst, abs(pos.z - palm - level.surface(pos.x, pos.y)))
+            worst = max(worst, abs(pos.z - palm - level.surface(pos.x, pos.y)))
         return worst, off
 
     def foot_gaps(self, level):
         """(lowest, highest) (m) a planted sole was above what is under it, in its contact windows."""
-        low, high = 0.0, 0.0
-        for contact in truth(self.asset.clip)["contacts"]:
-            if not contact["joint"].startswith("foot"):
-                continue
-            ankle = contact["pos"][2] - contact["surface"][2]
-            for frame in self.within(contact):
-                pos = frame["pos"][contact["joint"]]
-                gap = pos.z - ankle - level.surface(pos.x, pos.y)
-                low, high = min(low, gap), max(high, gap)
-        return low, high
+        gaps = [pos.z - ankle - level.surface(pos.x, pos.y) for ankle, pos in self.planted("foot")]
+        return min([0.0] + gaps), max([0.0] + gaps)
 
     def within(self, contact):
         return [frame for frame in self.frames if contact["start"] <= frame["t"] <= contact["end"]]
