@@ -23,7 +23,7 @@ from authoring.mannequin.mesh import MATERIALS, body_parts, build_meshes, skinne
 from authoring.mannequin.rotations import mat_to_quat
 from authoring.mannequin.skeleton import JOINT_INDEX, JOINT_NAMES, SKELETON
 
-ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
+ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "motionwarp", "samples", "assets")
 
 
 def bake(clip):

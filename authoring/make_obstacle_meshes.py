@@ -1,10 +1,10 @@
-"""Write the mesh obstacles of the shipped scenes (scenes/meshes/*.glb) with the project's glTF writer.
+"""Write the mesh obstacles of the shipped scenes (motionwarp/samples/scenes/meshes/*.glb) with the project's glTF writer.
 
 Each is a prism: a convex profile extruded along an axis, with its caps, standing on z = 0
 and centred on x = y = 0 like the scene format's boxes (docs/design.md 6), so providers meet
 round, sloped and bevelled faces instead of boxes.
 
-    python -m authoring.make_obstacle_meshes        # rewrites scenes/meshes/*.glb
+    python -m authoring.make_obstacle_meshes        # rewrites motionwarp/samples/scenes/meshes/*.glb
 """
 import math
 import pathlib
@@ -13,7 +13,7 @@ import numpy as np
 
 from authoring.gltf_writer import GltfBuilder
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "scenes" / "meshes"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "motionwarp" / "samples" / "scenes" / "meshes"
 
 
 def circle(radius, segments, centre=(0.0, 0.0)):
@@ -93,7 +93,7 @@ def main():
         material = builder.add_material(name, colour)
         builder.add_static_mesh(name, *prism(profile, length, axis, smooth), material)
         size = builder.write_glb(OUT / f"{name}.glb")
-        print(f"wrote scenes/meshes/{name}.glb ({size} bytes)")
+        print(f"wrote motionwarp/samples/scenes/meshes/{name}.glb ({size} bytes)")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ its far top edge, the landing point 1 m past the far face; the ledge's top edge)
 against the authored obstacle, every warp is then the identity. The contacts (hands on the
 phase's target, feet on the surface under them) come from the same ground truth.
 
-    python -m authoring.make_warp_assets [DIR]   # rewrites DIR/*.warp.json (default: assets/)
+    python -m authoring.make_warp_assets [DIR]   # rewrites DIR/*.warp.json (default: motionwarp/samples/assets/)
 
 DIR must hold mannequin.glb and mannequin.contacts.json. The tests derive their own copies
 with `write_warp_assets`, so the shipped files stay free for the demo's tuner.
@@ -25,7 +25,7 @@ from motionwarp.warp.contacts import Contact
 from motionwarp.animation.loader import load_model_node
 from motionwarp.animation.rootmotion import track_for
 
-ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
+ASSETS = pathlib.Path(__file__).resolve().parent.parent / "motionwarp" / "samples" / "assets"
 
 MODEL = "mannequin.glb"
 LANDING_PAST_FAR_FACE = 1.0

@@ -1,11 +1,11 @@
-"""Write the yard's props (scenes/props/*.glb): a bench, a chair, an item, a table with an item on
+"""Write the yard's props (motionwarp/samples/scenes/props/*.glb): a bench, a chair, an item, a table with an item on
 it, a wall with a button. Each carries a marker made the way a level designer would in Blender: an
 empty, child of the prop's mesh, with the custom property `motionwarp-interaction` (glTF node
 `extras`, which panda3d-gltf turns into a tag). The demo loads them as scene models and finds the
 markers with no code. Each marker sits where the mannequin's clip was authored to meet it
 (mannequin.contacts.json): the wrist on the item or the button, the seat's top centre.
 
-    python -m authoring.make_yard_props        # rewrites scenes/props/*.glb
+    python -m authoring.make_yard_props        # rewrites motionwarp/samples/scenes/props/*.glb
 """
 import math
 import pathlib
@@ -14,7 +14,7 @@ from authoring.gltf_writer import GltfBuilder
 from authoring.make_obstacle_meshes import prism
 from authoring.mannequin.clips.interact import REACHES, SEAT
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "scenes" / "props"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "motionwarp" / "samples" / "scenes" / "props"
 WOOD, PAINT, STEEL = (0.55, 0.38, 0.22, 1), (0.75, 0.2, 0.15, 1), (0.55, 0.58, 0.62, 1)
 TAG = "motionwarp-interaction"
 

@@ -43,8 +43,8 @@ def main(argv=None):
     base.cam.setPos(12, 1.5, 1.2)
     base.cam.lookAt(0, 1.5, 1.2)
     Lights(base.render, Looks())
-    assets = [WarpAsset.load(os.path.join(REPO, "assets", f"{name}.warp.json")) for name in ("vault", "mantle", "mantle_high")]
-    with open(os.path.join(REPO, "assets", "mannequin.contacts.json"), encoding="utf-8") as stream:
+    assets = [WarpAsset.load(os.path.join(REPO, "motionwarp", "samples", "assets", f"{name}.warp.json")) for name in ("vault", "mantle", "mantle_high")]
+    with open(os.path.join(REPO, "motionwarp", "samples", "assets", "mannequin.contacts.json"), encoding="utf-8") as stream:
         authored = json.load(stream)["clips"]["vault"]
     near, top = authored["obstacle"]["min"][1], authored["obstacle"]["max"][2]
     hands = [c["pos"] for c in authored["contacts"] if c["joint"].startswith("hand")]
@@ -61,7 +61,7 @@ def main(argv=None):
             mark = add_box(level, "mark", (x, DISTANCE + y - near, height + z - top - 0.03), (0.03, 0.03, 0.03))
             mark.setLightOff()
             mark.setColor(0.9, 0.1, 0.1, 1)   # unlit: its own colour, not its material's
-        actor = load_actor(os.path.join(REPO, "assets", "mannequin.glb"))
+        actor = load_actor(os.path.join(REPO, "motionwarp", "samples", "assets", "mannequin.glb"))
         actor.reparentTo(base.render)
         warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
         contact_ik = ContactIK(actor, warper, probe, taskmgr=base.taskMgr, render=base.render) if ik else None

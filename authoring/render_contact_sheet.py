@@ -1,4 +1,4 @@
-"""Render docs/contact_sheet.png: for each clip of assets/mannequin.glb, several frames side by side.
+"""Render docs/contact_sheet.png: for each clip of motionwarp/samples/assets/mannequin.glb, several frames side by side.
 
 Usage:  python -m authoring.render_contact_sheet [GLB] [OUT_PNG] [--frames N]
 
@@ -39,7 +39,7 @@ def row_height(info):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("glb", nargs="?", default=os.path.join(REPO, "assets", "mannequin.glb"))
+    ap.add_argument("glb", nargs="?", default=os.path.join(REPO, "motionwarp", "samples", "assets", "mannequin.glb"))
     ap.add_argument("out", nargs="?", default=os.path.join(REPO, "docs", "contact_sheet.png"))
     ap.add_argument("--frames", type=int, default=6)
     ap.add_argument("--clips", default="", help="comma-separated subset of clips")

@@ -4,6 +4,7 @@ Root motion for glTF characters, warp assets with warping phases, a warper that 
 clip's root motion toward targets found in the level, scene-probing warp providers, and a
 contact IK that keeps hands and feet on what they touch.
 """
+from . import samples
 from .warp.asset import WarpAsset, WarpPhase
 from .base.config import ContactIKSettings, MotionWarpSettings, ProviderSettings
 from .ik.contact_ik import ContactIK
@@ -28,5 +29,5 @@ __all__ = [
     "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
     "MARKER_TAG", "MarkerProvider", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
-    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor",
+    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor", "samples",
 ]

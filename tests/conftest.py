@@ -10,8 +10,11 @@ import pytest
 from hypothesis import Phase, settings
 from panda3d.core import ClockObject, loadPrcFileData
 
+from motionwarp import samples
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-ASSETS = ROOT / "assets"
+SAMPLES = samples.folder()   # the package's own sample data, as a user's program reaches it
+ASSETS = SAMPLES / "assets"
 MANNEQUIN = ASSETS / "mannequin.glb"
 CONTACTS = ASSETS / "mannequin.contacts.json"
 WARP_ASSETS = ("vault", "mantle", "mantle_high")

@@ -3,11 +3,11 @@ from demo.app.app import Demo
 from demo.character.autopilot import BLOCKED_S
 from demo.level.scene import Scene
 
-from .conftest import ROOT, run_for, step
+from .conftest import SAMPLES, run_for, step
 
 
 def test_a_frame_longer_than_the_blocked_window_is_a_hitch_not_a_stop(base, warp_asset_dir):
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), autopilot=True, asset_dir=warp_asset_dir)
+    demo = Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), autopilot=True, asset_dir=warp_asset_dir)
     try:
         run_for(base, 0.5, 1 / 60)   # walking toward the first crate
         start_y = demo.actor.getY(base.render)

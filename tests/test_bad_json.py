@@ -10,7 +10,7 @@ import pytest
 from demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, WarpAsset
 
-from .conftest import ROOT
+from .conftest import SAMPLES
 from .test_asset import good, model  # noqa: F401  (model is a fixture: a 1 s clip in tmp_path)
 
 #: A number written into each document where a bad number is then substituted.
@@ -22,7 +22,7 @@ def asset_text(data=None):
 
 
 def scene_text():
-    return (ROOT / "scenes" / "course.json").read_text()
+    return (SAMPLES / "scenes" / "course.json").read_text()
 
 
 def load_asset(folder, text):
@@ -34,7 +34,7 @@ def load_asset(folder, text):
 def load_scene(folder, text):
     path = folder / "scene.json"
     path.write_text(text)
-    shutil.copytree(ROOT / "scenes" / "meshes", folder / "meshes", dirs_exist_ok=True)  # the course's models
+    shutil.copytree(SAMPLES / "scenes" / "meshes", folder / "meshes", dirs_exist_ok=True)  # the course's models
     return path, lambda: Scene.load(path)
 
 

@@ -13,7 +13,7 @@ from demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, LoadError, WarpAsset, load_actor
 from motionwarp.animation.loader import load_model_node
 
-from .conftest import MANNEQUIN, ROOT
+from .conftest import MANNEQUIN, SAMPLES
 from .test_asset import good, model  # noqa: F401  (model is a fixture: a 1 s clip in tmp_path)
 from .test_demo import run_main, without_display
 
@@ -79,16 +79,16 @@ def test_an_asset_whose_model_cannot_be_read_names_its_model_field(base, model):
 
 
 def scene_with_model(folder, model_name):
-    data = json.loads((ROOT / "scenes" / "course.json").read_text())
+    data = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     data["obstacles"].append({"name": "rock", "shape": "model", "path": model_name, "pos": [6, 2, 0]})
     path = folder / "rocks.json"
     path.write_text(json.dumps(data))
-    shutil.copytree(ROOT / "scenes" / "meshes", folder / "meshes", dirs_exist_ok=True)  # the course's models
+    shutil.copytree(SAMPLES / "scenes" / "meshes", folder / "meshes", dirs_exist_ok=True)  # the course's models
     return path
 
 
 #: Where scene_with_model puts the rock: after the course's own obstacles.
-ROCK = f"obstacles[{len(json.loads((ROOT / 'scenes' / 'course.json').read_text())['obstacles'])}]"
+ROCK = f"obstacles[{len(json.loads((SAMPLES / 'scenes' / 'course.json').read_text())['obstacles'])}]"
 
 
 def test_a_scene_model_that_is_not_gltf_is_one_error_and_prints_nothing(base, tmp_path, capfd):
@@ -119,11 +119,11 @@ def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path):
     from demo.app.app import Demo
     from demo.character.character_file import Character
     (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
-    data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
+    data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
     (tmp_path / "mannequin.json").write_text(json.dumps(dict(data, model="mannequin.glb")))
-    scene = Scene.load(ROOT / "scenes" / "course.json")
+    scene = Scene.load(SAMPLES / "scenes" / "course.json")
     with pytest.raises(LoadError) as caught:  # main.py prints any MotionWarpError as one line, exit 2
-        Demo(base, scene, character=Character.load(tmp_path / "mannequin.json"))
+        Demo(base, scene, asset_dir=SAMPLES / "assets", character=Character.load(tmp_path / "mannequin.json"))
     assert str(caught.value).startswith(f"{tmp_path / 'mannequin.glb'}: not a readable glTF file (")
 
 
@@ -141,10 +141,10 @@ def test_a_demo_that_fails_midway_leaves_nothing_behind(base, tmp_path, warp_ass
     import json
     from demo.app import app
     from demo.character.character_file import Character
-    character = Character.load(ROOT / "characters" / "mannequin.json")
+    character = Character.load(SAMPLES / "characters" / "mannequin.json")
     if fails_in == "the character":
         (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
-        data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
+        data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
         (tmp_path / "mannequin.json").write_text(json.dumps(dict(data, model="mannequin.glb")))
         character, expected = Character.load(tmp_path / "mannequin.json"), LoadError
     else:
@@ -154,14 +154,14 @@ def test_a_demo_that_fails_midway_leaves_nothing_behind(base, tmp_path, warp_ass
         expected = RuntimeError
     before = _what_the_game_has(base)
     with pytest.raises(expected):
-        app.Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir, character=character)
+        app.Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), asset_dir=warp_asset_dir, character=character)
     assert _what_the_game_has(base) == before
 
 
 def test_destroy_takes_the_level_down_too(base, warp_asset_dir):
     from demo.app.app import Demo
     before = _what_the_game_has(base)
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    demo = Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), asset_dir=warp_asset_dir)
     assert _what_the_game_has(base) != before
     demo.destroy()
     assert _what_the_game_has(base) == before

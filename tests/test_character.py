@@ -10,7 +10,7 @@ from demo.app.app import Demo
 from demo.character.character_file import Character, CharacterError
 from demo.level.scene import Scene
 
-from .conftest import ROOT, run_for
+from .conftest import ROOT, SAMPLES, run_for
 from .pose_oracle import KNIGHT, untouched_actor
 from .test_demo import run_main, without_display
 
@@ -25,7 +25,7 @@ def write_character(tmp_path, **changes):
 
 
 def test_the_default_character_is_the_mannequin_with_its_warps():
-    character = Character.load(ROOT / "characters" / "mannequin.json")
+    character = Character.load(SAMPLES / "characters" / "mannequin.json")
     assert pathlib_name(character.model_path) == "mannequin.glb"
     assert character.warp_assets == ("vault", "mantle", "mantle_high", "pick_up", "pick_up_table", "use", "sit",
                                      "jump_gap", "jump_onto") and character.contact_ik
@@ -77,7 +77,7 @@ knight_only = pytest.mark.skipif(KNIGHT is None, reason="../shared/rigs/Knight.g
 
 @pytest.fixture
 def knight_demo(base, tmp_path):
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     far = {"name": "far away", "shape": "box", "pos": [30, 30, 0], "size": [1, 1, 1]}  # a scene needs an obstacle
     scene.update(obstacles=[far], spawn={"pos": [0, -3, 0], "h": 0}, autopilot=[])
     (tmp_path / "scene.json").write_text(json.dumps(scene))
@@ -134,8 +134,8 @@ def test_the_knight_dodges_with_its_own_root_motion(base, knight_demo):
 
 
 def mannequin_file(tmp_path, **changes):
-    data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
-    data.update(model=str(ROOT / "assets" / "mannequin.glb"), **changes)
+    data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
+    data.update(model=str(SAMPLES / "assets" / "mannequin.glb"), **changes)
     path = tmp_path / "mannequin.json"
     path.write_text(json.dumps(data))
     return path

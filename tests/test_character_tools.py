@@ -18,7 +18,7 @@ from motionwarp.tools import clipfacts
 from motionwarp.tools.inspector import Model, report
 
 from . import biped_samples as biped
-from .conftest import ROOT, run_for
+from .conftest import SAMPLES, run_for
 from .test_inspect import run_inspect
 
 VARIANTS = [("+Y", "m", "z"), ("-Y", "cm", "y"), ("+X", "m", "y"), ("-Y", "m", "z"), ("+Y", "cm", "z")]
@@ -106,7 +106,7 @@ def test_the_written_character_walks_forward_in_the_demo_at_its_speed(base, writ
     """No edits: the demo loads the file; walking +Y for two seconds (0.2 s blend in) carries it
     about SPEED * 1.9 m along +Y in the world, though the rig is in centimetres and faces -Y."""
     out, _ = written
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     scene.update(obstacles=[{"name": "far away", "shape": "box", "pos": [30, 30, 0], "size": [1, 1, 1]}],
                  spawn={"pos": [0, -3, 0], "h": 0}, autopilot=[])
     (tmp_path / "scene.json").write_text(json.dumps(scene))

@@ -14,7 +14,7 @@ from demo.app.app import Demo
 from demo.character.body import BodySettings
 from demo.level.scene import Scene
 
-from .conftest import CONTACTS, ROOT, run_for, step
+from .conftest import CONTACTS, SAMPLES, run_for, step
 
 DT = 1 / 60
 SETTINGS = BodySettings()
@@ -28,7 +28,7 @@ def clip_speed(clip):
 
 
 def make_demo(base, tmp_path, warp_asset_dir, obstacles, spawn=(0, -3, 0), h=0.0):
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     far = box("far away", (30, 30, 0), (1, 1, 1))   # a scene needs an obstacle
     scene.update(obstacles=obstacles + [far], spawn={"pos": list(spawn), "h": h}, autopilot=[])
     path = tmp_path / "scene.json"

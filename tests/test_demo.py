@@ -8,7 +8,7 @@ import sys
 import pytest
 from panda3d.core import Filename, PNMImage
 
-from .conftest import ROOT, in_process
+from .conftest import ROOT, SAMPLES, in_process
 
 
 def run_main(*args, env=None):
@@ -77,7 +77,7 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
     report = json.loads(out.read_text())
     assert report["fps"] == 30 and report["sim_seconds"] == pytest.approx(report["frames"] / 30, abs=1e-3)
     assert report["scene"].endswith("course.json")
-    scene = {o["name"]: o for o in json.loads((ROOT / "scenes" / "course.json").read_text())["obstacles"]}
+    scene = {o["name"]: o for o in json.loads((SAMPLES / "scenes" / "course.json").read_text())["obstacles"]}
     taken = [(i["obstacle"], i["asset"]) for i in report["interactions"]]
     # Along the path: boxes (0.6, 1.0, 1.4 m) and meshes (log, wedge crate) vaulted, both mantles.
     assert taken == [("crate", "vault"), ("log", "vault"), ("low crate", "vault"), ("wedge crate", "vault"),
@@ -119,12 +119,12 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
 
 def report_end_waypoint():
     """The course's last waypoint, from the scene file."""
-    return json.loads((ROOT / "scenes" / "course.json").read_text())["autopilot"][-1]
+    return json.loads((SAMPLES / "scenes" / "course.json").read_text())["autopilot"][-1]
 
 
 def course_report(tmp_path, warp_asset_dir, obstacles, waypoints):
     """The headless report of the default course's ground with other obstacles and waypoints."""
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     scene["obstacles"], scene["autopilot"] = obstacles, waypoints
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
@@ -154,11 +154,11 @@ def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
 
 def test_a_character_without_warp_assets_stops_naming_the_obstacle(tmp_path, warp_asset_dir):
     """With no warp assets the providers name nothing; `stopped` still names the box across the path."""
-    character = json.loads((ROOT / "characters" / "mannequin.json").read_text())
+    character = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
     del character["warp_assets"]
-    character["model"] = str(ROOT / "assets" / "mannequin.glb")
+    character["model"] = str(SAMPLES / "assets" / "mannequin.glb")
     (tmp_path / "plain.json").write_text(json.dumps(character))
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]}]
     scene["autopilot"] = [[0, -3], [0, 12]]
     (tmp_path / "scene.json").write_text(json.dumps(scene))

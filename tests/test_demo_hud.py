@@ -5,7 +5,7 @@ import pytest
 from demo.app.app import Demo
 from demo.level.scene import Scene
 
-from .conftest import ROOT, run_for, step
+from .conftest import ROOT, SAMPLES, run_for, step
 
 #: Panda3D event names whose key the help spells differently.
 SPELLED = {"space": "Space", "tab": "Tab", "escape": "Esc", "wheel_up": "wheel", "wheel_down": "wheel"}
@@ -13,7 +13,7 @@ SPELLED = {"space": "Space", "tab": "Tab", "escape": "Esc", "wheel_up": "wheel",
 
 @pytest.fixture
 def demo(base, warp_asset_dir):
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    demo = Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), asset_dir=warp_asset_dir)
     yield demo
     demo.destroy()
 
@@ -100,7 +100,7 @@ def test_long_refusals_wrap_inside_the_window(base, warp_asset_dir, window_size,
     of the other shape, then resized), one above the other and under the curve panel, a wrapped line in
     rows of about equal length; the corner panels stay in their halves."""
     window_size(*(1920, 1080) if size == (800, 600) else (800, 600))
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    demo = Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), asset_dir=warp_asset_dir)
     try:
         step(base, 1 / 60)
         window_size(*size)

@@ -4,13 +4,13 @@ import pytest
 from demo.app.app import Demo
 from demo.level.scene import Scene
 
-from .conftest import ROOT, step
+from .conftest import SAMPLES, step
 from .test_demo_hud import card_box, window_size  # noqa: F401 (a fixture)
 
 
 @pytest.fixture
 def demo(base, warp_asset_dir):
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=warp_asset_dir)
+    demo = Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), asset_dir=warp_asset_dir)
     yield demo
     demo.destroy()
 
@@ -60,7 +60,7 @@ YARD_PROMPTS = [
 @pytest.fixture
 def yard(base, warp_asset_dir, window_size):
     window_size(800, 600)
-    demo = Demo(base, Scene.load(ROOT / "scenes" / "yard.json"), asset_dir=warp_asset_dir)
+    demo = Demo(base, Scene.load(SAMPLES / "scenes" / "yard.json"), asset_dir=warp_asset_dir)
     yield demo
     demo.destroy()
 

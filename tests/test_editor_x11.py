@@ -19,7 +19,7 @@ import pytest
 from demo.editor.curves import BOX as PANEL_BOX
 from motionwarp import WarpAsset
 
-from .conftest import ROOT, copy_warp_assets
+from .conftest import ROOT, SAMPLES, copy_warp_assets
 
 DEADLINE_S = 60.0
 POLL_S = 0.1
@@ -82,7 +82,7 @@ def _poll(what, ready, demo):
 
 
 def test_dragging_a_handle_with_the_mouse_then_f5_saves_the_moved_edge(display, tmp_path):
-    copy_warp_assets(ROOT / "assets", tmp_path)
+    copy_warp_assets(SAMPLES / "assets", tmp_path)
     path = tmp_path / "vault.warp.json"
     before = WarpAsset.load(path)
     env = dict(os.environ, DISPLAY=display, PYTHONPATH=str(ROOT))

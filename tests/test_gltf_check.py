@@ -12,7 +12,7 @@ from motionwarp import LoadError, load_actor
 from motionwarp.animation import gltf_check
 from motionwarp.animation.gltf_check import MAX_CLIP_SECONDS, check_gltf
 
-from .conftest import ROOT
+from .conftest import SAMPLES
 from .gltf_samples import read_glb, two_bone_quad, write_glb
 
 STEP = [("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0, 1, 0], [0, 2, 0]])]
@@ -237,7 +237,7 @@ def test_a_pose_or_a_blink_loads_as_a_clip(base, tmp_path, times):
 def test_a_scene_model_cut_short_is_a_scene_error_before_loading(base, glb, tmp_path, monkeypatch):
     path = glb[0]
     path.write_bytes(path.read_bytes()[:-8])
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     scene["obstacles"] = [{"name": "rock", "shape": "model", "path": "hero.glb", "pos": [3, 3, 0]}]
     (tmp_path / "scene.json").write_text(json.dumps(scene))
     loaded = Scene.load(tmp_path / "scene.json")
@@ -248,9 +248,9 @@ def test_a_scene_model_cut_short_is_a_scene_error_before_loading(base, glb, tmp_
 
 
 def test_the_shipped_models_pass(no_converter):
-    for path in [ROOT / "assets" / "mannequin.glb", *sorted((ROOT / "scenes" / "meshes").glob("*.glb"))]:
+    for path in [SAMPLES / "assets" / "mannequin.glb", *sorted((SAMPLES / "scenes" / "meshes").glob("*.glb"))]:
         check_gltf(path)
-    assert gltf_check.is_gltf(ROOT / "assets" / "mannequin.glb")
+    assert gltf_check.is_gltf(SAMPLES / "assets" / "mannequin.glb")
 
 
 # -- the bounds exactly (one byte, one element, one index past) ----------------------------------

@@ -15,7 +15,7 @@ from motionwarp import WarpAsset
 from motionwarp.tools.character_writer import character_data
 from motionwarp.tools.inspector import Model
 
-from .conftest import ROOT, run_for
+from .conftest import ROOT, SAMPLES, run_for
 from .pose_oracle import KNIGHT, untouched_actor
 
 pytestmark = pytest.mark.skipif(KNIGHT is None, reason="../shared/rigs/Knight.glb is not beside the project")
@@ -109,8 +109,8 @@ def test_the_knight_crosses_the_course_as_far_as_its_clips_allow(base, tmp_path)
     character = tmp_path / "knight.json"
     character.write_text(json.dumps(dict(SHIPPED, model=str(KNIGHT))))
     folder = knight_assets(tmp_path / "assets")
-    shutil.copy(ROOT / "scenes" / "course.json", tmp_path / "course.json")
-    (tmp_path / "meshes").symlink_to(ROOT / "scenes" / "meshes")
+    shutil.copy(SAMPLES / "scenes" / "course.json", tmp_path / "course.json")
+    (tmp_path / "meshes").symlink_to(SAMPLES / "scenes" / "meshes")
     demo = Demo(base, Scene.load(tmp_path / "course.json"), autopilot=True, asset_dir=folder,
                 character=Character.load(character))
     started = []

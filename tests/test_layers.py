@@ -13,7 +13,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: Package -> its layer; a module may import its own package and packages on lower layers only.
 LAYERS = {
-    "motionwarp": {"base": 0, "animation": 1, "warp": 2, "scene": 3, "ik": 3, "tools": 4},
+    "motionwarp": {"base": 0, "samples": 1, "animation": 1, "warp": 2, "scene": 3, "ik": 3, "tools": 4},
     "demo": {"level": 0, "character": 1, "views": 1, "editor": 2, "app": 3},
 }
 

@@ -10,7 +10,7 @@ from demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, LoadError, WarpAsset, load_actor
 from motionwarp.base.errors import TEXT_LIMIT, shown_text
 
-from .conftest import ROOT
+from .conftest import SAMPLES
 from .test_asset import good, model  # noqa: F401  (model is a fixture: a 1 s clip in tmp_path)
 from .test_demo import run_main, without_display
 
@@ -48,11 +48,11 @@ def test_a_string_value_with_unprintable_characters_is_refused_and_escaped(model
 
 @pytest.mark.parametrize("case", sorted(NASTY))
 def test_an_obstacle_name_panda3d_cannot_hold_is_refused_at_load(tmp_path, case):
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     scene["obstacles"][0]["name"] = NASTY[case]
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))
-    os.symlink(ROOT / "scenes" / "meshes", tmp_path / "meshes")
+    os.symlink(SAMPLES / "scenes" / "meshes", tmp_path / "meshes")
     with pytest.raises(SceneError) as caught:
         Scene.load(path)
     assert_one_line(str(caught.value))
@@ -90,7 +90,7 @@ def test_shown_text_keeps_both_ends_and_escapes():
 
 
 def test_main_py_prints_one_line_for_a_key_with_a_line_break(tmp_path):
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     scene["spawn"]["h\nmain.py: all good"] = 0
     path = tmp_path / "scene.json"
     path.write_text(json.dumps(scene))

@@ -9,14 +9,14 @@ from demo.app.app import KILL_DEPTH_M, Demo
 from demo.level.scene import Scene
 from demo.views.report import RunReport
 
-from .conftest import ROOT, step
+from .conftest import SAMPLES, step
 
 GROUND = 6.0   # a 6 m square around the origin: its north edge is at y = 3
 
 
 @pytest.fixture
 def edge_demo(base, tmp_path, warp_asset_dir):
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     scene.update(ground={"size": [GROUND, GROUND]}, spawn={"pos": [0, 0, 0], "h": 0}, autopilot=[[0, 0], [0, 30]],
                  obstacles=[{"name": "stool", "shape": "box", "pos": [-2.5, -2.5, 0], "size": [0.4, 0.4, 0.4]}])
     path = tmp_path / "edge.json"

@@ -14,7 +14,7 @@ from panda3d.core import Filename, PNMImage
 from demo.app.cli import parse_args, save_screenshot
 from motionwarp.base.atomicfile import write_atomic, write_text_atomic
 
-from .conftest import ROOT
+from .conftest import SAMPLES
 from .test_demo import run_main, without_display
 
 HEADLESS = ("--headless", "--autopilot")
@@ -198,11 +198,11 @@ def test_a_report_onto_a_fifo_exits_2_and_leaves_the_fifo(tmp_path):
 
 
 def test_at_past_a_run_that_ended_sooner_saves_the_last_frame_and_says_so(tmp_path):
-    scene = json.loads((ROOT / "scenes" / "course.json").read_text())
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     spawn = scene["spawn"]["pos"]
     scene["autopilot"] = [spawn[:2], [spawn[0], spawn[1] + 0.3]]   # done within a second
     (tmp_path / "scene.json").write_text(json.dumps(scene))
-    shutil.copytree(ROOT / "scenes" / "meshes", tmp_path / "meshes")
+    shutil.copytree(SAMPLES / "scenes" / "meshes", tmp_path / "meshes")
     shot = tmp_path / "shot.png"
     result = run_main(*HEADLESS, "--scene", str(tmp_path / "scene.json"), "--screenshot", str(shot), "--at", "3",
                       "--max-seconds", "5", env=without_display())

@@ -9,9 +9,9 @@ import pytest
 
 from demo.level.scene import Scene, SceneError
 
-from .conftest import ROOT
+from .conftest import SAMPLES
 
-COURSE = ROOT / "scenes" / "course.json"
+COURSE = SAMPLES / "scenes" / "course.json"
 
 
 def test_course_loads_and_builds(base):
@@ -26,7 +26,7 @@ def test_course_loads_and_builds(base):
 
 def test_model_obstacle_path_is_relative_to_the_scene(base, tmp_path):
     data = json.loads(COURSE.read_text())
-    (tmp_path / "rock.glb").write_bytes((ROOT / "assets" / "mannequin.glb").read_bytes())
+    (tmp_path / "rock.glb").write_bytes((SAMPLES / "assets" / "mannequin.glb").read_bytes())
     data["obstacles"] = [{"name": "rock", "shape": "model", "path": "rock.glb", "pos": [4, 2, 0], "h": 30, "scale": 1.0}]
     path = tmp_path / "rocks.json"
     path.write_text(json.dumps(data))

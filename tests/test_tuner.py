@@ -7,7 +7,7 @@ import pytest
 from demo.app.app import Demo
 from demo.level.scene import Scene
 
-from .conftest import ROOT, copy_warp_assets
+from .conftest import SAMPLES, copy_warp_assets
 
 
 def course_demo(base, tmp_path, warp_asset_dir):
@@ -15,7 +15,7 @@ def course_demo(base, tmp_path, warp_asset_dir):
     ones (the model stays in assets/)."""
     copy_warp_assets(warp_asset_dir, tmp_path)
     shutil.copymode(warp_asset_dir / "vault.warp.json", tmp_path / "vault.warp.json")
-    return Demo(base, Scene.load(ROOT / "scenes" / "course.json"), asset_dir=tmp_path)
+    return Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), asset_dir=tmp_path)
 
 
 @pytest.fixture

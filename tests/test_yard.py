@@ -16,9 +16,9 @@ from demo.level.scene import Scene
 from motionwarp import PHASE_END
 from motionwarp.scene.markers import MARKER_TAG
 
-from .conftest import CONTACTS, ROOT
+from .conftest import CONTACTS, SAMPLES
 
-YARD = ROOT / "scenes" / "yard.json"
+YARD = SAMPLES / "scenes" / "yard.json"
 SEATED = next(c for c in json.loads(CONTACTS.read_text())["clips"]["sit"]["contacts"] if c["joint"] == "hips")
 #: What the autopilot takes, in order: (obstacle, kind).
 EXPECTED = [("item", "pick_up"), ("table", "pick_up"), ("button wall", "use"), ("bench", "sit"), ("chair", "sit"),

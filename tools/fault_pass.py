@@ -23,7 +23,10 @@ import sys
 import tempfile
 import time
 
+from motionwarp import samples
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+SAMPLES = samples.folder()
 #: Seconds a case may go without an answer before it counts as a hang (env FAULT_HANG_S).
 HANG_S = float(os.environ.get("FAULT_HANG_S", 60.0))
 CASES = {}
@@ -260,7 +263,7 @@ def _(folder):
 # -- the demo's scene and character -----------------------------------------------------------------
 
 def course(**changes):
-    data = json.loads((ROOT / "scenes" / "course.json").read_text())
+    data = json.loads((SAMPLES / "scenes" / "course.json").read_text())
     data.update(changes)
     return data
 
@@ -269,7 +272,7 @@ def scene_with_model(folder, model_name):
     data = course()
     data["obstacles"].append({"name": "rock", "shape": "model", "path": model_name, "pos": [6, 2, 0]})
     (folder / "scene.json").write_text(json.dumps(data))
-    os.symlink(ROOT / "scenes" / "meshes", folder / "meshes")
+    os.symlink(SAMPLES / "scenes" / "meshes", folder / "meshes")
     return folder / "scene.json"
 
 
@@ -294,7 +297,7 @@ def scene_error(folder, data, *words):
     from demo.level.scene import Scene, SceneError
     (folder / "scene.json").write_text(json.dumps(data))
     with contextlib.suppress(FileExistsError):
-        os.symlink(ROOT / "scenes" / "meshes", folder / "meshes")
+        os.symlink(SAMPLES / "scenes" / "meshes", folder / "meshes")
     return refused(lambda: Scene.load(folder / "scene.json"), SceneError, *words)
 
 
@@ -327,8 +330,8 @@ def _(folder):
 
 
 def character_file(folder, **changes):
-    data = json.loads((ROOT / "characters" / "mannequin.json").read_text())
-    data.update(model=str(ROOT / "assets" / "mannequin.glb"), **changes)
+    data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
+    data.update(model=str(SAMPLES / "assets" / "mannequin.glb"), **changes)
     (folder / "hero.json").write_text(json.dumps(data))
     return folder / "hero.json"
 
@@ -363,8 +366,8 @@ def _(folder):
 
 def asset_error(folder, change, *words):
     from motionwarp import AssetError, WarpAsset
-    data = json.loads((ROOT / "assets" / "vault.warp.json").read_text())
-    data["model"] = str(ROOT / "assets" / "mannequin.glb")
+    data = json.loads((SAMPLES / "assets" / "vault.warp.json").read_text())
+    data["model"] = str(SAMPLES / "assets" / "mannequin.glb")
     change(data)
     (folder / "vault.warp.json").write_text(json.dumps(data))
     return refused(lambda: WarpAsset.load(folder / "vault.warp.json"), AssetError, *words)
@@ -404,11 +407,11 @@ def rig():
         actor.removeNode()
     from motionwarp import MotionWarper, WarpAsset, load_actor
     from tests.warp_helpers import vault_targets
-    actor = load_actor(ROOT / "assets" / "mannequin.glb")
+    actor = load_actor(SAMPLES / "assets" / "mannequin.glb")
     actor.reparentTo(base.render)
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
     _RIG.append((actor, warper))
-    return base, actor, warper, WarpAsset.load(ROOT / "assets" / "vault.warp.json"), vault_targets(1.0, 0.6, 1.0)
+    return base, actor, warper, WarpAsset.load(SAMPLES / "assets" / "vault.warp.json"), vault_targets(1.0, 0.6, 1.0)
 
 
 def frames(base, count, catch=()):

@@ -1,12 +1,11 @@
 """The interactive demo: walk the mannequin around a course and vault or mantle what the providers find."""
 import math
-import pathlib
 
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
 from motionwarp import (CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
-                        MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused)
+                        MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, samples)
 from motionwarp.scene.jumps import KINDS as JUMP_KINDS
 from motionwarp.scene.markers import MARKER_KINDS
 from motionwarp.scene.providers import Refusal, authored_target
@@ -27,8 +26,6 @@ from ..editor.tuner import KEYS as TUNER_KEYS, AssetTuner
 from ..views.looks import Looks
 from ..level.world import Lights
 
-ASSETS = pathlib.Path(__file__).resolve().parents[2] / "assets"
-CHARACTERS = ASSETS.parent / "characters"
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
 #: Height above the feet at which the demo looks for what blocks the character (metres).
 CHEST_HEIGHT = 1.2
@@ -52,7 +49,7 @@ class Demo(DirectObject):
     #: Camera offsets from the point looked at (1 m above the feet), in the character's frame.
     VIEWS = {"follow": Vec3(0, -6.5, 1.8), "side": Vec3(5.5, -2.5, 0.6)}
 
-    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=ASSETS, blend_time=0.2, character=None,
+    def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=None, blend_time=0.2, character=None,
                  looks=Looks()):
         super().__init__()
         #: What destroy() takes down, in the order it was put up (it runs them backwards). A constructor
@@ -78,7 +75,7 @@ class Demo(DirectObject):
         #: The kill plane, KILL_DEPTH_M under the level's lowest point: a fall past it left the world.
         level = render.getTightBounds()
         self.kill_z = (level[0].z if level else 0.0) - KILL_DEPTH_M
-        self.character = character or Character.load(CHARACTERS / "mannequin.json")
+        self.character = character or Character.load(samples.path("characters/mannequin.json"))
         self.assets = self.character.load_warp_assets(asset_dir)
         self.actor = self.character.load_actor()
         self._built.append(self._remove_actor)

@@ -12,9 +12,8 @@ import sys
 
 from panda3d.core import ClockObject, Filename, PNMImage, loadPrcFileData
 
+from motionwarp import samples
 from motionwarp.base.errors import shown_text
-
-SCENES = pathlib.Path(__file__).resolve().parents[2] / "scenes"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,7 +44,8 @@ def _in_range(kind, low, high, low_open=False):
 
 def parse_args(argv):
     parser = _Parser(description="motionwarp demo: vault and mantle with motion warping")
-    parser.add_argument("--scene", default=str(SCENES / "course.json"), help="obstacle course (default scenes/course.json)")
+    parser.add_argument("--scene", default=samples.path("scenes/course.json"),
+                        help="obstacle course (default the samples' scenes/course.json)")
     parser.add_argument("--headless", action="store_true", help="no window: simulate, then report or screenshot")
     parser.add_argument("--autopilot", action="store_true", help="walk the scene's waypoints and take every box met")
     parser.add_argument("--report", metavar="JSON", help="with --headless: write the run's report here")
@@ -60,10 +60,10 @@ def parse_args(argv):
                         help="camera: behind the character (default) or beside it")
     parser.add_argument("--debug-view", action="store_true",
                         help="start with the debug view (F2) on: targets, edges, normal, root trails")
-    parser.add_argument("--character", metavar="JSON", default=str(SCENES.parent / "characters" / "mannequin.json"),
-                        help="character file: model, root joint and mode, clips (default characters/mannequin.json)")
-    parser.add_argument("--assets", metavar="DIR", default=str(SCENES.parent / "assets"),
-                        help="folder of the *.warp.json to play and tune (default assets/)")
+    parser.add_argument("--character", metavar="JSON", default=samples.path("characters/mannequin.json"),
+                        help="character file: model, root joint and mode, clips (default the samples' mannequin.json)")
+    parser.add_argument("--assets", metavar="DIR",
+                        help="folder of the *.warp.json to play and tune (default: assets/ beside the character file's folder)")
     args = parser.parse_args(argv)
     if (args.report or args.screenshot or args.at is not None) and not args.headless:
         parser.error("--report, --screenshot and --at need --headless")
@@ -203,7 +203,7 @@ def main(argv=None):
     looks = Looks.choose(base)
     looks.install(base)
     try:
-        demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=pathlib.Path(args.assets),
+        demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=args.assets and pathlib.Path(args.assets),
                     character=character, looks=looks)
     except MotionWarpError as exc:  # a scene model, the character or a warp asset that does not load
         print(f"main.py: {exc}", file=sys.stderr)

@@ -26,7 +26,7 @@ from ..character.virtual_input import VirtualInput
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-COURSE = ROOT / "scenes" / "course.json"
+COURSE = SAMPLES / "scenes" / "course.json"
 FPS = 60
 VAULT_MOMENTS = (2.9, 3.3, 3.7, 4.3)  # seconds into the course: approach, hands on, over, landing
 #: Seconds after the tall crate's vault starts: hands on the edge, over the top.

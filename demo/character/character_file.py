@@ -14,7 +14,7 @@ from motionwarp.base.errors import AssetError, FieldError, shown
 from motionwarp.base.jsonfields import FieldChecker, read_json
 from motionwarp.animation.actor_clips import clip_control, require_joint
 
-from motionwarp.tools.character_writer import FORMAT, OPTIONAL as OPTIONAL_ROLES, REQUIRED as ROLES
+from motionwarp.tools.character_writer import FORMAT, OPTIONAL as OPTIONAL_ROLES, REQUIRED as ROLES, asset_folder
 
 #: The roles played as cycles, whose lengths locomotion divides by: a one-frame pose cannot fill them.
 CYCLES = ("walk", "run")
@@ -85,9 +85,16 @@ class Character:
                                 f"{os.path.normpath(character.model_path)} does not exist")
         return character
 
-    def load_warp_assets(self, folder):
-        """{name: WarpAsset} of `warp_assets`, each `folder/<name>.warp.json`; a missing or bad one is a
-        CharacterError naming this file, the entry and the asset's own error."""
+    @property
+    def asset_folder(self):
+        """The folder its `warp_assets` are found in unless the demo is given another: `assets/` beside this
+        file's folder."""
+        return asset_folder(self.path)
+
+    def load_warp_assets(self, folder=None):
+        """{name: WarpAsset} of `warp_assets`, each `folder/<name>.warp.json` (default `asset_folder`); a
+        missing or bad one is a CharacterError naming this file, the entry and the asset's own error."""
+        folder = self.asset_folder if folder is None else folder
         assets = {}
         for index, name in enumerate(self.warp_assets):
             path = os.path.join(os.fspath(folder), f"{name}.warp.json")

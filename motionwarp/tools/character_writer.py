@@ -70,10 +70,16 @@ def write_character(model, out):
     return data, notes
 
 
+def asset_folder(character):
+    """Where a character file's `warp_assets` are found (docs/design.md 5.4): the `assets/` folder beside
+    the file's folder, so `characters/` and `assets/` copied together keep working."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(character))), "assets")
+
+
 def add_asset(character, asset):
-    """List the warp asset at `asset` in the character file's `warp_assets` (by its name in the demo's
-    assets/ folder beside the file's folder); returns the name. The file is rewritten atomically."""
-    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(character))), "assets")
+    """List the warp asset at `asset` in the character file's `warp_assets` (by its name under
+    `asset_folder(character)`); returns the name. The file is rewritten atomically."""
+    folder = asset_folder(character)
     name = os.path.relpath(os.path.abspath(asset), folder).replace(os.sep, "/")
     if name.startswith("../") or not name.endswith(".warp.json"):
         raise UsageError(f"{character}: warp_assets are *.warp.json under {folder}; {asset} is not")

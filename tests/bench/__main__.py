@@ -79,8 +79,8 @@ def main(argv=None):
 def _more_assets():
     """The mantle assets, so the large-mesh queries ask what the game asks (vault, else mantle)."""
     from motionwarp import WarpAsset
-    from .characters import ROOT
-    return [WarpAsset.load(ROOT / "assets" / f"{name}.warp.json") for name in ("mantle", "mantle_high")]
+    from .characters import SAMPLES
+    return [WarpAsset.load(SAMPLES / "assets" / f"{name}.warp.json") for name in ("mantle", "mantle_high")]
 
 
 if __name__ == "__main__":

@@ -14,6 +14,9 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from motionwarp import samples  # noqa: E402
+
+SAMPLES = samples.folder()
 
 from tests.pose_oracle import KNIGHT  # noqa: E402
 
@@ -35,7 +38,7 @@ def timed_load(model, cache_dir):
 
 
 def main():
-    models = [pathlib.Path(p) for p in sys.argv[1:]] or [ROOT / "assets" / "mannequin.glb"] + ([KNIGHT] if KNIGHT else [])
+    models = [pathlib.Path(p) for p in sys.argv[1:]] or [SAMPLES / "assets" / "mannequin.glb"] + ([KNIGHT] if KNIGHT else [])
     for model in models:
         with tempfile.TemporaryDirectory() as cache_dir:
             cold = timed_load(model, cache_dir)

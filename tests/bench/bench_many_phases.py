@@ -14,6 +14,9 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from motionwarp import samples  # noqa: E402
+
+SAMPLES = samples.folder()
 
 from motionwarp import WarpAsset  # noqa: E402
 
@@ -22,9 +25,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[10_000, 20_000, 40_000])
     args = parser.parse_args()
-    data = json.loads((ROOT / "assets" / "vault.warp.json").read_text())
-    data["model"] = str(ROOT / "assets" / "mannequin.glb")
-    duration = WarpAsset.load(ROOT / "assets" / "vault.warp.json").duration
+    data = json.loads((SAMPLES / "assets" / "vault.warp.json").read_text())
+    data["model"] = str(SAMPLES / "assets" / "mannequin.glb")
+    duration = WarpAsset.load(SAMPLES / "assets" / "vault.warp.json").duration
     with tempfile.TemporaryDirectory() as folder:
         path = pathlib.Path(folder) / "many.warp.json"
         for count in args.counts:

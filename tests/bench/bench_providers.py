@@ -26,6 +26,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from motionwarp import samples  # noqa: E402
+
+SAMPLES = samples.folder()
 
 from panda3d.core import NodePath, Point3, Vec3  # noqa: E402
 
@@ -66,7 +69,7 @@ def facing_queries(fronts, count, rng):
 def providers(probe):
     """The three providers, each over a probe of its own on `probe`'s world (no measurement shared)."""
     from motionwarp import MantleProvider, SceneProbe, TraversalProvider, VaultProvider, WarpAsset
-    assets = [WarpAsset.load(ROOT / "assets" / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")]
+    assets = [WarpAsset.load(SAMPLES / "assets" / f"{name}.warp.json") for name in ("vault", "mantle", "mantle_high")]
     return {name: kind(SceneProbe(probe.world, probe.mask, static=probe.static), assets)
             for name, kind in (("VaultProvider", VaultProvider), ("MantleProvider", MantleProvider),
                                ("TraversalProvider", TraversalProvider))}
@@ -92,10 +95,10 @@ def yard_chooser(timer, rng, queries):
     from demo.level.scene import Scene
     from motionwarp import MotionWarpSettings, SceneProbe, WarpAsset
     root = NodePath("yard")
-    scene = Scene.load(ROOT / "scenes" / "yard.json")
+    scene = Scene.load(SAMPLES / "scenes" / "yard.json")
     scene.build(root, Loader(None))
     bench_y = next(o.pos[1] for o in scene.obstacles if o.name == "bench")
-    assets = {path.name: WarpAsset.load(path) for path in sorted((ROOT / "assets").glob("*.warp.json"))}
+    assets = {path.name: WarpAsset.load(path) for path in sorted((SAMPLES / "assets").glob("*.warp.json"))}
     chooser = _providers(SceneProbe.from_geometry(root), assets, root, MotionWarpSettings())
     fresh = [(Point3(rng.uniform(-0.3, 0.3), bench_y - rng.uniform(0.6, 1.6), 0), rng.uniform(-20, 20))
              for _ in range(queries)]

@@ -18,6 +18,9 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from motionwarp import samples  # noqa: E402
+
+SAMPLES = samples.folder()
 
 from panda3d.core import ClockObject, LMatrix4f, loadPrcFileData  # noqa: E402
 
@@ -43,7 +46,7 @@ def peak_joint_speed(clip):
     """Largest speed (m/s) of any joint in `clip` alone, from its baked frames (a fresh Actor, no blending;
     it shares the demo's clips, already stripped of their root motion)."""
     from motionwarp import load_actor
-    actor = load_actor(ROOT / "assets" / "mannequin.glb")
+    actor = load_actor(SAMPLES / "assets" / "mannequin.glb")
     control = actor.getAnimControl(clip)
     frames, fps = control.getNumFrames(), control.getFrameRate()
     poses = []
@@ -57,7 +60,7 @@ def peak_joint_speed(clip):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scene", default=str(ROOT / "scenes" / "course.json"))
+    parser.add_argument("--scene", default=str(SAMPLES / "scenes" / "course.json"))
     parser.add_argument("--fps", type=int, default=60)
     args = parser.parse_args(argv)
     loadPrcFileData("bench", "window-type none\naudio-library-name null\nnotify-level-device fatal")

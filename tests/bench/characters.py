@@ -7,10 +7,13 @@ task manager would.
 import pathlib
 from dataclasses import dataclass
 
+from motionwarp import samples
+
 from .headless import shifted
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-MANNEQUIN = ROOT / "assets" / "mannequin.glb"
+SAMPLES = samples.folder()
+MANNEQUIN = SAMPLES / "assets" / "mannequin.glb"
 SPACING_M = 3.0   # between characters along X
 CRATE_DEPTH_M, CRATE_DISTANCE_M = 0.6, 1.0
 
@@ -54,7 +57,7 @@ class Vaulters:
     def __init__(self, base, timer):
         from motionwarp import WarpAsset
         self.base, self.timer = base, timer
-        self.asset = WarpAsset.load(ROOT / "assets" / "vault.warp.json")
+        self.asset = WarpAsset.load(SAMPLES / "assets" / "vault.warp.json")
         self.all = []
         self.load_us, self.construct_us = [], []
         self.first_play_us, self.later_play_us = [], []   # a warper's first play() of the asset, and the others
