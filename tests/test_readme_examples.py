@@ -1,5 +1,5 @@
 """The README's headless example, as a newcomer would run it: copied out of README.md and run in a
-fresh Python from the repository's root. It must print what the README says it prints.
+fresh Python from a folder of its own (the samples come from the package). It must print what the README says it prints.
 
 The oracle is the README's own text (the numbers it promises) and the example's own targets: the
 landing target is at y = 3.6, so a character that walks on after the vault ends beyond it.
@@ -28,7 +28,7 @@ def test_the_readme_headless_example_runs_and_prints_what_the_readme_says(tmp_pa
     script.write_text(readme_example())
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     env.pop("DISPLAY", None)
-    result = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                             env=env)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
