@@ -16,6 +16,8 @@ import tempfile
 
 from panda3d.core import ClockObject, Filename, PNMImage, TextNode
 
+from motionwarp import samples
+
 from .app import Demo
 from .cli import open_base, save_screenshot, set_drawing
 from ..views.hud import panel_text
@@ -26,7 +28,7 @@ from ..character.virtual_input import VirtualInput
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-COURSE = SAMPLES / "scenes" / "course.json"
+COURSE = samples.path("course.json")
 FPS = 60
 VAULT_MOMENTS = (2.9, 3.3, 3.7, 4.3)  # seconds into the course: approach, hands on, over, landing
 #: Seconds after the tall crate's vault starts: hands on the edge, over the top.
