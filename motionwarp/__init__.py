@@ -22,7 +22,7 @@ from .warp.target import WarpTarget
 from .warp.warper import BLEND_OUT, CANCELLED, FINISHED, PHASE_END, PHASE_START, MotionWarper, PhaseResult, Warp, WarpState
 
 #: The package version (pyproject.toml's `version`).
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",

@@ -16,7 +16,17 @@ from motionwarp import FINISHED, WarpAsset
 
 from .conftest import run_for
 from .test_phase_edit import flat, near, vault, windows  # noqa: F401 (vault is a fixture)
-from .test_tuner import demo, press  # noqa: F401 (demo is a fixture)
+from .test_tuner import course_demo, press
+
+@pytest.fixture
+def demo(base, tmp_path, warp_asset_dir):
+    """The course demo with its editor opened by F3 (the curve panel and the tuner are hidden at start)."""
+    demo = course_demo(base, tmp_path, warp_asset_dir)
+    assert demo.curves.root.isHidden() and demo.tuner.text.isHidden()
+    base.messenger.send("f3")
+    yield demo
+    demo.destroy()
+
 
 BOX = (0.1, 1.1, 0.3, 0.8)  # left, right, bottom, top: 1.0 wide, so panel x - 0.1 is the clip fraction
 REACH = 0.02
@@ -231,7 +241,7 @@ def test_the_orbit_camera_does_not_turn_while_the_editor_holds_the_mouse(demo):
     assert camera.yaw != yaw  # the same drag turns it once the editor lets go
 
 
-def test_f3_hides_the_panels_and_a_hidden_panel_takes_no_press(demo):
+def test_f3_hides_the_panels_and_a_hidden_panel_takes_no_press(demo):   # opened by F3 (the fixture)
     box = demo.curves.box
     inside = (panel_x(demo.assets["vault"], 0.3, box), (box[2] + box[3]) / 2)
     messenger.send("f3")

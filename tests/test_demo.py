@@ -37,6 +37,10 @@ def test_no_display_is_one_clear_line():
     (["--report", "r.json"], "--report, --screenshot and --at need --headless"),
     (["--headless", "--autopilot", "--fps", "0"], "argument --fps: expected a whole number from 1 to 1000, got 0"),
     (["--headless", "--autopilot", "--scene", "nowhere.json"], "nowhere.json: file not found"),
+    (["--window-size", "800"], "argument --window-size: expected WIDTHxHEIGHT in pixels from 320x240 to 7680x4320, "
+                               "like 1920x1080, got '800'"),
+    (["--window-size", "100x100"], "argument --window-size: expected WIDTHxHEIGHT in pixels from 320x240 to "
+                                   "7680x4320, like 1920x1080, got 100x100"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     """In process: main.py's `main` refuses these before it opens a window or loads a model (the
@@ -45,6 +49,16 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     status, stderr = in_process(main, args, capsys)
     assert status == 2
     assert len(stderr.splitlines()) == 1 and message in stderr and stderr.startswith("main.py: ")
+
+
+def test_window_size_sets_the_screenshots_size_and_nothing_else_is_printed(tmp_path, warp_asset_dir):
+    png = tmp_path / "small.png"
+    result = run_main("--headless", "--autopilot", "--assets", str(warp_asset_dir), "--window-size", "400x300",
+                      "--show-help", "--screenshot", str(png), "--at", "0.5", env=without_display())
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == "" and result.stdout == "0.50 s simulated: walking\n"   # no console noise
+    image = PNMImage(Filename.fromOsSpecific(str(png)))
+    assert (image.getXSize(), image.getYSize()) == (400, 300)
 
 
 def test_screenshot_shows_the_vault(tmp_path, warp_asset_dir):

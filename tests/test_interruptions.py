@@ -176,8 +176,8 @@ def test_finished_warp_leaves_the_same_state(base, scene):
     for _ in range(30):
         step(base, 1 / 60)
     listener.ignoreAll()
-    assert [r["name"] for r in warp.results] == ["first", "second"]
-    assert len(starts) == 2 and all(np.allclose(r["origin"], start) for r, start in zip(warp.results, starts))
+    assert [r.name for r in warp.results] == ["first", "second"]
+    assert len(starts) == 2 and all(np.allclose(r.origin, start) for r, start in zip(warp.results, starts))
     assert recorder.seen == [("motionwarp-phase-start", "first", 0), ("motionwarp-phase-end", "first", 0),
                              ("motionwarp-phase-start", "second", 1), ("motionwarp-phase-end", "second", 1),
                              ("motionwarp-finished", "turn")]

@@ -42,8 +42,8 @@ def test_targets_given_as_points_are_heading_zero_targets(base, rig, as_point, v
     run = WarpRun(base, warper, vault, [as_point(t) for t in targets])
     assert run.finished
     for result, target in zip(run.warp.results, targets):
-        offset = [p.t_offset for p in vault.phases if p.name == result["name"]][0]
-        assert tuple(result["arrived"]) == pytest.approx(np.array(target.pos) + np.array(offset), abs=1e-3)
+        offset = [p.t_offset for p in vault.phases if p.name == result.name][0]
+        assert tuple(result.arrived) == pytest.approx(np.array(target.pos) + np.array(offset), abs=1e-3)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -24,8 +24,14 @@ def hand(base):
 
 @pytest.fixture
 def demo(base, hand, tmp_path, warp_asset_dir):
-    """The demo built after the virtual mouse, so it reads its input as it would a window's."""
+    """The demo built after the virtual mouse, so it reads its input as it would a window's; F3 pressed
+    through it opens the editor (hidden at start)."""
     demo = course_demo(base, tmp_path, warp_asset_dir)
+    assert demo.curves.root.isHidden()
+    hand.press("f3")
+    step(base, DT)
+    hand.release("f3")
+    assert not demo.curves.root.isHidden()
     yield demo
     demo.destroy()
 

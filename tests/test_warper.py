@@ -30,8 +30,8 @@ def vault(warp_assets):
 def assert_exact_arrival(run):
     assert run.finished, "the warp did not finish"
     for phase, result in zip(run.asset.phases, run.warp.results):
-        error_m = np.linalg.norm(result["arrived"] - result["target"])
-        error_deg = angle_between(result["arrived_quat"], result["target_quat"])
+        error_m = np.linalg.norm(result.arrived - result.target)
+        error_deg = angle_between(result.arrived_quat, result.target_quat)
         assert error_m < 1e-3, f"{phase.name}: {error_m * 1000:.2f} mm off"
         assert error_deg < 0.1, f"{phase.name}: {error_deg:.3f} degrees off"
 
@@ -41,18 +41,18 @@ def assert_ends_where_the_clip_takes_it_after_the_last_phase(run):
     the clip's unwarped root motion from the last phase's end to the clip's end."""
     track, last = run.asset.track, run.asset.phases[-1]
     rest = track.positions[-1] - track.position(last.end * track.fps)
-    quat = run.warp.results[-1]["target_quat"]
-    expected = run.warp.results[-1]["target"] + np.array(quat.xform(Vec3(*rest)))
+    quat = run.warp.results[-1].target_quat
+    expected = run.warp.results[-1].target + np.array(quat.xform(Vec3(*rest)))
     assert np.linalg.norm(np.array(run.warper.actor.getPos()) - expected) < 1e-3
 
 
 def assert_rates_follow_the_formula(run, base_rate=1.0):
     for index, (phase, result) in enumerate(zip(run.asset.phases, run.warp.results)):
         anim = np.linalg.norm(phase.motion.end_displacement)
-        actual = np.linalg.norm(result["target"] - result["origin"])
+        actual = np.linalg.norm(result.target - result.origin)
         expected = min(max(anim / actual, phase.min_rate), phase.max_rate) if anim > 0.02 else 1.0
-        assert phase.min_rate <= result["play_rate"] <= phase.max_rate
-        assert result["play_rate"] == pytest.approx(expected, rel=1e-6)
+        assert phase.min_rate <= result.play_rate <= phase.max_rate
+        assert result.play_rate == pytest.approx(expected, rel=1e-6)
         seen = {rate for i, rate in run.rates if i == index}
         assert seen and all(r == pytest.approx(base_rate * expected, rel=1e-5) for r in seen)
 
@@ -91,7 +91,8 @@ def test_turned_course_and_turned_start(base, rig, vault):
 
 def test_results_are_panda3d_points_and_quats(base, rig, vault):
     """design 11: a PhaseResult's points are Point3s and rotations Quats (so `(r.arrived - r.target).length()`
-    works), `result["name"]` still reads a field; the target is the test's own point plus the phase's t_offset
+    works), and no longer subscripts (`result["name"]`, 0.1.0's shim, is gone in 0.2.0); the target is the
+    test's own point plus the phase's t_offset
     (heading 0: no turn), and the first phase starts where the actor stood."""
     from panda3d.core import Quat
     actor, warper = rig
@@ -101,7 +102,9 @@ def test_results_are_panda3d_points_and_quats(base, rig, vault):
     assert run.finished
     assert run.warp.results[0].origin == Point3(0.3, -0.2, 0)
     for phase, target, result in zip(vault.phases, targets, run.warp.results, strict=True):
-        assert result["name"] == result.name == phase.name
+        assert result.name == phase.name
+        with pytest.raises(TypeError):
+            result["name"]
         assert all(type(getattr(result, f)) is Point3 for f in ("origin", "target", "arrived")), phase.name
         assert type(result.target_quat) is Quat and type(result.arrived_quat) is Quat
         assert tuple(result.target) == pytest.approx(np.add(target.pos, phase.t_offset), abs=1e-5)
@@ -115,7 +118,7 @@ def test_no_velocity_spike(base, rig, vault):
     for height, depth, distance in itertools.product(HEIGHTS, DEPTHS, DISTANCES):
         actor.setPosHpr(0, 0, 0, 0, 0, 0)
         run = WarpRun(base, warper, vault, vault_targets(height, depth, distance), 60)
-        top_rate = max(r["play_rate"] for r in run.warp.results)
+        top_rate = max(r.play_rate for r in run.warp.results)
         assert run.max_speed() <= 3.0 * clip_speed * top_rate, (height, depth, distance)
 
 
@@ -123,7 +126,7 @@ def test_authored_obstacle_needs_no_warp(base, rig, vault):
     actor, warper = rig
     run = WarpRun(base, warper, vault, vault_targets(1.0, 0.6, 1.0), 60)
     assert_exact_arrival(run)
-    assert [r["play_rate"] for r in run.warp.results] == pytest.approx([1.0, 1.0, 1.0], abs=1e-3)
+    assert [r.play_rate for r in run.warp.results] == pytest.approx([1.0, 1.0, 1.0], abs=1e-3)
 
 
 def test_events_in_order(base, rig, vault):

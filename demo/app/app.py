@@ -12,7 +12,7 @@ from motionwarp.scene.providers import Refusal, authored_target
 
 from ..character.autopilot import Autopilot
 from ..character.character_file import Character
-from ..character.camera import OrbitCamera
+from ..character.camera import OrbitCamera, framed, model_height
 from ..character.body import BodySettings
 from ..character.controller import Controller
 from ..editor.compare import Comparison, TimeControl, unwarped
@@ -46,8 +46,13 @@ class Demo(DirectObject):
     the materials for the window's pipeline; the default is fixed-function lighting.
     """
 
-    #: Camera offsets from the point looked at (1 m above the feet), in the character's frame.
-    VIEWS = {"follow": Vec3(0, -6.5, 1.8), "side": Vec3(5.5, -2.5, 0.6)}
+    #: Camera offsets from the point looked at, in the character's frame, for a character of the mannequin's
+    #: height (scaled by the character's: demo.character.camera.framed). A player's "follow" camera is behind
+    #: the character, raised (the keys walk away from it); the autopilot's turns with the character from
+    #: behind and to its right, so that what the character is about to take is beside it on screen, not
+    #: behind it (the pictures and headless screenshots).
+    VIEWS = {"follow": Vec3(0, -5.6, 3.6), "side": Vec3(5.5, -2.5, 0.6)}
+    AUTOPILOT_VIEWS = {"follow": Vec3(3.9, -5.0, 3.2), "side": Vec3(5.5, -2.5, 0.6)}
 
     def __init__(self, base, scene, autopilot=False, view="follow", asset_dir=None, blend_time=0.2, character=None,
                  looks=Looks()):
@@ -83,6 +88,8 @@ class Demo(DirectObject):
         self.actor.setPos(*scene.spawn_pos)
         self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
+        #: How tall the character is as loaded (its bind pose, metres): the camera frames it by this.
+        self.height = model_height(self.actor, render)
         self.lights.follow(self.actor)
         looks.adapt(render)   # the scene's and the character's materials
         # Warps cross-fade like locomotion. The capsule stops the chest 0.31 m from a face, short of
@@ -140,6 +147,7 @@ class Demo(DirectObject):
         self.accept("f1", self.hud.toggle_help)
         self.accept("f2", self.debug.toggle)
         self.accept("f3", self.toggle_panels)
+        self.show_panels(False)   # the first view shows the character and what it meets: F3 opens the editor
         self.accept("c", self.compare)
         self.time = TimeControl()
         self.accept("t", self.time.next_speed)
@@ -149,8 +157,10 @@ class Demo(DirectObject):
         base.setBackgroundColor(*looks.clear_color(SKY_COLOR))
         self.camera = None
         if base.camera is not None:  # there is none with window-type none
-            self.camera = OrbitCamera(base.camera, self.actor, self.probe, base.mouseWatcherNode,
-                                      view=self.VIEWS[view], follow=autopilot, lens=base.camLens)
+            views = self.AUTOPILOT_VIEWS if autopilot else self.VIEWS
+            offset, look_height = framed(views[view], self.height)
+            self.camera = OrbitCamera(base.camera, self.actor, self.probe, base.mouseWatcherNode, view=offset,
+                                      follow=autopilot, look_height=look_height, lens=base.camLens)
             self.camera.mouse_taken = lambda: self.editor.holds_mouse
             self.accept("wheel_up", self.camera.zoom, [-0.5])
             self.accept("wheel_down", self.camera.zoom, [0.5])
@@ -218,8 +228,10 @@ class Demo(DirectObject):
         return True
 
     def toggle_panels(self):
-        """F3: hide or show the curve panel and the tuner's panel, for more room to watch."""
-        visible = not self.curves.visible
+        """F3: show or hide the curve panel and the tuner's panel (hidden at start, for room to watch)."""
+        self.show_panels(not self.curves.visible)
+
+    def show_panels(self, visible):
         self.curves.set_visible(visible)
         if self.tuner is not None and self.tuner.text is not None:
             if visible:
@@ -348,8 +360,7 @@ class Demo(DirectObject):
         self.curves.keep_above(self.hud.stack())
         self.debug.update(self.actor, self.warper.is_warping, found if found is not None else self.last_interaction)
         self.time.frame_done()
-        self.hud.show_info(self.base.clock.getAverageFrameRate(), self.playing_clip(), self.warper, self.last_warp,
-                           self.time.describe(), self.comparison)
+        self.hud.show_info(self.playing_clip(), self.warper, self.last_warp, self.time.describe(), self.comparison)
         self.editor.update(self.warper.current, found)
         return task.cont
 

@@ -25,6 +25,9 @@ class _Parser(argparse.ArgumentParser):
 #: Accepted ranges of the numeric options (a run is simulated frame by frame: keep it finite).
 FPS_RANGE = (1, 1000)
 SECONDS_RANGE = (0.0, 3600.0)
+#: Accepted window sizes (pixels, width and height), and the headless frame's when none is given.
+WINDOW_SIZE_RANGE = ((320, 240), (7680, 4320))
+HEADLESS_SIZE = (960, 540)
 
 
 def _in_range(kind, low, high, low_open=False):
@@ -40,6 +43,19 @@ def _in_range(kind, low, high, low_open=False):
             raise argparse.ArgumentTypeError(f"expected {what} {bounds}, got {text[:40]}")
         return value
     return parse
+
+
+def _window_size(text):
+    """An argparse type: `WIDTHxHEIGHT` in pixels, each within WINDOW_SIZE_RANGE, as (width, height)."""
+    (low_w, low_h), (high_w, high_h) = WINDOW_SIZE_RANGE
+    expected = f"expected WIDTHxHEIGHT in pixels from {low_w}x{low_h} to {high_w}x{high_h}, like 1920x1080"
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise argparse.ArgumentTypeError(f"{expected}, got {text[:40]!r}")
+    size = int(width), int(height)
+    if not (low_w <= size[0] <= high_w and low_h <= size[1] <= high_h):
+        raise argparse.ArgumentTypeError(f"{expected}, got {text[:40]}")
+    return size
 
 
 def parse_args(argv):
@@ -58,8 +74,11 @@ def parse_args(argv):
                         metavar="SECONDS", help="longest headless run, above 0 up to 3600 (default 60)")
     parser.add_argument("--view", choices=("follow", "side"), default="follow",
                         help="camera: behind the character (default) or beside it")
+    parser.add_argument("--window-size", type=_window_size, metavar="WxH",
+                        help="window size in pixels, like 1920x1080 (default 800x600; headless frames 960x540)")
     parser.add_argument("--debug-view", action="store_true",
                         help="start with the debug view (F2) on: targets, edges, normal, root trails")
+    parser.add_argument("--show-help", action="store_true", help="start with the help panel (F1) open")
     parser.add_argument("--character", metavar="JSON", default=samples.path("characters/mannequin.json"),
                         help="character file: model, root joint and mode, clips (default the samples' mannequin.json)")
     parser.add_argument("--assets", metavar="DIR",
@@ -87,8 +106,9 @@ def _same_file(first, second):
         return os.path.realpath(first) == os.path.realpath(second)
 
 
-def open_base(headless, render_frames):
-    """A ShowBase, or None with one line saying why there is no window.
+def open_base(headless, render_frames, window_size=None):
+    """A ShowBase, or None with one line saying why there is no window; `window_size` (width, height)
+    in pixels, or Panda3D's default window (800x600) and HEADLESS_SIZE headless.
 
     Headless frames render with p3headlessgl (Mesa), or the software p3tinydisplay where
     that does not work.
@@ -100,7 +120,9 @@ def open_base(headless, render_frames):
     displays = ("p3headlessgl", "p3tinydisplay") if headless else (None,)
     if headless:
         window = "offscreen" if render_frames else "none"
-        loadPrcFileData("main-headless", f"window-type {window}\nwin-size 960 540")
+        loadPrcFileData("main-headless", f"window-type {window}")
+    width, height = window_size or (HEADLESS_SIZE if headless else (800, 600))
+    loadPrcFileData("main-size", f"win-size {width} {height}")
     from direct.showbase.ShowBase import ShowBase
     from demo.level.quiet import captured_output
     for display in displays:
@@ -195,7 +217,7 @@ def main(argv=None):
     except MotionWarpError as exc:
         print(f"main.py: {exc}", file=sys.stderr)
         return 2
-    base = open_base(args.headless, render_frames=bool(args.screenshot))
+    base = open_base(args.headless, render_frames=bool(args.screenshot), window_size=args.window_size)
     if base is None:
         return 2
     from demo.app.app import Demo
@@ -210,6 +232,8 @@ def main(argv=None):
         return 2
     if args.debug_view:
         demo.debug.toggle()
+    if args.show_help:
+        demo.hud.toggle_help()
     if args.headless:
         return run_headless(base, demo, args)
     base.run()

@@ -147,9 +147,10 @@ def editor_picture(base, looks, path):
     run.run_until(lambda: demo.playing_clip() == "idle" and demo.controller.locomotion.weights["idle"] > 0.99)
     if not vault_offered(EDITOR_STOP_M):
         raise RuntimeError(f"the character did not stop in front of the {EDITOR_OBSTACLE} with the vault on offer")
-    hand.press("p")
-    run.step()
-    hand.release("p")
+    for key in ("p", "f3"):   # pause, and open the editor (hidden at start)
+        hand.press(key)
+        run.step()
+        hand.release(key)
     asset = demo.tuner.asset
     if asset.clip != "vault" or not demo.time.paused:
         raise RuntimeError(f"expected the vault selected and the game paused, got {asset.clip}, paused "

@@ -24,6 +24,26 @@ CLEARANCE = 0.2
 MIN_VIEW_M = 1.2
 #: Pitch steps tried above the player's when something hides the character (degrees).
 PITCH_STEP = 10.0
+#: The character height the demo's views are set for (the mannequin's, metres): a taller or smaller
+#: character gets them scaled by its height over this, so it takes as much of the window as the
+#: mannequin does and what it walks up to stays in view.
+VIEW_HEIGHT_M = 1.8
+#: The height the camera looks at, as a share of the character's (1 m on the mannequin).
+LOOK_SHARE = 0.55
+
+
+def model_height(actor, space):
+    """How tall `actor` is in `space` (metres, its scale included): the height of its geometry's tight
+    bounds as loaded (the bind pose), 0 for an actor with no geometry."""
+    bounds = actor.getTightBounds(space)
+    return 0.0 if bounds is None else float(bounds[1].z - bounds[0].z)
+
+
+def framed(view, height):
+    """(camera offset, look height) of a view set for a VIEW_HEIGHT_M character, for one `height` metres
+    tall (the mannequin's framing for a character with no measurable height)."""
+    scale = height / VIEW_HEIGHT_M if height > 0 else 1.0
+    return Vec3(view) * scale, LOOK_SHARE * VIEW_HEIGHT_M * scale
 
 
 class OrbitCamera:

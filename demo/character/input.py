@@ -5,7 +5,7 @@ so with Shift held Panda3D sends `shift-w` and `shift-space`, which a game liste
 and `space` never gets. Here the modifiers are cleared (every key sends its own name), and
 held keys are polled from the mouse watcher each frame instead of tracked through events.
 """
-from panda3d.core import KeyboardButton, ModifierButtons
+from panda3d.core import ButtonHandle, ButtonRegistry, KeyboardButton, ModifierButtons
 
 #: Held keys: name -> the keys that mean it.
 HELD = {"forward": ("w", "arrow_up"), "back": ("s", "arrow_down"), "left": ("a", "arrow_left"),
@@ -16,8 +16,15 @@ _SPECIAL = {"arrow_up": KeyboardButton.up(), "arrow_down": KeyboardButton.down()
 
 
 def button(key):
-    """The ButtonHandle of a key named as in Panda3D's events ("w", "arrow_up", "shift")."""
-    return _SPECIAL.get(key) or KeyboardButton.asciiKey(key)
+    """The ButtonHandle of a key named as in Panda3D's events ("w", "arrow_up", "shift", "f3")."""
+    if key in _SPECIAL:
+        return _SPECIAL[key]
+    if len(key) == 1:
+        return KeyboardButton.asciiKey(key)
+    handle = ButtonRegistry.ptr().findButton(key)
+    if handle == ButtonHandle.none():
+        raise ValueError(f"no key is called {key!r} in Panda3D's events")
+    return handle
 
 
 class KeyInput:

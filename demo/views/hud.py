@@ -2,8 +2,9 @@
 
 Panels hang from the a2d* corner nodes, so they stay in their corners at any aspect ratio, and
 aspect2d scales them with the window's height, so text keeps its size relative to the window.
-Lines wrap at the window's width (the prompt and status) or half of it (the corner panels), and
-are wrapped again when the window's shape changes, so nothing is cut at 800x600 or at 1920x1080.
+Lines wrap at word boundaries at the window's width (the prompt, status and F1 help) or half of it
+(the corner panels), and are wrapped again when the window's shape changes, so nothing is cut at
+800x600 or at 1920x1080. The frame rate shown is frames per second of real time.
 """
 import math
 
@@ -21,20 +22,26 @@ TEXT_SCALE = 0.055
 CARD_MARGIN = (0.5, 0.5, 0.3, 0.3)
 #: Space kept between a panel and the window's edge, and between stacked panels (aspect2d units).
 EDGE_GAP = 0.04
+#: The F1 help panel, at the left edge under the info panel: its largest text size (smaller when its rows
+#: would not fit above the status), the share of the window's width it may take (the character is in the
+#: middle) and the width of its key column (text units).
+HELP_SCALE = 0.045
+HELP_SHARE = 0.4
+HELP_TAB = 7.5
 #: The demo's own keys, in the order the F1 panel lists them (the tuner adds its own).
 KEYS = (
-    ("W A S D / arrows", "move (camera-relative)"),
+    ("WASD / arrows", "move (camera-relative)"),
     ("Shift", "run"),
-    ("Space", "do what the prompt offers: vault, mantle, jump, sit, pick up, use"),
-    ("E", "dodge (characters with a dodge clip)"),
-    ("C", "compare: play what Space would, with warping off"),
-    ("T", "slow motion: x1, x0.25, x0.1"),
+    ("Space", "do what the prompt offers"),
+    ("E", "dodge (with a dodge clip)"),
+    ("C", "compare: play it unwarped"),
+    ("T", "slow motion x1, x0.25, x0.1"),
     ("P", "pause"),
-    (".", "step one frame while paused"),
+    (".", "step a frame while paused"),
     ("drag / wheel", "turn the camera / zoom"),
     ("F1", "show or hide this help"),
-    ("F2", "debug view: targets, edges, normal, root trails"),
-    ("F3", "show or hide the curve panel and the tuner"),
+    ("F2", "debug view: targets, trails"),
+    ("F3", "show or hide the curve editor"),
     ("Esc", "quit"),
 )
 
@@ -57,13 +64,17 @@ def show_text(text, value):
 
 def wrap_to(text, width, balance=False):
     """Wrap `text` (a panel_text) so its card is at most `width` aspect2d units wide; with `balance`,
-    in rows of about equal length for the text it shows now (no word left alone on the last row)."""
+    in rows of about equal length for the text it shows now (no word left alone on the last row), but
+    never narrower than its widest word: Panda3D cuts a word wider than the wrap width in two (a file
+    path). Only a word wider than the window itself is cut."""
     node = text.textNode
     wrap = max(width / text.getScale()[0] - CARD_MARGIN[0] - CARD_MARGIN[1], 1.0)
     if balance:
-        longest = max(node.calcWidth(line) for line in text.getText().split("\n"))
+        lines = text.getText().split("\n")
+        longest = max(node.calcWidth(line) for line in lines)
         if longest > wrap:
-            wrap = min(wrap, longest / math.ceil(longest / wrap) + 1.0)
+            widest_word = max(node.calcWidth(word) for line in lines for word in line.split())
+            wrap = min(wrap, max(longest / math.ceil(longest / wrap), widest_word) + 1.0)
     if abs(node.getWordwrap() - wrap) > 1e-4:  # kept as a float32: an exact != would lay the text out every frame
         node.setWordwrap(wrap)
 
@@ -76,9 +87,48 @@ def extent(text):
     return (node.getBottom() - CARD_MARGIN[2]) * scale, (node.getTop() + CARD_MARGIN[3]) * scale
 
 
-def key_lines(keys):
-    """The F1 panel's rows: each key, a tab, what it does."""
-    return "\n".join(f"{key}\t{action}" for key, action in keys)
+class FrameRate:
+    """Frames drawn per second of real time, counted over about UPDATE_S: the game clock's own average
+    counts game time, which runs slow in slow motion (24 fps at x0.1) and stops when paused ("inf").
+    `now` reads real time in seconds (the clock's getRealTime)."""
+
+    UPDATE_S = 0.5
+
+    def __init__(self, now):
+        self.now = now
+        self.fps = 0.0
+        self._since, self._frames = now(), 0
+        self._measured = False   # True once a whole UPDATE_S was
+
+    def tick(self):
+        """Count one frame; returns the frame rate over the last whole UPDATE_S (in the first, over the
+        frames so far)."""
+        self._frames += 1
+        now = self.now()
+        elapsed = now - self._since
+        if elapsed >= self.UPDATE_S:
+            self.fps, self._measured = self._frames / elapsed, True
+            self._since, self._frames = now, 0
+        elif not self._measured and elapsed > 0:
+            self.fps = self._frames / elapsed
+        return self.fps
+
+
+def key_lines(keys, width=None, measure=len):
+    """The F1 panel's rows: each key, a tab, what it does; an action wider than `width` (in `measure`'s
+    units, a TextNode's calcWidth) goes on in rows of its own under it, broken between words, so the
+    key column stays a column."""
+    rows = []
+    for key, action in keys:
+        pieces = [""]
+        for word in action.split():
+            joined = f"{pieces[-1]} {word}" if pieces[-1] else word
+            if width is not None and pieces[-1] and measure(joined) > width:
+                pieces.append(word)
+            else:
+                pieces[-1] = joined
+        rows += [f"{key}\t{pieces[0]}"] + [f"\t{piece}" for piece in pieces[1:]]
+    return "\n".join(rows)
 
 
 def warp_line(warper, unwarped=False):
@@ -125,7 +175,7 @@ def arrival_lines(misses):
 
 class Hud(DirectObject):
     """The info panel (top left), the prompt and status (bottom centre, stacked from the window's
-    bottom edge up) and the F1 help panel."""
+    bottom edge up) and the F1 help panel (at the left edge under the info panel, hidden at start)."""
 
     def __init__(self, base, keys):
         super().__init__()
@@ -133,10 +183,13 @@ class Hud(DirectObject):
         self.info = panel_text(base.a2dTopLeft, (0.06, -0.1))
         self.status = panel_text(base.a2dBottomCenter, (0, 0.2), TextNode.ACenter)
         self.prompt = panel_text(base.a2dBottomCenter, (0, 0.08), TextNode.ACenter, fg=(1, 1, 0.6, 1))
-        self.help = panel_text(base.aspect2d, (-0.75, 0.55))
-        self.help.textNode.setTabWidth(10)
-        self.help.setText("Keys\n" + key_lines(keys))
+        self.keys = keys
+        self.help = panel_text(base.a2dTopLeft, self.info.getPos(), scale=HELP_SCALE)   # placed by stack()
+        self.help.textNode.setTabWidth(HELP_TAB)
         self.help.hide()
+        self.frame_rate = FrameRate(base.clock.getRealTime)
+        #: The top of the status card (a2dBottomCenter units), as stack() left it: the help stays above.
+        self.status_top = EDGE_GAP
         #: (panel_text, share of the window's width it may take): wrapped again when the window changes.
         self.wrapped = [(self.info, 0.5)]
         self.accept("aspectRatioChanged", self.fit)
@@ -153,9 +206,14 @@ class Hud(DirectObject):
         self.fit()
 
     def fit(self):
-        """Wrap every panel to its share of the window's width (less the gaps at the edges)."""
+        """Wrap every panel to its share of the window's width (less the gaps at the edges); the help
+        panel's actions wrap inside their column."""
         for text, share in self.wrapped:
             wrap_to(text, self.width * share - 2 * EDGE_GAP)
+        width = self.width * HELP_SHARE - 2 * EDGE_GAP
+        column = width / HELP_SCALE - CARD_MARGIN[0] - CARD_MARGIN[1] - HELP_TAB
+        show_text(self.help, "Keys\n" + key_lines(self.keys, column, self.help.textNode.calcWidth))
+        wrap_to(self.help, width)   # a single word wider than the column still stays inside
 
     def stack(self):
         """Once a frame: wrap the prompt and status (their text changes often) and place the prompt on the
@@ -169,15 +227,32 @@ class Hud(DirectObject):
                 if text.getPos() != (0, z - bottom):  # OnscreenText.setPos lays the text out anew
                     text.setPos(0, z - bottom)
                 z += top - bottom + EDGE_GAP / 2
+        self.status_top = z
         return z
+
+    def _place_help(self):
+        """The help card under the info card, however many rows that has, and above the status card, its
+        text made smaller if it must be."""
+        status_top = self.status_top   # a2dBottomCenter units
+        card_top = self.info.getPos()[1] + extent(self.info)[0] - EDGE_GAP / 2    # a2dTopLeft units
+        room = card_top - (status_top - (self.base.a2dTop - self.base.a2dBottom)) - EDGE_GAP / 2
+        node = self.help.textNode
+        rows = node.getTop() - node.getBottom() + CARD_MARGIN[2] + CARD_MARGIN[3]   # text units
+        scale = min(HELP_SCALE, room / rows)
+        if abs(self.help.getScale()[0] - scale) > 1e-6:
+            self.help.setScale(scale)
+        z = card_top - (node.getTop() + CARD_MARGIN[3]) * scale
+        if abs(self.help.getPos()[1] - z) > 1e-6:   # OnscreenText.setPos lays the text out anew
+            self.help.setPos(self.info.getPos()[0], z)
 
     def toggle_help(self):
         self.help.show() if self.help.isHidden() else self.help.hide()
 
-    def show_info(self, fps, clip, warper, last_warp, clock="", comparison=None):
-        """Refresh the info panel: frame rate, clip (and `clock`: slow motion, pause), the warp in progress,
-        the last warp's arrival errors; for the `comparison` (C, demo.editor.compare.Comparison) how far
-        from the warp's targets the unwarped clip ended."""
+    def show_info(self, clip, warper, last_warp, clock="", comparison=None):
+        """Once a frame, after stack(): refresh the info panel (and place the help under it): frame rate (real frames per real second), clip (and `clock`:
+        slow motion, pause), the warp in progress, the last warp's arrival errors; for the `comparison` (C,
+        demo.editor.compare.Comparison) how far from the warp's targets the unwarped clip ended."""
+        fps = self.frame_rate.tick()
         compared = comparison is not None and comparison.warp is last_warp
         lines = [f"{fps:.0f} fps   clip {clip}   {clock + '   ' if clock else ''}F1: keys",
                  warp_line(warper, compared and warper.current is last_warp) or "no warp playing"]
@@ -188,6 +263,8 @@ class Hud(DirectObject):
             lines += [f"last {last_warp.asset.clip} arrived:"] + arrival_lines(
                 (result.name, *arrival_error(result)) for result in last_warp.results)
         show_text(self.info, "\n".join(lines))
+        if not self.help.isHidden():
+            self._place_help()
 
     def destroy(self):
         self.ignoreAll()

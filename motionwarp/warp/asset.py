@@ -12,7 +12,7 @@ from panda3d.core import CharacterJoint, NodePath
 
 from ..animation import rootmotion
 from ..animation.alignment import joint_offsets
-from .assetdata import FORMAT, TRAVERSAL_KINDS, TRAVERSAL_PHASES, AssetData, Traversal, WarpPhase, check_phase_order, parse_asset
+from .assetdata import FORMAT, TRAVERSAL_KINDS, AssetData, Traversal, WarpPhase, check_phase_order, parse_asset
 from ..base.atomicfile import write_text_atomic
 from .contacts import check_contacts
 from ..base.errors import LoadError, shown
@@ -21,7 +21,7 @@ from ..animation.loader import load_model_node
 from ..animation.motion import Motion
 from .phasemotion import PhaseMotion
 
-__all__ = ["FORMAT", "TRAVERSAL_KINDS", "TRAVERSAL_PHASES", "ModelClips", "Traversal", "WarpAsset", "WarpPhase", "joint_parents"]
+__all__ = ["FORMAT", "TRAVERSAL_KINDS", "ModelClips", "Traversal", "WarpAsset", "WarpPhase", "joint_parents"]
 
 
 class ModelClips:

@@ -53,9 +53,6 @@ TRAVERSAL_KINDS = {
     "pick_up": TraversalKind("pick up", ("grab",), "marker", "marker above the feet", signed=True, more_phases=True),
     "use": TraversalKind("use", ("hand",), "marker", "marker above the feet", signed=True, more_phases=True),
 }
-#: Traversal kinds and the phases (targets) each needs, in order (docs/design.md 1): marker kinds
-#: need at least these (kept for callers of the first release).
-TRAVERSAL_PHASES = {name: kind.phases for name, kind in TRAVERSAL_KINDS.items()}
 
 
 @dataclasses.dataclass

@@ -344,9 +344,7 @@ class PhaseResult:
     """How one phase of a warp ended: `origin` (where it started), `target` and `target_quat`
     (where it had to end, offsets included), `arrived` and `arrived_quat` (where it did end),
     all in the actor's parent's space, and `play_rate` (the phase's rate scale). Points are
-    Panda3D `Point3`s and rotations `Quat`s, so `(r.arrived - r.target).length()` works.
-
-    `result["name"]` reads a field too, as the dicts that results used to be did."""
+    Panda3D `Point3`s and rotations `Quat`s, so `(r.arrived - r.target).length()` works."""
 
     name: str
     origin: Point3
@@ -355,11 +353,6 @@ class PhaseResult:
     arrived: Point3
     arrived_quat: Quat
     play_rate: float
-
-    def __getitem__(self, field):
-        if field not in PhaseResult.__dataclass_fields__:
-            raise KeyError(field)
-        return getattr(self, field)
 
 
 class Warp:
