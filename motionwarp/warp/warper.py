@@ -32,6 +32,14 @@ BLEND_OUT = "motionwarp-blend-out"
 #: Python tag on the actor's node naming the warper that drives it (a weak reference).
 _WARPER_TAG = "motionwarp-warper"
 _notify = directNotify.newCategory("motionwarp")
+#: Events sent so far, by every MotionWarper, that a game's handler listened to (see heard_events).
+_heard = 0
+
+
+def heard_events():
+    """How many motionwarp events a game's handler has heard so far. A handler may do anything to any
+    character, so what a WarpBatch decided for its frame before one ran is decided again after it."""
+    return _heard
 
 
 class WarpState(enum.Enum):
@@ -230,7 +238,8 @@ class MotionWarper:
         if self._warp is not None:
             self._warp._end(CANCELLED, reason=f"motionwarp failed ({problem})")
         if problem != self._last_error:
-            _notify.warning(f"{self.actor.getName()}: {problem}")
+            name = "(a removed actor)" if self.actor.isEmpty() else self.actor.getName()
+            _notify.warning(f"{name}: {problem}")
             self._last_error = problem
 
     def step(self):
@@ -282,6 +291,9 @@ class MotionWarper:
     def _send_to_game(self, event, args):
         """messenger.send, keeping a handler's exception for the operation's end (see _game_errors);
         a second one in the same operation is only logged."""
+        global _heard
+        if messenger.whoAccepts(event):
+            _heard += 1
         depth, pending = self._depth, self._handler_error
         self._depth, self._handler_error = 0, None   # the handler's own calls are outermost
         try:
