@@ -1,4 +1,5 @@
 """Scene geometry for the demo: a ground plane, lit boxes and the lights."""
+import functools
 import math
 
 from panda3d.core import (AmbientLight, CardMaker, CompassEffect, DirectionalLight, GeomNode, Geom, GeomTriangles,
@@ -40,9 +41,12 @@ def checker_texture(size=256, squares=8):
     return texture
 
 
+@functools.lru_cache(maxsize=None)
 def surface(color):
-    """A matte material of `color` as it should look on screen (demo.looks.Looks.adapt makes it linear
-    for simplepbr; fixed-function lighting takes it as diffuse and ambient)."""
+    """A matte material of `color` (a tuple) as it should look on screen (demo.looks.Looks.adapt makes it
+    linear for simplepbr; fixed-function lighting takes it as diffuse and ambient). One per colour: every
+    box of a colour then shares one RenderState (5,000 boxes with a material each made ShowBase's state
+    garbage collection take 0.4 s a frame)."""
     material = Material("surface")
     material.setBaseColor(Vec4(*color))
     material.setMetallic(0.0)
