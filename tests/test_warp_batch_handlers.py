@@ -279,3 +279,33 @@ def test_the_actor_removed_is_a_usage_error_for_add_and_nothing_for_remove(base)
     finally:
         batch.destroy()
         warper.destroy()
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_clock_reset_mid_vault_cancels_and_the_clip_stops_moving_the_character(base, rig, warp_assets, batched):
+    """Issue 28: ClockObject.reset() sends every clip's time back to 0; the warp was cancelled ("the clip
+    was restarted") but its clip replayed from its start once the clock caught up, carrying the character
+    2.6 m over nothing. Now the cancel stops the clip, so nothing moves the character afterwards."""
+    from panda3d.core import ClockObject
+    actor, warper = rig
+    batch = WarpBatch(base.taskMgr)
+    if batched:
+        batch.add(warper)
+    reasons = []
+    base.accept("motionwarp-cancelled", lambda w, clip, reason: reasons.append(reason))
+    try:
+        warp = warper.play(warp_assets["vault"], vault_targets(1.0, 0.6, 1.0))
+        for _ in range(30):   # half a second: inside the first phase
+            step(base, 1 / 60)
+        assert warp.in_phase
+        ClockObject.getGlobalClock().reset()
+        step(base, 1 / 60)
+        assert reasons == ["the clock went back (ClockObject.reset()) mid-warp"] and not warper.is_warping
+        assert not warp.control.isPlaying()
+        held = Point3(actor.getPos())
+        for _ in range(180):   # three seconds: longer than the clip, which replayed from 0.7 s on
+            step(base, 1 / 60)
+        assert (actor.getPos() - held).length() == 0.0
+    finally:
+        base.ignore("motionwarp-cancelled")
+        batch.destroy()

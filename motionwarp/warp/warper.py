@@ -575,7 +575,10 @@ class Warp:
             return None
         cur = self.control.getFullFframe()
         if cur < self.frame - 1e-6:
-            self._end(CANCELLED, reason="the clip was restarted")
+            if self._clock_went_back():   # the clip replays from its start on its own: stop it where it is
+                self._end(CANCELLED, stop_clip=True, reason="the clock went back (ClockObject.reset()) mid-warp")
+            else:
+                self._end(CANCELLED, reason="the clip was restarted")
             return None
         self._pose = (self.actor.getPos(), self.actor.getQuat())
         blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
@@ -609,6 +612,12 @@ class Warp:
                 self._end(FINISHED)
         pose, self._pose = self._pose, None
         return pose
+
+    def _clock_went_back(self):
+        """The frame time is before the last frame's (a ClockObject.reset()): every clip's time went
+        back with it, not because the game restarted one."""
+        last = self._driver._prev_time
+        return last is not None and self.warper._clock.getFrameTime() < last
 
     def _start_phase(self, phase, blend):
         self.state = WarpState.IN_PHASE
