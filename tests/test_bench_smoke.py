@@ -71,3 +71,15 @@ def test_quick_benchmark_prints_every_row_with_positive_numbers():
     assert budget, done.stdout
     total, panda, share = (float(budget.group(i)) for i in (2, 3, 4))
     assert share == pytest.approx(total - panda, abs=0.011)
+
+
+@pytest.mark.slow
+def test_the_boxes_benchmark_runs_and_reports_the_frame_goal():
+    """tests/bench/bench_boxes.py on a small scene: each configuration ran (its own process) and walked."""
+    done = subprocess.run([sys.executable, "-m", "tests.bench.bench_boxes", "--boxes", "40", "--frames", "20"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    frames = re.findall(r"frame (\d+\.\d+) ms median", done.stdout)
+    walked = [float(m) for m in re.findall(r"the autopilot walked (\d+\.\d+) m", done.stdout)]
+    assert len(frames) == 3 and all(float(f) > 0 for f in frames) and all(m > 0 for m in walked), done.stdout
+    assert re.search(r"goal: under 2 ms a frame with 40 boxes: (met|NOT met)", done.stdout), done.stdout

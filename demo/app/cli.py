@@ -115,8 +115,11 @@ def open_base(headless, render_frames, window_size=None):
     """
     # The demo reads no gamepads: without /dev/input, Panda3D's device manager would print errors.
     from demo.views.looks import window_prc
+    # ShowBase's state garbage collection walks every TransformState each frame: with a scene of 5,000 boxes,
+    # 0.4 s a frame; without it a state is freed when its last user lets go (tests/bench/bench_boxes.py).
     loadPrcFileData("main", "window-title motionwarp demo\naudio-library-name null\nsync-video true\n"
-                            "notify-level-device fatal\nprint-pipe-types false\n" + window_prc())
+                            "notify-level-device fatal\nprint-pipe-types false\ngarbage-collect-states false\n"
+                            + window_prc())
     displays = ("p3headlessgl", "p3tinydisplay") if headless else (None,)
     if headless:
         window = "offscreen" if render_frames else "none"

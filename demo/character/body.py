@@ -72,10 +72,13 @@ class CharacterBody:
 
     def _sweep(self, feet, move):
         """The first hit of the capsule moved by `move` from `feet`, or None."""
-        if move.lengthSquared() < 1e-10:  # float32: a shorter move may not move the point at all
-            return None
         start = self.capsule_centre(feet)
-        return self.probe.sweep_capsule(self.settings.radius, self.capsule_length, start, start + move)
+        end = start + move
+        # float32: far from the origin (100 km: 8 mm apart) a short move may not move the point at all, and
+        # a sweep between two equal points is refused; there is nothing to meet on a move that short
+        if move.lengthSquared() < 1e-10 or (end - start).lengthSquared() < 1e-12:
+            return None
+        return self.probe.sweep_capsule(self.settings.radius, self.capsule_length, start, end)
 
     def _slide(self, feet, move, horizontal):
         """Move `feet` by `move`, stopping `skin` short of what is hit and sliding along it."""

@@ -14,6 +14,8 @@ from .world import add_box, add_ground
 
 FORMAT = "motionwarp.scene/1"
 _SHAPES = ("box", "model")
+#: How far under the level's lowest point the kill plane lies (metres): a fall of 1.4 s off the ground's edge.
+KILL_DEPTH_M = 10.0
 
 
 class SceneError(FieldError):
@@ -83,6 +85,18 @@ class Scene:
                 node = self._model(obstacle, render, loader)
             nodes.append(node)
         return nodes
+
+    def kill_height(self, level):
+        """The kill plane's height, KILL_DEPTH_M under the lowest point of `level` (this scene, built): a
+        fall past it left the world. A spawn under it is a SceneError: the character would fall from
+        there and be put back there again and again."""
+        bounds = level.getTightBounds()
+        kill_z = (bounds[0].z if bounds else 0.0) - KILL_DEPTH_M
+        if self.spawn_pos[2] < kill_z:
+            raise SceneError(self.path, "spawn.pos", f"expected a point above the kill plane at z = {kill_z:g} "
+                                                     f"({KILL_DEPTH_M:g} m under the level's lowest point), "
+                                                     f"got z = {self.spawn_pos[2]:g}")
+        return kill_z
 
     def _model(self, obstacle, render, loader):
         file = os.path.join(os.path.dirname(os.path.abspath(self.path)), obstacle.path)

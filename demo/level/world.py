@@ -1,8 +1,10 @@
 """Scene geometry for the demo: a ground plane, lit boxes and the lights."""
+import functools
 import math
 
+import numpy as np
 from panda3d.core import (AmbientLight, CardMaker, CompassEffect, DirectionalLight, GeomNode, Geom, GeomTriangles,
-                          GeomVertexData, GeomVertexFormat, GeomVertexWriter, Material, Texture, Vec3, Vec4)
+                          GeomVertexData, GeomVertexFormat, Material, Texture, Vec3, Vec4)
 
 #: The checker's dark squares (0-255; the light ones are white): the texture modulates GROUND_COLOR.
 DARK = 160
@@ -40,9 +42,12 @@ def checker_texture(size=256, squares=8):
     return texture
 
 
+@functools.lru_cache(maxsize=None)
 def surface(color):
-    """A matte material of `color` as it should look on screen (demo.looks.Looks.adapt makes it linear
-    for simplepbr; fixed-function lighting takes it as diffuse and ambient)."""
+    """A matte material of `color` (a tuple) as it should look on screen (demo.looks.Looks.adapt makes it
+    linear for simplepbr; fixed-function lighting takes it as diffuse and ambient). One per colour: every
+    box of a colour then shares one RenderState (5,000 boxes with a material each made ShowBase's state
+    garbage collection take 0.4 s a frame)."""
     material = Material("surface")
     material.setBaseColor(Vec4(*color))
     material.setMetallic(0.0)
@@ -82,26 +87,41 @@ _FACES = [  # (normal, four corners as (x, y, z) signs, z from 0 to 1), counter-
 ]
 
 
-def add_box(parent, name, pos, size, h=0.0, color=(0.62, 0.45, 0.28, 1)):
-    """A box whose `pos` is the centre of its bottom face and `size` is (width, depth, height)."""
-    data = GeomVertexData(name, GeomVertexFormat.getV3n3(), Geom.UH_static)
-    vertices, normals = GeomVertexWriter(data, "vertex"), GeomVertexWriter(data, "normal")
+#: Per vertex of a box: its corner's signs (x, y from -1 to 1, z from 0 to 1) and its face's normal.
+_CORNERS = np.array([corner for _, corners in _FACES for corner in corners], dtype=np.float32)
+_NORMALS = np.array([normal for normal, corners in _FACES for _ in corners], dtype=np.float32)
+
+
+def _box_triangles():
+    """The two triangles of each face, the same for every box (Panda3D copies a shared primitive before
+    it writes one)."""
     triangles = GeomTriangles(Geom.UH_static)
-    half_w, half_d, height = size[0] / 2, size[1] / 2, size[2]
-    for index, (normal, corners) in enumerate(_FACES):
-        for sx, sy, sz in corners:
-            vertices.addData3(sx * half_w, sy * half_d, sz * height)
-            normals.addData3(*normal)
+    for index in range(len(_FACES)):
         triangles.addVertices(4 * index, 4 * index + 1, 4 * index + 2)
         triangles.addVertices(4 * index, 4 * index + 2, 4 * index + 3)
+    return triangles
+
+
+_BOX_TRIANGLES = _box_triangles()
+
+
+def add_box(parent, name, pos, size, h=0.0, color=(0.62, 0.45, 0.28, 1)):
+    """A box whose `pos` is the centre of its bottom face and `size` is (width, depth, height).
+
+    Its vertices are written at once from numpy (one write, not 48 per box: a scene of 5,000 boxes
+    built in a third of the time)."""
+    data = GeomVertexData(name, GeomVertexFormat.getV3n3(), Geom.UH_static)
+    data.uncleanSetNumRows(len(_CORNERS))
+    half = np.array([size[0] / 2, size[1] / 2, size[2]], dtype=np.float32)
+    memoryview(data.modifyArray(0)).cast("B")[:] = np.hstack([_CORNERS * half, _NORMALS]).tobytes()
     geom = Geom(data)
-    geom.addPrimitive(triangles)
+    geom.addPrimitive(_BOX_TRIANGLES)
     node = GeomNode(name)
     node.addGeom(geom)
     box = parent.attachNewNode(node)
     box.setPos(*pos)
     box.setH(h)
-    box.setMaterial(surface(color))
+    box.setMaterial(surface(tuple(color)))
     box.setPythonTag("size", tuple(size))
     return box
 

@@ -13,14 +13,16 @@ starts and ends, events, blends, refusals and errors through its task, unchanged
 the events and each phase's exact arrival are the single path's.
 """
 import math
+import weakref
 
 import numpy as np
 from direct.actor.Actor import Actor
 from panda3d.core import ClockObject
 
 from ..base.config import from_base
+from ..base.errors import UsageError, shown
 from .placement import moved_by
-from .warper import WarpState
+from .warper import MotionWarper, WarpState, heard_events
 
 _IN_PHASE, _BETWEEN = WarpState.IN_PHASE, WarpState.BETWEEN
 
@@ -95,13 +97,30 @@ def _pose_update(actor, bundle):
     return None
 
 
+class _Slot:
+    """A warper's place in the batch: its column of the table, its fast row (None until a phase that can
+    take the fast path plays), and the batch's frame whose pass it last finished (see WarpBatch.remove)."""
+
+    __slots__ = ("warper", "column", "row", "cur", "posed", "ran", "gone")
+
+    def __init__(self, warper, column):
+        self.warper, self.column = warper, column
+        self.row, self.cur, self.ran, self.gone = None, None, -1, False
+        self.posed = None   # (batch frame, clip frame) of the fast path's last pose update
+
+
+#: Which batch runs a warper (a weak reference to it): two batches would both run it.
+_HELD = weakref.WeakKeyDictionary()
+
+
 class WarpBatch:
     """Runs the per-frame pass of the MotionWarpers added to it, in one task at `sort` (default: the first
     warper's `task_sort`), instead of each warper's own task.
 
     `add(warper)` takes a warper over (its own task is removed), `remove(warper)` gives it back its task,
     `destroy()` gives every warper back. A warper destroyed or whose actor was removed leaves the batch.
-    Where the actor ends each frame is where the warper's own task puts it (to float32 rounding).
+    Where the actor ends each frame is where the warper's own task puts it (to float32 rounding), whatever
+    a game's event handler does meanwhile to another character (removes it, its warper, its batch place).
     """
 
     def __init__(self, taskmgr=None, sort=None):
@@ -110,12 +129,19 @@ class WarpBatch:
         self._task_name = f"motionwarp-batch-{id(self)}"
         self._task_added = False
         self._clock = ClockObject.getGlobalClock()
-        self.warpers = []
-        self._rows = []             # per warper: its _Row while a phase plays on the fast path, else None
+        self._slots = []            # in table column order; one that left is `gone` until the frame ends
+        self._slot_of = {}          # warper: its _Slot
+        self._frame_number = 0      # the batch's frames so far
+        self._running = False       # inside the batch's task (a handler's add and remove wait for its end)
         #: Character-frames placed on the fast path so far (the others ran the warper's own task).
         self.fast_frames = 0
         self._atlas = _Atlas()
         self._grow(16)
+
+    @property
+    def warpers(self):
+        """The warpers the batch runs, in the order it runs them."""
+        return [slot.warper for slot in self._slots if not slot.gone]
 
     def _grow(self, rows):
         old = self.__dict__.get("_table")
@@ -125,40 +151,72 @@ class WarpBatch:
 
     # -- membership -----------------------------------------------------------------------
     def add(self, warper):
-        """Run `warper`'s per-frame pass in this batch from the next frame on."""
-        if warper in self.warpers:
+        """Run `warper`'s per-frame pass in this batch from the next frame on (a second add does nothing)."""
+        if not isinstance(warper, MotionWarper):
+            raise UsageError(f"WarpBatch.add: expected a MotionWarper, got {type(warper).__name__} {shown(warper)}")
+        if warper in self._slot_of:
             return
+        if warper.destroyed:
+            raise UsageError("WarpBatch.add: this warper was destroyed")
+        if warper.actor.isEmpty():
+            raise UsageError("WarpBatch.add: the warper's actor was removed")
+        holder = _HELD.get(warper)
+        if holder is not None and holder() is not None:
+            raise UsageError("WarpBatch.add: this warper is in another WarpBatch (remove it from that one first; "
+                             "two batches would both run it)")
         warper._taskmgr.remove(warper._task_name)
-        self.warpers.append(warper)
-        self._rows.append(None)
-        if len(self.warpers) > self._table.shape[1]:
-            self._grow(2 * len(self.warpers))
+        _HELD[warper] = weakref.ref(self)
+        slot = self._slot_of[warper] = _Slot(warper, len(self._slots))
+        self._slots.append(slot)
+        if len(self._slots) > self._table.shape[1]:
+            self._grow(2 * len(self._slots))
         if not self._task_added:
             sort = self._sort if self._sort is not None else warper.settings.task_sort
             self._taskmgr.add(self._task, self._task_name, sort=sort)
             self._task_added = True
 
     def remove(self, warper):
-        """Give `warper` back its own task (unless it was destroyed)."""
-        index = self.warpers.index(warper)
-        self._drop(index)
+        """Give `warper` back its own task. A warper that left by itself (destroyed, its actor removed)
+        has nothing to get back: removing it does nothing. Called from a game's handler during the
+        batch's frame, its own task runs this frame unless the batch already ran its frame."""
+        if not isinstance(warper, MotionWarper):
+            raise UsageError(f"WarpBatch.remove: expected a MotionWarper, got {type(warper).__name__} {shown(warper)}")
+        slot = self._slot_of.get(warper)
+        if slot is None:
+            if warper.destroyed or warper.actor.isEmpty():
+                return
+            raise UsageError("WarpBatch.remove: this warper is not in this batch (never added, or already removed)")
+        self._leave(slot)
         if not warper.destroyed:
-            warper._taskmgr.add(warper._task, warper._task_name, sort=warper.settings.task_sort)
+            ran = self._running and slot.ran == self._frame_number
+            warper._taskmgr.add(warper._task, warper._task_name, sort=warper.settings.task_sort,
+                                delay=0.0 if ran else None)   # delay 0: from the next frame on
 
     def destroy(self):
         """Remove the batch's task and give every warper back its own."""
-        for warper in list(self.warpers):
+        for warper in self.warpers:
             self.remove(warper)
         self._taskmgr.remove(self._task_name)
         self._task_added = False
 
-    def _drop(self, index):
-        last = len(self.warpers) - 1
-        if index != last:   # the last row moves into the hole
-            self.warpers[index], self._rows[index] = self.warpers[last], self._rows[last]
-            self._table[:, index] = self._table[:, last]
-        self.warpers.pop()
-        self._rows.pop()
+    def _leave(self, slot):
+        """`slot`'s warper leaves the batch; its column is freed now, or at the frame's end during one."""
+        slot.gone = True
+        del self._slot_of[slot.warper]
+        _HELD.pop(slot.warper, None)
+        if not self._running:
+            self._compact()
+
+    def _compact(self):
+        """Close the gaps the warpers that left made, keeping the others' order and table columns."""
+        kept = [slot for slot in self._slots if not slot.gone]
+        if len(kept) == len(self._slots):
+            return
+        for column, slot in enumerate(kept):   # each column moves down: no source is overwritten first
+            if slot.column != column:
+                self._table[:, column] = self._table[:, slot.column]
+                slot.column = column
+        self._slots = kept
 
     # -- the frame ------------------------------------------------------------------------
     def _task(self, task):
@@ -170,50 +228,91 @@ class WarpBatch:
         started or posed would stop the warp's clip, so no other clip moves the actor, lifts it or
         changes its clip time; a warp's first frame is its own task's, which brings the driver's
         lift back to 0), its phase plan is fixed (no following target, same scale), and the clip
-        moved on without restarting or reaching the phase's end."""
+        moved on without restarting or reaching the phase's end.
+
+        A game's handler (called from a warper's own frame) may do anything to any character: after
+        one, the frames decided for the fast path are decided again, as if their own tasks ran after
+        it. Warpers that join during the frame start at the next; those that leave are not placed;
+        a handler's exception is raised once every warper had its frame (the first, as a task's)."""
         if len(self._atlas.spans) > _MOST_PHASES:   # assets replaced by edits: start again
             self._atlas = _Atlas()
-            self._rows = [None] * len(self._rows)
-        fast, frames = [], []
-        warpers, rows, now = self.warpers, self._rows, self._clock.getFrameTime()
-        index = 0
-        while index < len(warpers):
-            warper = warpers[index]
-            if warper.destroyed:
-                self._drop(index)
-                continue
-            warp, row = warper._warp, rows[index]
-            if row is None or warp is not row.warp or warp._phase_plan is not row.plan:
-                row = self._load(index, warper)
-            cur = None
-            if row is not None:
-                actor, bundle, phase = row.actor, row.bundle, row.phase
-                if (warp.state is _IN_PHASE and not actor.isEmpty() and actor.getSx() == row.scale
-                        and not bundle.getAnimBlendFlag() and bundle.getControlEffect(row.control) > 0.0
-                        and warp.asset.phases[warp.phase_index] is phase and phase.motion is row.motion):
-                    cur = row.control.getFullFframe()
-                    if cur < warp.frame - 1e-6 or cur >= row.f1:
-                        cur = None
-            if cur is None:
-                if not self._between(warper, warp, now) and warper._task(task) == task.done:
-                    self._drop(index)   # the actor was removed: its own task would end
-                    continue
-            else:
+            for slot in self._slots:
+                slot.row = None
+        self._frame_number += 1
+        self._running = True
+        error = None
+        try:
+            now = self._clock.getFrameTime()
+            heard = heard_events()
+            fast, error = self._pass(tuple(self._slots), task, now, None)
+            while fast and heard_events() != heard:   # a handler ran: decide again after it
+                heard = heard_events()
+                fast, error = self._pass(fast, task, now, error)
+            if fast:
+                self.fast_frames += len(fast)
                 try:
-                    row.update_pose()
-                    fast.append(index)
-                    frames.append(cur)
-                except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
-                    warper._fail(exc)
-            index += 1
-        if fast:
-            self.fast_frames += len(fast)
-            try:
-                self._place(fast, frames)
-            except Exception as exc:
-                for index in fast:
-                    warpers[index]._fail(exc)
+                    self._place(fast)
+                except Exception as exc:
+                    for slot in fast:
+                        slot.warper._fail(exc)
+        finally:
+            self._running = False
+            self._compact()
+        if error is not None:
+            raise error
         return task.cont
+
+    def _pass(self, slots, task, now, error):
+        """Run the frame of each of `slots` still in the batch: its own task's frame, or the fast path's
+        pose update. (The slots waiting to be placed, the first exception a game's handler raised.)"""
+        fast = []
+        number = self._frame_number
+        for slot in slots:
+            if slot.gone:
+                continue
+            warper = slot.warper
+            if warper.destroyed:
+                self._leave(slot)
+                continue
+            cur = self._fast_frame(slot)
+            if cur is not None:
+                try:
+                    posed = (number, cur)
+                    if slot.posed != posed:   # deciding again after a handler: posed already unless the clip moved
+                        slot.row.update_pose()
+                        slot.posed = posed
+                    slot.cur = cur
+                    fast.append(slot)
+                    continue
+                except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
+                    slot.cur, slot.ran = None, number
+                    warper._fail(exc)
+                    continue
+            slot.cur, slot.ran = None, number   # before its handlers run: they may take it out of the batch
+            try:
+                if (not self._between(warper, warper._warp, now) and warper._task(task) == task.done
+                        and not slot.gone):
+                    self._leave(slot)   # the actor was removed: its own task would end
+            except Exception as exc:    # a handler's: the others still get their frame
+                error = MotionWarper._keep_first(error, exc, "a motionwarp event")
+        return fast, error
+
+    def _fast_frame(self, slot):
+        """The clip frame to place `slot`'s actor at on the fast path this frame, or None."""
+        warp = slot.warper._warp
+        row = slot.row
+        if row is None or warp is not row.warp or warp._phase_plan is not row.plan:
+            row = self._load(slot)
+            if row is None:
+                return None
+        actor, bundle, phase = row.actor, row.bundle, row.phase
+        if (warp.state is _IN_PHASE and not actor.isEmpty() and actor.getSx() == row.scale
+                and not bundle.getAnimBlendFlag() and bundle.getControlEffect(row.control) > 0.0
+                and warp.asset.phases[warp.phase_index] is phase and phase.motion is row.motion):
+            cur = row.control.getFullFframe()
+            if warp.frame - 1e-6 <= cur < row.f1:
+                return cur
+        return None
 
     def _between(self, warper, warp, now):
         """The single path's frame of plain root motion between phases or after the last (the clip's
@@ -244,10 +343,11 @@ class WarpBatch:
         driver._clip_named[warp.asset.clip].prev = cur
         return True
 
-    def _load(self, index, warper):
-        """Row `index` takes the arrays of `warper`'s phase in progress (it just started), or None when
-        that phase cannot take the fast path at all (a fade, a following target, no rotation warp)."""
-        self._rows[index] = None
+    def _load(self, slot):
+        """`slot` takes the arrays of its warper's phase in progress (it just started): its fast row, or
+        None when that phase cannot take the fast path at all (a fade, a following target, no rotation warp)."""
+        slot.row = slot.cur = None
+        warper = slot.warper
         warp = warper._warp
         plan = None if warp is None or warp.state is not _IN_PHASE else warp._phase_plan
         if plan is None or warp.effect is not None or warp._follows:   # a fade (even if blending stopped)
@@ -259,17 +359,18 @@ class WarpBatch:
         pos, quat = plan.origin
         turn = plan.turn
         linear = turn.theta is None
-        self._table[:, index] = (*pos, quat.getR(), quat.getI(), quat.getJ(), quat.getK(), *plan.warp,
-                                 *plan.weights.travel_k, *plan.weights.time_k, motion.f0, motion.f1 - motion.f0,
-                                 plan.scale, *turn.a, *turn.b, 0.0 if linear else turn.theta,
-                                 1.0 if linear else turn.sin_theta, float(linear), self._atlas.offset(motion))
-        row = self._rows[index] = _Row(warper, warp, plan, phase)
+        self._table[:, slot.column] = (*pos, quat.getR(), quat.getI(), quat.getJ(), quat.getK(), *plan.warp,
+                                       *plan.weights.travel_k, *plan.weights.time_k, motion.f0, motion.f1 - motion.f0,
+                                       plan.scale, *turn.a, *turn.b, 0.0 if linear else turn.theta,
+                                       1.0 if linear else turn.sin_theta, float(linear), self._atlas.offset(motion))
+        row = slot.row = _Row(warper, warp, plan, phase)
         return row
 
-    def _place(self, rows, frames):
-        """docs/design.md 4's placement of every fast row at its frame, then each actor written once."""
+    def _place(self, slots):
+        """docs/design.md 4's placement of every fast slot at its frame, then each actor written once."""
+        frames = [slot.cur for slot in slots]
         f = np.array(frames)
-        table = self._table[:, rows]
+        table = self._table[:, [slot.column for slot in slots]]
         motion = self._atlas.at(f, table[_OFFSET])
         u = (f - table[_F0]) / table[_SPAN]
         time_w = np.clip(u, 0.0, 1.0)
@@ -288,9 +389,8 @@ class WarpBatch:
         quat = wa * table[_SLERP_A:_SLERP_A + 4] + wb * table[_SLERP_B:_SLERP_B + 4]
         quat /= np.sqrt((quat * quat).sum(axis=0))
         now = self._clock.getFrameTime()
-        kept = self._rows
-        for index, cur, x, y, z, qr, qi, qj, qk in zip(rows, frames, px.tolist(), py.tolist(), pz.tolist(), *quat.tolist()):
-            row = kept[index]
+        for slot, cur, x, y, z, qr, qi, qj, qk in zip(slots, frames, px.tolist(), py.tolist(), pz.tolist(), *quat.tolist()):
+            row = slot.row
             row.actor.setPosQuat((x, y, z), (qr, qi, qj, qk))   # tuples: Panda3D converts them faster than we build
             row.warp.frame = cur
             # What the driver's frame_motion() leaves: only the warp's clip moved (see _fast_frame).

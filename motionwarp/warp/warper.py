@@ -32,6 +32,14 @@ BLEND_OUT = "motionwarp-blend-out"
 #: Python tag on the actor's node naming the warper that drives it (a weak reference).
 _WARPER_TAG = "motionwarp-warper"
 _notify = directNotify.newCategory("motionwarp")
+#: Events sent so far, by every MotionWarper, that a game's handler listened to (see heard_events).
+_heard = 0
+
+
+def heard_events():
+    """How many motionwarp events a game's handler has heard so far. A handler may do anything to any
+    character, so what a WarpBatch decided for its frame before one ran is decided again after it."""
+    return _heard
 
 
 class WarpState(enum.Enum):
@@ -230,7 +238,8 @@ class MotionWarper:
         if self._warp is not None:
             self._warp._end(CANCELLED, reason=f"motionwarp failed ({problem})")
         if problem != self._last_error:
-            _notify.warning(f"{self.actor.getName()}: {problem}")
+            name = "(a removed actor)" if self.actor.isEmpty() else self.actor.getName()
+            _notify.warning(f"{name}: {problem}")
             self._last_error = problem
 
     def step(self):
@@ -282,6 +291,9 @@ class MotionWarper:
     def _send_to_game(self, event, args):
         """messenger.send, keeping a handler's exception for the operation's end (see _game_errors);
         a second one in the same operation is only logged."""
+        global _heard
+        if messenger.whoAccepts(event):
+            _heard += 1
         depth, pending = self._depth, self._handler_error
         self._depth, self._handler_error = 0, None   # the handler's own calls are outermost
         try:
@@ -556,7 +568,10 @@ class Warp:
             return None
         cur = self.control.getFullFframe()
         if cur < self.frame - 1e-6:
-            self._end(CANCELLED, reason="the clip was restarted")
+            if self._clock_went_back():   # the clip replays from its start on its own: stop it where it is
+                self._end(CANCELLED, stop_clip=True, reason="the clock went back (ClockObject.reset()) mid-warp")
+            else:
+                self._end(CANCELLED, reason="the clip was restarted")
             return None
         self._pose = (self.actor.getPos(), self.actor.getQuat())
         blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
@@ -590,6 +605,12 @@ class Warp:
                 self._end(FINISHED)
         pose, self._pose = self._pose, None
         return pose
+
+    def _clock_went_back(self):
+        """The frame time is before the last frame's (a ClockObject.reset()): every clip's time went
+        back with it, not because the game restarted one."""
+        last = self._driver._prev_time
+        return last is not None and self.warper._clock.getFrameTime() < last
 
     def _start_phase(self, phase, blend):
         self.state = WarpState.IN_PHASE
