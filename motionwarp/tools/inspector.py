@@ -18,10 +18,10 @@ from ..animation.planting import Skeleton
 from ..animation.poses import ClipPoses, rest_positions
 from ..warp.asset import FORMAT, WarpAsset, joint_parents
 from .clipfacts import clip_facts, direction_word, guess_role, stepping_names_first
-from ..base.atomicfile import write_text_atomic
 from ..base.errors import LoadError
 from ..base.jsonfields import dumps
 from ..animation.loader import load_model_node, unshared_model_node
+from .outputs import OutputPlan
 
 #: Below this a clip is said to carry no root motion (metres).
 STILL_DISTANCE = 0.01
@@ -217,10 +217,13 @@ def _facing_line(model):
     return f"faces: {axis} in the model, {how}: turn {model.turn:g} to face +Y"
 
 
-def write_asset(model, clip, out, joint=None, mode=None):
-    """Write a starting warp asset for `model`'s `clip`: one phase over the whole clip, checked by loading it back."""
+def write_asset(model, clip, out, joint=None, mode=None, plan=None):
+    """Write a starting warp asset for `model`'s `clip`: one phase over the whole clip, checked by
+    loading it back; written through `plan` (an OutputPlan: by default one that reads the model)."""
     if clip not in model.bundles:
         raise LoadError(f"{model.path}: clip {clip!r} not found; the model has: {', '.join(sorted(model.bundles))}")
+    plan = OutputPlan({"model": model.path}) if plan is None else plan
+    out = plan.target(out, "asset")
     if joint is None or mode is None:
         joint, mode, _, _ = model.recommended()
     folder = os.path.dirname(os.path.abspath(out))
@@ -228,5 +231,5 @@ def write_asset(model, clip, out, joint=None, mode=None):
             "root_joint": joint, "root_mode": mode,
             "phases": [{"name": clip, "start": 0.0, "end": math.floor(model.seconds(clip) * 1e6) / 1e6}]}
     WarpAsset.from_dict(data, os.path.abspath(out))  # refuse to write what would not load
-    write_text_atomic(out, dumps(data))
+    plan.write(out, dumps(data))
     return WarpAsset.load(out)
