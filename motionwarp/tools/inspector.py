@@ -20,7 +20,7 @@ from ..warp.asset import FORMAT, WarpAsset, joint_parents
 from .clipfacts import clip_facts, direction_word, guess_role, stepping_names_first
 from ..base.errors import LoadError
 from ..base.jsonfields import dumps
-from ..animation.loader import load_model_node, unshared_model_node
+from ..animation.loader import load_model_node, require_character, unshared_model_node
 from .outputs import OutputPlan
 
 #: Below this a clip is said to carry no root motion (metres).
@@ -49,9 +49,7 @@ class Model:
         if any(rootmotion.is_stripped(n.node().getBundle()) for n in model.findAllMatches("**/+AnimBundleNode")):
             # a driver in this process took the root motion off the shared bundles: read a conversion of our own
             model = NodePath(unshared_model_node(self.path))
-        character = model.find("**/+Character")
-        if character.isEmpty():
-            raise LoadError(f"{self.path}: the model has no skeleton (no skinned character to animate)")
+        character = require_character(model, self.path)
         self.base = rootmotion.character_base(model)
         self.joints = joint_parents(character.node().getBundle(0))
         self.bundles = dict(sorted((np_.node().getBundle().getName(), np_.node().getBundle())
