@@ -78,6 +78,16 @@ def missing_character(path):
     return "the model has no skeleton (no skinned character to animate)"
 
 
+def clip_ends(path):
+    """{clip name: the time of its last key} of the glTF file at `path` (checked on the way): the
+    bake's frames are 1/fps apart, so a clip whose end is not on a frame ends a shorter step after
+    the frame before its last (docs/design.md 3.1). Names as panda3d-gltf gives them (`anim0`...)."""
+    check = _GltfCheck(os.path.abspath(os.fspath(path)))
+    check.run()
+    return {animation.get("name", f"anim{i}"): max(check._key_ends[sampler["input"]] for sampler in animation["samplers"])
+            for i, animation in enumerate(check.items("animations"))}
+
+
 class _GltfCheck:
     """One file's check: `fail` names the file; the JSON's parts are checked in dependency order."""
 

@@ -20,6 +20,7 @@ from ..warp.asset import FORMAT, WarpAsset, joint_parents
 from .clipfacts import clip_facts, direction_word, guess_role, stepping_names_first
 from ..base.errors import LoadError
 from ..base.jsonfields import dumps
+from ..animation.gltf_check import clip_ends
 from ..animation.loader import load_model_node, require_character, unshared_model_node
 from .outputs import OutputPlan
 
@@ -97,7 +98,23 @@ class Model:
         joint, mode, _, _ = self.recommended()
         track = self.track(clip, joint, mode)
         bone = track if mode == "bone" else self.track(clip, joint, "bone")
-        return clip_facts(self.poses(clip), self.skeleton, track, joint, bone.sample(bone.num_frames - 1))
+        return clip_facts(self.poses(clip), self.skeleton, track, joint, bone.sample(bone.num_frames - 1),
+                          self.last_step(clip))
+
+    @functools.cached_property
+    def clip_ends(self):
+        """{clip: its final key's time} as the file keys them (the bake rounds them up to a frame)."""
+        return clip_ends(self.path)
+
+    def last_step(self, clip):
+        """Seconds of motion between `clip`'s last two frames: one frame, or less when its final key
+        falls between frames (the bake's added frame holds that key, docs/design.md 3.1)."""
+        bundle = self.bundles[clip]
+        fps, n = bundle.getBaseFrameRate(), bundle.getNumFrames()
+        end = self.clip_ends.get(clip)
+        if end is None or n < 2:
+            return 1.0 / fps
+        return min(max(end - (n - 2) / fps, 1e-3 / fps), 1.0 / fps)
 
     @functools.lru_cache(maxsize=None)
     def poses(self, clip):
