@@ -56,8 +56,7 @@ def main(argv=None):
 def _inspect(args):
     from .base.jsonfields import dumps
     from .tools import character_writer, inspector
-    from .tools.outputs import OutputPlan
-    plan = OutputPlan({"model": args.model})   # every output checked before anything is read or written
+    plan = _plan(args.model)
     asset_out = plan.add(args.write_asset[1], "--write-asset") if args.write_asset else None
     character_out = plan.add(args.write_character, "--write-character") if args.write_character else None
     model = inspector.Model(args.model)
@@ -82,8 +81,7 @@ def _inspect(args):
 def _author(args):
     from .base.jsonfields import dumps
     from .tools import author, character_writer, inspector
-    from .tools.outputs import OutputPlan
-    plan = OutputPlan({"model": args.model})   # every output checked before anything is read or written
+    plan = _plan(args.model)
     out = plan.add(args.out, "--out")
     character = plan.add(args.character, "--character") if args.character else None
     model = inspector.Model(args.model)
@@ -105,6 +103,15 @@ def _author(args):
     if character:
         print(f"listed {name!r} in {character}: warp_assets")
     _print_kept(plan)
+
+
+def _plan(model):
+    """The command's OutputPlan: it reads the model and the files the model names (a .gltf's .bin, its
+    textures), and every output is checked against them before anything is read or written."""
+    from .animation.gltf_check import model_files
+    from .tools.outputs import OutputPlan
+    files = model_files(model) if os.path.isfile(model) else {}
+    return OutputPlan({"model": model, **{f"model's {field}": path for field, path in files.items()}})
 
 
 def _print_kept(plan):

@@ -262,3 +262,17 @@ def test_a_missing_idle_is_named_in_plain_words():
     assert clips == {"idle": "Stand", "walk": "Stroll", "run": "Stroll", "fall": "Stand", "land": "Stand"}
     assert notes == ["no run clip found: Stroll plays as run", "no fall clip found: Stand plays as fall",
                      "no land clip found: Stand plays as land"]
+
+
+def test_no_output_is_written_onto_a_file_the_model_reads(capsys, game):
+    """A .gltf reads its buffer from a .bin beside it: that .bin is an input as much as the model."""
+    from .gltf_samples import read_glb
+    doc, binary = read_glb(game / "hero.glb")
+    (game / "hero.bin").write_bytes(binary)
+    doc["buffers"] = [{"uri": "hero.bin", "byteLength": len(binary)}]
+    (game / "hero.gltf").write_text(json.dumps(doc))
+    refused(capsys, game, "author", game / "hero.gltf", "Vault", "--kind", "vault", "--out", game / "hero.bin",
+            words=("it is the model's buffers[0].uri this command reads", "never writes onto"))
+    status, stderr = tool_in_process(capsys, "author", game / "hero.gltf", "Vault", "--kind", "vault", "--out",
+                                     game / "assets" / "v.warp.json")
+    assert status == 0, stderr

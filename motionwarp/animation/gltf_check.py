@@ -78,6 +78,24 @@ def missing_character(path):
     return "the model has no skeleton (no skinned character to animate)"
 
 
+def model_files(path):
+    """{field: path} of the local files the glTF file at `path` reads besides itself (a `.gltf`'s
+    `.bin` buffers, its textures): inputs a tool must never write onto. Empty when the file cannot be
+    read as glTF (the loader then says why)."""
+    check = _GltfCheck(os.path.abspath(os.fspath(path)))
+    try:
+        check.doc = check._parse(check._read_file()[0])
+        found = {}
+        for key in ("buffers", "images"):
+            for i, item in enumerate(check.items(key)):
+                uri = item.get("uri")
+                if isinstance(uri, str) and not uri.startswith("data:"):
+                    found[f"{key}[{i}].uri"] = check._local_file(uri, f"{key}[{i}].uri")
+        return found
+    except GltfProblem:
+        return {}
+
+
 def clip_ends(path):
     """{clip name: the time of its last key} of the glTF file at `path` (checked on the way): the
     bake's frames are 1/fps apart, so a clip whose end is not on a frame ends a shorter step after
