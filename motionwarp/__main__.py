@@ -1,9 +1,10 @@
 """Command line: `python -m motionwarp inspect MODEL.glb [--write-asset CLIP OUT.warp.json] [--write-character OUT.json]`
 and `python -m motionwarp author MODEL.glb CLIP --kind KIND --out OUT.warp.json [--character JSON]`."""
 import argparse
+import os
 import sys
 
-from .base.errors import MotionWarpError
+from .base.errors import MotionWarpError, shown_text
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,36 +41,57 @@ def main(argv=None):
     except MotionWarpError as exc:
         print(f"motionwarp: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # whoever read the output stopped reading (`| head`): say so once, and let the exit's flush find no pipe
+        sys.stdout = open(os.devnull, "w")
+        print("motionwarp: stopped: the standard output was closed before everything was printed", file=sys.stderr)
+        return 2
     except OSError as exc:
-        print(f"motionwarp: could not write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        where = f" {shown_text(exc.filename)}" if exc.filename is not None else ""
+        print(f"motionwarp: could not write{where}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0
 
 
 def _inspect(args):
+    from .base.jsonfields import dumps
     from .tools import character_writer, inspector
+    plan = _plan(args.model)
+    asset_out = plan.add(args.write_asset[1], "--write-asset") if args.write_asset else None
+    character_out = plan.add(args.write_character, "--write-character") if args.write_character else None
     model = inspector.Model(args.model)
-    print(inspector.report(model))
-    if args.write_asset:
-        clip, out = args.write_asset
-        asset = inspector.write_asset(model, clip, out, args.root_joint, args.root_mode)
-        print(f"\nwrote {out}: clip {asset.clip!r}, root {asset.root_joint!r} ({asset.root_mode} mode), "
-              f"one phase 0 .. {asset.phases[0].end:.3f} s")
-    if args.write_character:
-        data, notes = character_writer.write_character(model, args.write_character)
+    lines = [inspector.report(model)]
+    if character_out:   # its refusals (no idle) come before the asset is written
+        data, notes = character_writer.character_data(model, character_out)
+    if asset_out:
+        asset = inspector.write_asset(model, args.write_asset[0], asset_out, args.root_joint, args.root_mode, plan)
+        lines.append(f"\nwrote {asset_out}: clip {asset.clip!r}, root {asset.root_joint!r} ({asset.root_mode} mode), "
+                     f"one phase 0 .. {asset.phases[0].end:.3f} s")
+    if character_out:
+        plan.write(character_out, dumps(data))
         roles = ", ".join(f"{role} {clip}" + (f" ({data['speeds'][role]:g} m/s)" if role in data["speeds"] else "")
                           for role, clip in data["clips"].items())
-        print(f"\nwrote {args.write_character}: {roles}; turn {data['turn']:g}, scale {data['scale']:g}, "
-              f"root {data['root_joint']!r} ({data['root_mode']} mode)")
-        for note in notes:
-            print(f"  note: {note}")
+        lines.append(f"\nwrote {character_out}: {roles}; turn {data['turn']:g}, scale {data['scale']:g}, "
+                     f"root {data['root_joint']!r} ({data['root_mode']} mode)")
+        lines += [f"  note: {note}" for note in notes]
+    print("\n".join(lines))   # printed once everything is written: a reader that stops early loses no file
+    _print_kept(plan)
 
 
 def _author(args):
+    from .base.jsonfields import dumps
     from .tools import author, character_writer, inspector
+    plan = _plan(args.model)
+    out = plan.add(args.out, "--out")
+    character = plan.add(args.character, "--character") if args.character else None
     model = inspector.Model(args.model)
-    asset = author.write(model, args.clip, args.kind, args.out, height=args.height, depth=args.depth)
-    print(f"wrote {args.out}: {asset.clip} as {asset.traversal.kind} (checked by loading it back)")
+    if character:   # the file and the layout are checked before the asset is written
+        current = character if os.path.exists(character) else args.character
+        name, listing = character_writer.listed_asset(args.character, out, current)
+    asset = author.write(model, args.clip, args.kind, out, height=args.height, depth=args.depth, plan=plan)
+    if character:
+        plan.write(character, dumps(listing))
+    print(f"wrote {out}: {asset.clip} as {asset.traversal.kind} (checked by loading it back)")
     for phase in asset.phases:
         print(f"  {phase.name:10s} {phase.start:6.3f} .. {phase.end:6.3f} s  t_offset "
               f"({', '.join(f'{v:.3f}' for v in phase.t_offset)})  rates {phase.min_rate:g} .. {phase.max_rate:g}")
@@ -78,9 +100,23 @@ def _author(args):
           f"depth {ranges.depth[0]:.2f} .. {ranges.depth[1]:.2f} m")
     print("  contacts: " + (", ".join(f"{c.joint} {c.start:.2f}-{c.end:.2f} on {c.phase or c.touches}"
                                       for c in asset.contacts) or "none"))
-    if args.character:
-        name = character_writer.add_asset(args.character, args.out)
-        print(f"listed {name!r} in {args.character}: warp_assets")
+    if character:
+        print(f"listed {name!r} in {character}: warp_assets")
+    _print_kept(plan)
+
+
+def _plan(model):
+    """The command's OutputPlan: it reads the model and the files the model names (a .gltf's .bin, its
+    textures), and every output is checked against them before anything is read or written."""
+    from .animation.gltf_check import model_files
+    from .tools.outputs import OutputPlan
+    files = model_files(model) if os.path.isfile(model) else {}
+    return OutputPlan({"model": model, **{f"model's {field}": path for field, path in files.items()}})
+
+
+def _print_kept(plan):
+    for note in plan.notes:
+        print(f"note: {note}")
 
 
 if __name__ == "__main__":

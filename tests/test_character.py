@@ -55,13 +55,33 @@ def test_the_shipped_knight_file_names_the_rig_beside_the_project_or_says_it_is_
     ({"scale": "big"}, "scale: expected a finite number"),
     ({"size": 2}, "size: unknown key"),
     ({"feet": ["foot.l"]}, "feet: expected the left and right foot joints' names, got ['foot.l']"),
-    ({"warp_assets": "vault"}, "warp_assets: expected a list of warp asset names"),
+    ({"warp_assets": "vault"}, "warp_assets: expected a list of warp asset names, got 'vault'"),
+    ({"warp_assets": {"vault": 1}}, "warp_assets: expected a list of warp asset names, got {'vault': 1}"),
     ({"format": "motionwarp.character/9"}, "format: expected 'motionwarp.character/1'"),
 ])
 def test_bad_fields_name_the_field(tmp_path, changes, message):
     with pytest.raises(CharacterError) as error:
         Character.load(write_character(tmp_path, **changes))
     assert message in str(error.value) and str(tmp_path / "character.json") in str(error.value)
+
+
+def test_feet_naming_a_joint_the_model_lacks_name_the_file_the_field_and_the_joints(tmp_path):
+    """The contact IK's feet are looked up when the actor loads (not when the demo builds the IK, whose
+    error named neither file nor field)."""
+    data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
+    data.update(model=str(SAMPLES / "assets" / "mannequin.glb"), feet=["foot_l", "nosuch"])
+    path = tmp_path / "hero.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(CharacterError) as error:
+        Character.load(path).load_actor()
+    message = str(error.value)
+    assert message.startswith(f"{path}: feet[1]: a foot joint of the model: joint 'nosuch' not found; the skeleton "
+                              "has: root, hips, ")
+    assert "foot_l" in message and "foot_r" in message and "\n" not in message
+    data.update(contact_ik=False)
+    path.write_text(json.dumps(data))
+    actor = Character.load(path).load_actor()   # without the contact IK the feet are not used
+    actor.cleanup()
 
 
 def test_a_bad_character_file_is_one_line_and_exit_2(tmp_path):

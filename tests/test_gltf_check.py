@@ -216,6 +216,20 @@ def test_key_times_that_go_back_or_are_not_finite_are_refused(glb, no_converter,
         edited(glb, rewrite), no_converter)
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_key_values_that_are_not_finite_name_the_file_animation_and_channel(glb, no_converter, bad):
+    """A NaN in one key (the second key's y) would bake into every joint below: refused, naming the
+    animation, the channel and its joint, with how many keys are bad."""
+    def rewrite(doc, binary):
+        accessor = doc["accessors"][doc["animations"][0]["samplers"][0]["output"]]
+        view = doc["bufferViews"][accessor["bufferView"]]
+        start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0) + 4 * 4   # key 1, component y
+        return binary[:start] + struct.pack("<f", bad) + binary[start + 4:]
+    message = refused(edited(glb, rewrite), no_converter)
+    assert ("animations[0] ('step').channels[0] ('root' translation): 1 of its 3 key values are not finite "
+            "(NaN or infinity); expected numbers") in message
+
+
 def test_a_sampler_with_too_few_values(glb, no_converter):
     def fewer(doc, binary):
         output = doc["animations"][0]["samplers"][0]["output"]

@@ -68,11 +68,12 @@ def test_writes_a_starting_warp_asset_that_loads(fox, tmp_path):
 @pytest.mark.parametrize("args,message", [
     (("nothing.glb",), "nothing.glb: file not found"),
     (("FOX", "--write-asset", "sprint", "OUT"), "clip 'sprint' not found; the model has: in_place, stride32, turn, walk"),
-    (("FOX", "--write-asset", "walk", "/no/such/folder/walk.warp.json"), "could not write"),
+    (("FOX", "--write-asset", "walk", "FOX/walk.warp.json"), "its folder cannot be made"),
     (("FOX", "--root-mode", "sideways"), "argument --root-mode: invalid choice"),
 ])
 def test_bad_input_is_one_line_and_exit_2(fox, tmp_path, capsys, args, message):
-    args = [fox if a == "FOX" else tmp_path / "w.warp.json" if a == "OUT" else a for a in args]
+    args = [a.replace("FOX", str(fox)) if a.startswith("FOX") else tmp_path / "w.warp.json" if a == "OUT" else a
+            for a in args]
     status, stderr = tool_in_process(capsys, "inspect", *args)
     assert status == 2
     assert stderr.count("\n") == 1 and message in stderr, stderr

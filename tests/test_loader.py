@@ -1,5 +1,6 @@
 """load_actor: clips baked correctly from sparse keys, and clear errors for bad input."""
 import math
+import re
 
 import gltf._converter
 import numpy as np
@@ -10,7 +11,8 @@ from motionwarp.animation import _gltf_fix, loader
 from motionwarp.animation.actor_clips import clip_control, require_joint
 from motionwarp.animation.rootmotion import extract
 
-from .gltf_samples import static_mesh, two_bone_quad
+from .conftest import in_process
+from .gltf_samples import read_glb, static_mesh, two_bone_quad, write_glb
 
 FPS = 30
 
@@ -83,6 +85,22 @@ def test_truncated_glb(base, tmp_path):
 def test_model_without_skeleton(base, tmp_path):
     with pytest.raises(LoadError, match="has no skeleton"):
         load_actor(static_mesh(tmp_path / "tri.gltf"))
+
+
+def test_a_skin_no_clip_moves_is_a_model_without_animations(base, tmp_path, capsys):
+    """A rig exported without its clips (a skin, joints, no animations, no skinned mesh): panda3d-gltf
+    makes no Character of it; the message says what is missing, from the loader and from `inspect`."""
+    doc, binary = read_glb(two_bone_quad(tmp_path / "rig.glb", {}))
+    for node in doc["nodes"]:
+        node.pop("mesh", None)
+        node.pop("skin", None)
+    path = write_glb(tmp_path / "bare.glb", doc, binary)
+    words = "the model has no animations (its skin 'mannequin_skin' has 2 joints, but no clip moves them)"
+    with pytest.raises(LoadError, match=re.escape(f"{path}: {words}")):
+        load_actor(path)
+    from motionwarp.__main__ import main
+    status, stderr = in_process(main, ["inspect", str(path)], capsys)
+    assert status == 2 and stderr.startswith(f"motionwarp: {path}: {words}") and stderr.count("\n") == 1
 
 
 def test_unknown_clip_lists_the_clips(base, sparse_file):

@@ -18,6 +18,7 @@ import pathlib
 import select
 import shutil
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -343,10 +344,40 @@ def _(folder):
                    "hero.json", "root_joint")
 
 
-@case("main.py: a character without a mantle asset")
+def laid_out(folder, assets, **changes):
+    """characters/hero.json with `assets` (sample names) copied into assets/ beside it (design 5.4)."""
+    (folder / "assets").mkdir()
+    (folder / "characters").mkdir()
+    shutil.copy(SAMPLES / "assets" / "mannequin.glb", folder / "assets")
+    for name in assets:
+        shutil.copy(SAMPLES / "assets" / f"{name}.warp.json", folder / "assets")
+    data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
+    data.update({"warp_assets": list(assets), **changes})
+    (folder / "characters" / "hero.json").write_text(json.dumps(data))
+    return folder / "characters" / "hero.json"
+
+
+@case("main.py: a character with a vault and no mantle asset plays")
 def _(folder):
-    result = main_py("--headless", "--autopilot", "--character", str(character_file(folder, warp_assets=["vault"])))
-    if "warp_assets" not in result.stderr or "hero.json" not in result.stderr:
+    # a character lists any of the warp assets it has (the Knight has jumps only): no mantle is no error
+    main_py("--headless", "--autopilot", "--max-seconds", "1", "--character", str(laid_out(folder, ["vault"])),
+            expect=0)
+    return "exit 0"
+
+
+@case("main.py: a character naming a warp asset that is not there")
+def _(folder):
+    result = main_py("--headless", "--autopilot", "--character", str(laid_out(folder, ["vault"], warp_assets=[
+        "vault", "mantle"])))
+    if "hero.json: warp_assets[1]" not in result.stderr or "mantle.warp.json does not exist" not in result.stderr:
+        raise Wrong(result.stderr)
+    return result.stderr.strip()[-80:]
+
+
+@case("main.py: a character whose feet name a joint the model lacks")
+def _(folder):
+    result = main_py("--headless", "--autopilot", "--character", str(laid_out(folder, [], feet=["foot_l", "nosuch"])))
+    if "hero.json: feet[1]" not in result.stderr or "'nosuch' not found" not in result.stderr:
         raise Wrong(result.stderr)
     return result.stderr.strip()[-80:]
 
@@ -602,6 +633,157 @@ def _(folder):
         return "both kept"
     finally:
         subprocess.run(["umount", str(disk)])
+
+
+# -- the tools: inspect and author ----------------------------------------------------------------
+
+def tool(folder, *args, expect=2, stdout=subprocess.PIPE):
+    """Run `python -m motionwarp ARGS` in `folder`; the result, its status checked, stderr one line when 2."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-m", "motionwarp", *map(str, args)], stdout=stdout,
+                            stderr=subprocess.PIPE, text=True, timeout=HANG_S, cwd=folder, env=env)
+    if result.returncode != expect:
+        raise Wrong(f"exit {result.returncode}, expected {expect}: {result.stderr[-300:]!r}")
+    if expect == 2:
+        lines = result.stderr.splitlines()
+        if len(lines) != 1:
+            raise Wrong(f"{len(lines)} lines on stderr: {result.stderr[:300]!r}")
+        one_line(lines[0])
+    return result
+
+
+def files(folder):
+    """{name: bytes} of the regular files in `folder` and below (what a refusal must leave alone)."""
+    return {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def tool_kept(*args, words=(), make=None):
+    """A case: the tool refuses `args` (MODEL stands for a copy of the mannequin) in one line with each
+    of `words`, and every file in the folder is as it was."""
+    def run(folder):
+        model = folder / "hero.glb"
+        shutil.copy(SAMPLES / "assets" / "mannequin.glb", model)
+        if make is not None:
+            make(folder)
+        before = files(folder)
+        result = tool(folder, *[model if a == "MODEL" else a for a in args])
+        missing = [w for w in words if w not in result.stderr]
+        if missing:
+            raise Wrong(f"no {missing} in {result.stderr.strip()}")
+        if files(folder) != before:
+            raise Wrong("a file was written or changed")
+        return result.stderr.strip()[-90:]
+    return run
+
+
+def _character(folder, **changes):
+    data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
+    data.update({"model": "../hero.glb", "warp_assets": [], **changes})
+    (folder / "characters").mkdir()
+    (folder / "assets").mkdir()
+    (folder / "characters" / "hero.json").write_text(json.dumps(data))
+
+
+VAULT = ("author", "MODEL", "vault", "--kind", "vault")
+case("author: --out onto its own model")(tool_kept(*VAULT, "--out", "MODEL", words=("the model this command reads",)))
+case("author: --out onto a symlink to its model")(tool_kept(
+    *VAULT, "--out", "link.glb", make=lambda f: os.symlink(f / "hero.glb", f / "link.glb"), words=("never writes",)))
+case("author: --out onto a hard link to its model")(tool_kept(
+    *VAULT, "--out", "hard.glb", make=lambda f: os.link(f / "hero.glb", f / "hard.glb"), words=("never writes",)))
+case("inspect: --write-character onto its own model")(tool_kept(
+    "inspect", "MODEL", "--write-character", "MODEL", words=("the model this command reads",)))
+case("inspect: --write-asset onto its own model")(tool_kept(
+    "inspect", "MODEL", "--write-asset", "vault", "./hero.glb", words=("the model this command reads",)))
+case("inspect: --write-asset and --write-character on one file")(tool_kept(
+    "inspect", "MODEL", "--write-asset", "vault", "x.json", "--write-character", "x.json",
+    words=("writes that file already",)))
+case("author: --out and --character on one file")(tool_kept(
+    *VAULT, "--out", "characters/hero.json", "--character", "characters/hero.json", make=_character,
+    words=("--out writes that file already",)))
+case("author: --character outside the layout writes nothing")(tool_kept(
+    *VAULT, "--out", "assets/v.warp.json", "--character", "elsewhere.json",
+    make=lambda f: (_character(f), shutil.copy(f / "characters" / "hero.json", f / "elsewhere.json")),
+    words=("warp_assets are *.warp.json under",)))
+for _label, _value in (("a string", "vault"), ("null", None), ("an object", {"vault": 1})):
+    case(f"author: --character whose warp_assets is {_label}")(tool_kept(
+        *VAULT, "--out", "assets/v.warp.json", "--character", "characters/hero.json",
+        make=lambda f, v=_value: _character(f, warp_assets=v), words=("hero.json: warp_assets: expected a list",)))
+case("author: --depth -1 -0.5")(tool_kept(*VAULT, "--out", "v.warp.json", "--depth", "-1", "-0.5",
+                                          words=("--depth LO HI: expected", "got -1 -0.5")))
+case("author: --height nan 1")(tool_kept(*VAULT, "--out", "v.warp.json", "--height", "nan", "1",
+                                         words=("--height LO HI: expected",)))
+case("author: --out through a file where a folder should be")(tool_kept(
+    *VAULT, "--out", "hero.glb/v.warp.json", words=("is not a folder",)))
+
+
+@case("author: a read-only --out is kept, the asset goes beside it")
+def _(folder):
+    shutil.copy(SAMPLES / "assets" / "mannequin.glb", folder / "hero.glb")
+    (folder / "v.warp.json").write_text("mine")
+    os.chmod(folder / "v.warp.json", 0o444)
+    result = tool(folder, *VAULT[:1], "hero.glb", *VAULT[2:], "--out", "v.warp.json", expect=0)
+    if (folder / "v.warp.json").read_text() != "mine":
+        raise Wrong("the read-only file was replaced")
+    if "v.edited.warp.json" not in result.stdout or not (folder / "v.edited.warp.json").is_file():
+        raise Wrong(f"no v.edited.warp.json: {result.stdout[-200:]!r}")
+    return "kept; wrote v.edited.warp.json"
+
+
+@case("author: --out in a folder that does not exist yet")
+def _(folder):
+    shutil.copy(SAMPLES / "assets" / "mannequin.glb", folder / "hero.glb")
+    tool(folder, "author", "hero.glb", "vault", "--kind", "vault", "--out", "new/deeper/v.warp.json", expect=0)
+    if not (folder / "new" / "deeper" / "v.warp.json").is_file():
+        raise Wrong("not written")
+    return "folders made, exit 0"
+
+
+@case("inspect: standard output closed before it prints")
+def _(folder):
+    shutil.copy(SAMPLES / "assets" / "mannequin.glb", folder / "hero.glb")
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = tool(folder, "inspect", "hero.glb", "--write-character", "c.json", stdout=write)
+    finally:
+        os.close(write)
+    if "standard output was closed" not in result.stderr or not (folder / "c.json").is_file():
+        raise Wrong(result.stderr)
+    return result.stderr.strip()
+
+
+@case("glTF: a NaN key value")
+def _(folder):
+    def nan(doc, binary):
+        accessor = doc["accessors"][doc["animations"][0]["samplers"][0]["output"]]
+        start = doc["bufferViews"][accessor["bufferView"]].get("byteOffset", 0) + accessor.get("byteOffset", 0)
+        return binary[:start + 16] + struct.pack("<f", math.nan) + binary[start + 20:]
+    return model_refused(edited_glb(folder, nan), "animations[0] ('step').channels[0]", "not finite")
+
+
+@case("glTF: a skin no clip moves is 'no animations'")
+def _(folder):
+    def bare(doc, binary):
+        doc.pop("animations")
+        for node in doc["nodes"]:
+            node.pop("mesh", None)
+            node.pop("skin", None)
+    return model_refused(edited_glb(folder, bare), "has no animations")
+
+
+@case("glTF: a STEP walk reaches its last key")
+def _(folder):
+    from motionwarp import load_actor
+    keys = [0.0, 0.4, 0.8, 1.2]
+    actor = load_actor(sample(folder, "walk.glb", {"walk": [("root", "translation", keys, [[0, 0, 0], [0, 0.3, 0],
+                                                                                          [0, 0.9, 0], [0, 1.2, 0]],
+                                                             "STEP")]}))
+    actor.pose("walk", actor.getNumFrames("walk") - 1)
+    actor.update(force=True)
+    y = actor.exposeJoint(None, "modelRoot", "root").getY(actor)
+    if abs(y - 1.2) > 1e-4:
+        raise Wrong(f"the last frame holds {y:.3f} m, keyed 1.2")
+    return f"last frame at {y:.3f} m"
 
 
 # -- the world's edge -------------------------------------------------------------------------------

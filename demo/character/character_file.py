@@ -114,6 +114,11 @@ class Character:
             require_joint(actor, self.root_joint)
         except LoadError as exc:
             raise CharacterError(self.path, "root_joint", f"a joint of the model: {exc}") from None
+        for index, foot in enumerate(self.feet if self.contact_ik else ()):   # the legs the contact IK bends
+            try:
+                require_joint(actor, foot)
+            except LoadError as exc:
+                raise CharacterError(self.path, f"feet[{index}]", f"a foot joint of the model: {exc}") from None
         # Turn the skeleton itself (the Actor's own transform is the demo's): root motion is read through it.
         # The turn is about the model's up axis: the root transform sits inside the Character node's
         # transform (where a Y-up armature's turn upright is), so it is carried into that frame.

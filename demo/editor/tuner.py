@@ -1,12 +1,9 @@
 """Hotkeys that tune the warp assets while the demo runs, and save them (atomically)."""
-import os
-import re
-import stat
-
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import TextNode
 
 from motionwarp import MotionWarpError
+from motionwarp.base.atomicfile import save_path
 
 from ..views.hud import panel_text
 from .phase_edit import EditHistory, changes
@@ -26,14 +23,6 @@ KEYS = (("Tab", "select the next warp asset"), ("[ ]", "select the previous / ne
         ("J L / K I / U O", "move the phase's t_offset 1 cm along x / y / z"),
         ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"), ("Z", "undo the asset's last edit"),
         ("F5", "save the asset (atomically)"))
-
-
-def save_path(path):
-    """Where edits to the asset at `path` are saved: the file itself, or `NAME.edited.warp.json` beside it
-    when the file is read-only (a shipped asset the user may not overwrite; atomic saves would replace it)."""
-    if os.path.exists(path) and not os.stat(path).st_mode & stat.S_IWUSR:
-        return re.sub(r"(\.warp)?\.json$", "", os.fspath(path)) + ".edited.warp.json"
-    return path
 
 
 class AssetTuner(DirectObject):

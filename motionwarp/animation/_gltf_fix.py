@@ -17,7 +17,8 @@ adds a frame only to the clips whose frames stop short of their final key.
 
 Skeleton clips are baked by `_VectorBakeConverter` in numpy, all frames of all joints at once,
 with the fixed rules whether or not the installed panda3d-gltf needs the patches (its own
-frame-by-frame Python bake took ~2 s of CPU for the Knight); morph targets keep its baker.
+frame-by-frame Python bake took ~2 s of CPU for the Knight), STEP channels reaching their final
+key and CUBICSPLINE read by the glTF spec (panda3d-gltf gets both wrong); morph targets keep its baker.
 """
 import base64
 import bisect
@@ -84,29 +85,49 @@ def final_key_bug_present():
     return not (len(xs) >= 2 and abs(xs[-1] - 1.0) < 1e-6 and abs(xs[-2] - 1.0) > 1e-6)
 
 
+#: A frame this close before a key (seconds) is on it: key times are float32 (1.2 s is 1.2000000477).
+KEY_TOLERANCE = 1e-5
+
+
 class _KeySearch:
     """Where each frame time of a clip falls among one accessor's keys, for all frames at once, by the
     rules of `_next_time_index` (a time on a key gets that key; the search stops at the last key) and
-    `_lerp_factor` (clamped to [0, 1]); a single key holds at every time."""
+    `_lerp_factor` (clamped to [0, 1]); a single key holds at every time. `held` is the key a STEP
+    channel holds: the last key at or before the frame (the final key from its time on)."""
 
     def __init__(self, times, keys):
+        self.held = np.clip(np.searchsorted(keys, times + KEY_TOLERANCE, side="right") - 1, 0, len(keys) - 1)
         if len(keys) == 1:
             self.last = self.following = np.zeros(len(times), dtype=int)
-            self.factor = np.zeros(len(times))
+            self.factor = self.span = np.zeros(len(times))
             return
         self.following = np.clip(np.searchsorted(keys, times, side="right"), 1, len(keys) - 1)
         self.last = self.following - 1
-        span = keys[self.following] - keys[self.last]
+        self.span = keys[self.following] - keys[self.last]
         self.factor = np.ones(len(times))
-        moving = span > 0.0
-        self.factor[moving] = np.clip((times[moving] - keys[self.last][moving]) / span[moving], 0.0, 1.0)
+        moving = self.span > 0.0
+        self.factor[moving] = np.clip((times[moving] - keys[self.last][moving]) / self.span[moving], 0.0, 1.0)
 
     def ends(self, values, mode):
-        """(value before, value after, factor) per frame; STEP holds the key before."""
+        """(value before, value after, factor) per frame; STEP holds its key, CUBICSPLINE is its value
+        (as both ends, factor 0)."""
         if mode == "STEP":
-            held = values[self.last]
-            return held, held, np.zeros(len(self.last))
+            held = values[self.held]
+            return held, held, np.zeros(len(self.held))
+        if mode == "CUBICSPLINE":
+            value = self.hermite(values)
+            return value, value, np.zeros(len(self.last))
         return values[self.last], values[self.following], self.factor
+
+    def hermite(self, values):
+        """The glTF spec's cubic Hermite spline per frame: `values` holds (in-tangent, value, out-tangent)
+        per key; tangents are per second, so they are scaled by the key interval."""
+        tangent_in, value, tangent_out = (values[part::3].astype(np.float64) for part in range(3))
+        s = self.factor[:, None]
+        span = self.span[:, None]
+        s2, s3 = s * s, s * s * s
+        return ((2 * s3 - 3 * s2 + 1) * value[self.last] + span * (s3 - 2 * s2 + s) * tangent_out[self.last]
+                + (-2 * s3 + 3 * s2) * value[self.following] + span * (s3 - s2) * tangent_in[self.following])
 
 
 def _lerp(first, second, factor):
@@ -179,9 +200,10 @@ def _as_array(mat):
 class _VectorBakeConverter(_conv.Converter):
     """Bakes skeleton clips with numpy: every frame of every joint under a root at once (panda3d-gltf
     bakes one joint, channel and frame at a time in Python: ~2 s of CPU for the Knight). The tables
-    equal panda3d-gltf's bake with `_lerp_factor` and `_next_time_index`, to float32 rounding."""
+    equal panda3d-gltf's bake with `_lerp_factor` and `_next_time_index`, to float32 rounding, except
+    where panda3d-gltf is wrong: STEP reaches its final key, CUBICSPLINE is the spec's Hermite spline."""
 
-    _MODES = {"LINEAR": "LINEAR", "STEP": "STEP", "CUBICSPLINE": "LINEAR"}  # as panda3d-gltf: cubic read as linear
+    _MODES = ("LINEAR", "STEP", "CUBICSPLINE")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -263,7 +285,7 @@ class _VectorBakeConverter(_conv.Converter):
         values = self._accessor_array(gltf_data, sampler["output"])
         if values.shape[1] == 4:
             values = values[:, [3, 0, 1, 2]]  # a rotation: glTF's x y z w as Panda3D's w x y z
-        return searches[sampler["input"]].ends(values, self._MODES[mode])
+        return searches[sampler["input"]].ends(values, mode)
 
     def _accessor_array(self, gltf_data, accid):
         """An accessor's values as rows of its own type, read as panda3d-gltf reads them (unnormalised), once."""

@@ -64,6 +64,48 @@ def check_gltf(path):
     _GltfCheck(os.path.abspath(os.fspath(path))).run()
 
 
+def missing_character(path):
+    """Why the file at `path` (checked by check_gltf) converts to no Character: a skin that no clip moves
+    (and no mesh is skinned to, or panda3d-gltf would make a Character) is a model without animations,
+    not one without a skeleton."""
+    check = _GltfCheck(os.path.abspath(os.fspath(path)))
+    check.doc = check._parse(check._read_file()[0])
+    skins = check.doc.get("skins") or []
+    if skins and not check.doc.get("animations"):
+        joints = len(skins[0].get("joints", []))
+        return (f"the model has no animations (its skin {shown(skins[0].get('name', 'skins[0]'))} has {joints} "
+                "joints, but no clip moves them): export it with its clips")
+    return "the model has no skeleton (no skinned character to animate)"
+
+
+def model_files(path):
+    """{field: path} of the local files the glTF file at `path` reads besides itself (a `.gltf`'s
+    `.bin` buffers, its textures): inputs a tool must never write onto. Empty when the file cannot be
+    read as glTF (the loader then says why)."""
+    check = _GltfCheck(os.path.abspath(os.fspath(path)))
+    try:
+        check.doc = check._parse(check._read_file()[0])
+        found = {}
+        for key in ("buffers", "images"):
+            for i, item in enumerate(check.items(key)):
+                uri = item.get("uri")
+                if isinstance(uri, str) and not uri.startswith("data:"):
+                    found[f"{key}[{i}].uri"] = check._local_file(uri, f"{key}[{i}].uri")
+        return found
+    except GltfProblem:
+        return {}
+
+
+def clip_ends(path):
+    """{clip name: the time of its last key} of the glTF file at `path` (checked on the way): the
+    bake's frames are 1/fps apart, so a clip whose end is not on a frame ends a shorter step after
+    the frame before its last (docs/design.md 3.1). Names as panda3d-gltf gives them (`anim0`...)."""
+    check = _GltfCheck(os.path.abspath(os.fspath(path)))
+    check.run()
+    return {animation.get("name", f"anim{i}"): max(check._key_ends[sampler["input"]] for sampler in animation["samplers"])
+            for i, animation in enumerate(check.items("animations"))}
+
+
 class _GltfCheck:
     """One file's check: `fail` names the file; the JSON's parts are checked in dependency order."""
 
@@ -338,9 +380,25 @@ class _GltfCheck:
                     self.fail(f"{name}.channels[{j}].target: expected a node and one of {', '.join(_CHANNEL_PATHS)}")
                 self.count(channel.get("sampler"), f"{name}.channels[{j}].sampler", 0, len(samplers) - 1)
                 self.index(target.get("node"), f"{name}.channels[{j}].target.node", "nodes")
+                self._check_key_values(samplers[channel["sampler"]], f"{name}.channels[{j}]", target)
             end = max(self._sampler_end(sampler, f"{name}.samplers[{j}]") for j, sampler in enumerate(samplers))
             if end > MAX_CLIP_SECONDS:
                 self.fail(f"{name}: lasts {end:.0f} s, above the {MAX_CLIP_SECONDS:g} s limit")
+
+    def _check_key_values(self, sampler, field, target):
+        """A channel's key values are finite: a NaN would bake into every joint below it."""
+        if not isinstance(sampler, dict):
+            return   # _sampler_end says what is wrong with it
+        output = self.index(sampler.get("output"), f"{field}.sampler's output", "accessors")
+        if output is None or self.doc["accessors"][output]["componentType"] != 5126:
+            return   # integer keys (normalised rotations, weights) are always finite
+        values = self.values(output)
+        if not np.isfinite(values).all():
+            node = self.doc["nodes"][target["node"]]
+            joint = shown(node.get("name", f"nodes[{target['node']}]")) if isinstance(node, dict) else target["node"]
+            bad = int(np.count_nonzero(~np.isfinite(values).all(axis=1)))
+            self.fail(f"{field} ({joint} {target['path']}): {bad} of its {len(values)} key values are not finite "
+                      f"(NaN or infinity); expected numbers")
 
     def _sampler_end(self, sampler, field):
         """The time of the sampler's last key, its keys and values checked."""

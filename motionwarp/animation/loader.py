@@ -10,7 +10,7 @@ from direct.actor.Actor import Actor
 from panda3d.core import BamCache, Filename, NodePath
 
 from . import _gltf_fix
-from .gltf_check import check_gltf
+from .gltf_check import check_gltf, missing_character
 from ..base.config import gltf_settings_from_prc
 from ..base.errors import LoadError, os_reason, shown_text
 from ..base.filekind import not_regular
@@ -98,11 +98,17 @@ def load_actor(path, gltf_settings=None):
     Clips are baked with the fixes of `_gltf_fix` (LINEAR keys interpolated, final key
     sampled). Actors loaded from the same file share animation bundles.
     """
-    node = load_model_node(path, gltf_settings)
-    model = NodePath(node)
-    if model.find("**/+Character").isEmpty():
-        raise LoadError(f"{shown_text(os.path.abspath(path))}: the model has no skeleton (no skinned character to animate)")
+    model = NodePath(load_model_node(path, gltf_settings))
+    require_character(model, path)
     return Actor(model)
+
+
+def require_character(model, path):
+    """The Character node under `model` (converted from `path`), else a LoadError saying what the file lacks."""
+    character = model.find("**/+Character")
+    if character.isEmpty():
+        raise LoadError(f"{shown_text(os.path.abspath(path))}: {missing_character(path)}")
+    return character
 
 
 __all__ = ["load_actor", "load_model_node"]

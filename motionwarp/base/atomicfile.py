@@ -63,6 +63,29 @@ def write_text_atomic(path, text):
     write_atomic(path, write)
 
 
+def edited_path(path):
+    """`NAME.edited.EXT` beside `path` (`vault.warp.json` -> `vault.edited.warp.json`, `hero.json` ->
+    `hero.edited.json`): where a save goes instead of a read-only file."""
+    path = os.fspath(path)
+    folder, name = os.path.split(path)
+    stem, ext = (name[:-len(".warp.json")], ".warp.json") if name.endswith(".warp.json") else os.path.splitext(name)
+    return os.path.join(folder, f"{stem}.edited{ext}")
+
+
+def is_read_only(path):
+    """True when `path` exists and its owner may not write it: a shipped file the user meant to keep
+    (an atomic save would replace it all the same, since only its folder's permissions count)."""
+    try:
+        return not os.stat(path).st_mode & stat.S_IWUSR
+    except OSError:
+        return False
+
+
+def save_path(path):
+    """Where a save to `path` goes: `path` itself, or `edited_path(path)` when `path` is read-only."""
+    return edited_path(path) if is_read_only(path) else os.fspath(path)
+
+
 def remove_stale_temps(folder, now=None):
     """Delete this module's temporary files older than STALE_SECONDS in `folder` (left by killed saves)."""
     now = time.time() if now is None else now

@@ -24,11 +24,11 @@ import os
 
 import numpy as np
 
-from ..base.atomicfile import write_text_atomic
 from ..base.config import ProviderSettings
 from ..base.errors import UsageError
-from ..base.jsonfields import dumps
+from ..base.jsonfields import LIMIT, dumps, is_number
 from ..warp.asset import FORMAT, WarpAsset
+from .outputs import OutputPlan
 
 KINDS = ("vault", "mantle", "jump_over", "jump_onto")
 RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6),
@@ -233,11 +233,10 @@ def _under(feet, root):
 
 def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
     """The warp asset dict for `clip` as `kind`, its model path relative to `out`'s folder."""
+    given = {name: _given_range(name, values) for name, values in (("height", height), ("depth", depth))
+             if values is not None}
     points, ranges, a = propose(model, clip, kind, turn)
-    if height is not None:
-        ranges["height"] = list(height)
-    if depth is not None:
-        ranges["depth"] = list(depth)
+    ranges.update(given)
     joint, mode, _, _ = model.recommended()
     phases = []
     for name, start, end, target in points:
@@ -251,6 +250,17 @@ def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
             "traversal": {"kind": kind, "height": [_r(max(v, 0.0)) for v in ranges["height"]],
                           "depth": [_r(max(v, 0.0)) for v in ranges["depth"]]},
             "phases": phases, "contacts": _contacts(a, points)}
+
+
+def _given_range(name, values):
+    """[LO, HI] as given for a traversal range: two finite numbers, 0 <= LO <= HI (metres), never
+    clamped into shape (a range the user mistyped is refused, not silently changed)."""
+    values = list(values)
+    if not (len(values) == 2 and all(is_number(v) for v in values) and 0.0 <= values[0] <= values[1] <= LIMIT):
+        shown = " ".join(f"{v:g}" if isinstance(v, (int, float)) else repr(v) for v in values)
+        raise UsageError(f"--{name} LO HI: expected two numbers of metres from 0 to {LIMIT:g}, LO at most HI; "
+                         f"got {shown}")
+    return [float(v) for v in values]
 
 
 def _contacts(a, points):
@@ -284,9 +294,13 @@ def _r(value):
     return round(float(value), 4)
 
 
-def write(model, clip, kind, out, turn=None, height=None, depth=None):
-    """Write the proposed asset to `out` atomically, after checking that it loads; returns the loaded asset."""
+def write(model, clip, kind, out, turn=None, height=None, depth=None, plan=None):
+    """Write the proposed asset to `out` (through `plan`, an OutputPlan: by default one that reads the
+    model) atomically, after checking that it loads; returns the loaded asset. A read-only `out` is kept
+    and the asset goes beside it (OutputPlan.add), so the asset's `path` says where it went."""
+    plan = OutputPlan({"model": model.path}) if plan is None else plan
+    out = plan.target(out, "out")
     data = asset_data(model, clip, kind, out, turn, height, depth)
     WarpAsset.from_dict(data, os.path.abspath(out))   # refuse to write what would not load
-    write_text_atomic(out, dumps(data))
+    plan.write(out, dumps(data))
     return WarpAsset.load(out)

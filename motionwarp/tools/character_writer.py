@@ -7,9 +7,8 @@ at, and the file says which way the model faces (`turn`) and what makes it metre
 """
 import os
 
-from ..base.atomicfile import write_text_atomic
-from ..base.errors import FieldError, UsageError
-from ..base.jsonfields import dumps, read_json
+from ..base.errors import FieldError, UsageError, shown
+from ..base.jsonfields import read_json
 
 FORMAT = "motionwarp.character/1"
 #: Roles the demo needs, and the optional ones (demo/character/character_file.py).
@@ -31,13 +30,19 @@ def choose_clips(model):
         if named:
             chosen[role] = named[0]
         elif role in REQUIRED:   # a run falls back on the walk, the rest on the idle
-            fallback = chosen.get("walk") if role == "run" else chosen.get("idle")
+            stand_in = "walk" if role == "run" else "idle"
+            fallback = chosen.get(stand_in)
             if fallback is None:
-                raise UsageError(f"{model.path}: no clip looks like a {role} or an idle; "
-                                 f"roles guessed: {', '.join(sorted(by_role))}")
+                looks = " or ".join(_a(word) for word in dict.fromkeys((role, stand_in)))
+                raise UsageError(f"{model.path}: no clip looks like {looks}; roles guessed: {', '.join(sorted(by_role))}")
             chosen[role] = fallback
             notes.append(f"no {role} clip found: {fallback} plays as {role}")
     return chosen, notes
+
+
+def _a(word):
+    """`word` with its indefinite article: "an idle", "a walk"."""
+    return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
 
 
 def character_data(model, out):
@@ -63,32 +68,28 @@ def character_data(model, out):
     return data, notes
 
 
-def write_character(model, out):
-    """Write the character file for `model` to `out` (atomically); returns (data, notes)."""
-    data, notes = character_data(model, out)
-    write_text_atomic(out, dumps(data))
-    return data, notes
-
-
 def asset_folder(character):
     """Where a character file's `warp_assets` are found (docs/design.md 5.4): the `assets/` folder beside
     the file's folder, so `characters/` and `assets/` copied together keep working."""
     return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(character))), "assets")
 
 
-def add_asset(character, asset):
-    """List the warp asset at `asset` in the character file's `warp_assets` (by its name under
-    `asset_folder(character)`); returns the name. The file is rewritten atomically."""
+def listed_asset(character, asset, current=None):
+    """(name, content) of the character file at `character` with the warp asset at `asset` listed in
+    its `warp_assets` (by its name under `asset_folder(character)`), read from `current` (default
+    `character`: an edited copy of a read-only file when there is one). Nothing is written."""
     folder = asset_folder(character)
     name = os.path.relpath(os.path.abspath(asset), folder).replace(os.sep, "/")
     if name.startswith("../") or not name.endswith(".warp.json"):
         raise UsageError(f"{character}: warp_assets are *.warp.json under {folder}; {asset} is not")
     name = name[:-len(".warp.json")]
-    data = read_json(character, FieldError)
+    current = character if current is None else current
+    data = read_json(current, FieldError)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise UsageError(f"{character}: not a {FORMAT} file")
-    listed = data.setdefault("warp_assets", [])
+        raise FieldError(current, "format" if isinstance(data, dict) else "", f"expected a {FORMAT} file")
+    listed = data.get("warp_assets", [])
+    if not isinstance(listed, list) or not all(isinstance(entry, str) and entry for entry in listed):
+        raise FieldError(current, "warp_assets", f"expected a list of warp asset names, got {shown(listed)}")
     if name not in listed:
-        listed.append(name)
-    write_text_atomic(character, dumps(data))
-    return name
+        data["warp_assets"] = listed + [name]
+    return name, data

@@ -62,10 +62,12 @@ class ClipFacts:
         return self.loops and (self.speed > 0.0 or self.travel > 0.0)
 
 
-def clip_facts(poses, skeleton, track, root_joint, cycle):
+def clip_facts(poses, skeleton, track, root_joint, cycle, last_step=None):
     """The ClipFacts of a clip from its joint positions (`ClipPoses`), the character's Skeleton,
     its root-motion track (of `root_joint`, in the recommended mode) and `cycle`, the root joint's
-    own motion (x, y, z, heading) from the first frame to the last, turn included."""
+    own motion (x, y, z, heading) from the first frame to the last, turn included. `last_step`: the
+    seconds of motion between the last two frames (default one frame: less when the clip's final
+    key falls between frames, as a clip resampled at 24 fps does)."""
     height = skeleton.height
     n = poses.num_frames
     end = track.sample(n - 1)
@@ -87,7 +89,7 @@ def clip_facts(poses, skeleton, track, root_joint, cycle):
     contacts = detect(poses, skeleton, ground) if n > 1 else []
     # a loop travels on through its seam, or steps, or moves little (an idle), or never sets a foot
     # down (a fall); else it is an action that returns to its start pose (an attack, a vault)
-    loops = returns and (_moves_at_seam(track, height) if travel else
+    loops = returns and (_moves_at_seam(track, height, last_step) if travel else
                          bool(speed) or _excursion(poses) < EXCURSION * height
                          or not any(p.limb.is_foot for p in contacts))
     facts = ClipFacts(poses.clip, poses.duration, n, loops, travel, _unit(direction), speed, contacts)
@@ -107,12 +109,14 @@ def _returns(poses, cycle, height, above):
     return True
 
 
-def _moves_at_seam(track, height):
+def _moves_at_seam(track, height, last_step=None):
     """The root still travels at the clip's first and last frames: a cycle, not a one-shot that
-    comes to rest (a vault, a dodge)."""
+    comes to rest (a vault, a dodge). The last step's speed is over the motion it holds (`last_step`
+    seconds): a 24 fps walk baked at 30 fps moves a quarter frame's worth there."""
     last = track.num_frames - 1
-    speeds = [math.hypot(*rootmotion.row_step(track.sample(a), track.sample(b))[:2]) * track.fps
-              for a, b in ((0, 1), (last - 1, last))]
+    steps = ((0, 1, 1.0 / track.fps), (last - 1, last, last_step or 1.0 / track.fps))
+    speeds = [math.hypot(*rootmotion.row_step(track.sample(a), track.sample(b))[:2]) / seconds
+              for a, b, seconds in steps]
     return min(speeds) > STILL * height
 
 

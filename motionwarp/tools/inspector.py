@@ -18,10 +18,11 @@ from ..animation.planting import Skeleton
 from ..animation.poses import ClipPoses, rest_positions
 from ..warp.asset import FORMAT, WarpAsset, joint_parents
 from .clipfacts import clip_facts, direction_word, guess_role, stepping_names_first
-from ..base.atomicfile import write_text_atomic
 from ..base.errors import LoadError
 from ..base.jsonfields import dumps
-from ..animation.loader import load_model_node, unshared_model_node
+from ..animation.gltf_check import clip_ends
+from ..animation.loader import load_model_node, require_character, unshared_model_node
+from .outputs import OutputPlan
 
 #: Below this a clip is said to carry no root motion (metres).
 STILL_DISTANCE = 0.01
@@ -49,9 +50,7 @@ class Model:
         if any(rootmotion.is_stripped(n.node().getBundle()) for n in model.findAllMatches("**/+AnimBundleNode")):
             # a driver in this process took the root motion off the shared bundles: read a conversion of our own
             model = NodePath(unshared_model_node(self.path))
-        character = model.find("**/+Character")
-        if character.isEmpty():
-            raise LoadError(f"{self.path}: the model has no skeleton (no skinned character to animate)")
+        character = require_character(model, self.path)
         self.base = rootmotion.character_base(model)
         self.joints = joint_parents(character.node().getBundle(0))
         self.bundles = dict(sorted((np_.node().getBundle().getName(), np_.node().getBundle())
@@ -99,7 +98,23 @@ class Model:
         joint, mode, _, _ = self.recommended()
         track = self.track(clip, joint, mode)
         bone = track if mode == "bone" else self.track(clip, joint, "bone")
-        return clip_facts(self.poses(clip), self.skeleton, track, joint, bone.sample(bone.num_frames - 1))
+        return clip_facts(self.poses(clip), self.skeleton, track, joint, bone.sample(bone.num_frames - 1),
+                          self.last_step(clip))
+
+    @functools.cached_property
+    def clip_ends(self):
+        """{clip: its final key's time} as the file keys them (the bake rounds them up to a frame)."""
+        return clip_ends(self.path)
+
+    def last_step(self, clip):
+        """Seconds of motion between `clip`'s last two frames: one frame, or less when its final key
+        falls between frames (the bake's added frame holds that key, docs/design.md 3.1)."""
+        bundle = self.bundles[clip]
+        fps, n = bundle.getBaseFrameRate(), bundle.getNumFrames()
+        end = self.clip_ends.get(clip)
+        if end is None or n < 2:
+            return 1.0 / fps
+        return min(max(end - (n - 2) / fps, 1e-3 / fps), 1.0 / fps)
 
     @functools.lru_cache(maxsize=None)
     def poses(self, clip):
@@ -217,10 +232,13 @@ def _facing_line(model):
     return f"faces: {axis} in the model, {how}: turn {model.turn:g} to face +Y"
 
 
-def write_asset(model, clip, out, joint=None, mode=None):
-    """Write a starting warp asset for `model`'s `clip`: one phase over the whole clip, checked by loading it back."""
+def write_asset(model, clip, out, joint=None, mode=None, plan=None):
+    """Write a starting warp asset for `model`'s `clip`: one phase over the whole clip, checked by
+    loading it back; written through `plan` (an OutputPlan: by default one that reads the model)."""
     if clip not in model.bundles:
         raise LoadError(f"{model.path}: clip {clip!r} not found; the model has: {', '.join(sorted(model.bundles))}")
+    plan = OutputPlan({"model": model.path}) if plan is None else plan
+    out = plan.target(out, "asset")
     if joint is None or mode is None:
         joint, mode, _, _ = model.recommended()
     folder = os.path.dirname(os.path.abspath(out))
@@ -228,5 +246,5 @@ def write_asset(model, clip, out, joint=None, mode=None):
             "root_joint": joint, "root_mode": mode,
             "phases": [{"name": clip, "start": 0.0, "end": math.floor(model.seconds(clip) * 1e6) / 1e6}]}
     WarpAsset.from_dict(data, os.path.abspath(out))  # refuse to write what would not load
-    write_text_atomic(out, dumps(data))
+    plan.write(out, dumps(data))
     return WarpAsset.load(out)
