@@ -21,6 +21,8 @@ def main(argv=None):
                          help="also write a starting warp asset for CLIP (one phase over the clip) to OUT")
     inspect.add_argument("--write-character", metavar="OUT",
                          help="also write a character file for the demo (python main.py --character OUT)")
+    inspect.add_argument("--write-anyway", action="store_true",
+                         help="write the character file even when it could not play (no walk, no feet)")
     inspect.add_argument("--root-joint", help="root joint for --write-asset (default: the recommended one)")
     inspect.add_argument("--root-mode", choices=("bone", "projected"), help="root mode for --write-asset")
     author = commands.add_parser("author", help="a warp asset for a clip, phases proposed from its contacts")
@@ -56,7 +58,7 @@ def _inspect(args):
         print(f"\nwrote {out}: clip {asset.clip!r}, root {asset.root_joint!r} ({asset.root_mode} mode), "
               f"one phase 0 .. {asset.phases[0].end:.3f} s")
     if args.write_character:
-        data, notes = character_writer.write_character(model, args.write_character)
+        data, notes = character_writer.write_character(model, args.write_character, args.write_anyway)
         roles = ", ".join(f"{role} {clip}" + (f" ({data['speeds'][role]:g} m/s)" if role in data["speeds"] else "")
                           for role, clip in data["clips"].items())
         print(f"\nwrote {args.write_character}: {roles}; turn {data['turn']:g}, scale {data['scale']:g}, "

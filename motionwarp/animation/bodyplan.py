@@ -86,16 +86,21 @@ class BodyPlan:
         return self.common(self.legs) if len(self.legs) >= 2 else None
 
     @functools.cached_property
-    def forward(self):
-        """Model (x, y) the body faces: where its feet point (ankle to the chain ends below); glTF's
-        +Z forward (-Y here) when they do not say."""
+    def toes(self):
+        """Unit model (x, y) the feet point (ankles to the chain ends below them), None when they do
+        not point (no toes, or less than 2% of the height)."""
         pointing = np.zeros(2)
         for ankle in self.legs:
             for end in self.ends:
                 if ankle in self.ancestors(end):
                     pointing += np.asarray(self.rest[end][:2]) - np.asarray(self.rest[ankle][:2])
         length = float(np.hypot(*pointing))
-        return tuple(pointing / length) if length > 0.02 * self.height else (0.0, -1.0)
+        return (float(pointing[0] / length), float(pointing[1] / length)) if length > 0.02 * self.height else None
+
+    @property
+    def forward(self):
+        """Model (x, y) the body faces: where its feet point; glTF's +Z forward (-Y here) when they do not say."""
+        return self.toes or (0.0, -1.0)
 
     def side(self, joint):
         """"l" or "r": which side of the body the joint is on, facing `forward` (right = forward x up)."""

@@ -136,6 +136,25 @@ class Skeleton:
                     "and no joints are named foot or ankle, left and right")
         return ""
 
+    @property
+    def stiff_legs(self):
+        """Why the contact IK cannot bend the legs ("" when it can): it turns each foot's grandparent
+        (the hip) and parent (the knee), two bones of length, hanging from one pelvis."""
+        feet = [self.limbs[role].joint for role in ("foot_l", "foot_r") if role in self.limbs]
+        if len(feet) < 2:
+            return "no left and right feet"
+        legs = [[foot] + self.plan.ancestors(foot)[:3] for foot in feet]
+        if any(len(leg) < 4 for leg in legs):
+            return "a foot hangs less than three joints below the top"
+        (_, knee_l, hip_l, pelvis_l), (_, knee_r, hip_r, pelvis_r) = legs
+        if hip_l == hip_r or pelvis_l != pelvis_r:
+            return f"no knee: {feet[0]} and {feet[1]} hang from {hip_l} and {hip_r}, not from a hip and a knee each"
+        for leg in legs:
+            for upper, lower in zip(leg[1:3], leg[:2]):
+                if np.linalg.norm(self.rest[upper] - self.rest[lower]) < 0.05 * self.height:
+                    return f"{upper} to {lower} is too short to bend"
+        return ""
+
     @functools.cached_property
     def limbs(self):
         """The feet and hands: {role: Limb}. Feet are the two legs' ankles found by shape (BodyPlan), a
