@@ -38,6 +38,8 @@ TREADMILL = 0.25
 LOW = 0.01
 #: A still foot that is not low is planted when still for this long (seconds): a ledge, not an apex.
 LONG = 0.15
+#: A locomotion cycle's sole is on the ground within this fraction of the height of its lowest.
+SOLE_DOWN = 0.03
 #: A hand is planted when the hips travel this fraction of the height relative to it while it stays.
 BODY_MOVES = 0.2
 #: ... and a foot that is not low when they travel this much (it stands up on a ledge; a foot held
@@ -336,3 +338,28 @@ def _body_moves(poses, joint, hips, first, last):
     """How far the hips travel relative to `joint` between frames `first` and `last` (the most)."""
     relative = poses.positions[hips][first:last + 1] - poses.positions[joint][first:last + 1]
     return float(np.linalg.norm(relative - relative[0], axis=1).max())
+
+
+def cycle_steps(poses, skeleton):
+    """[(foot joint, sole joint, start s, end s)]: when each foot of a walk or run cycle is planted, its
+    sole the last of its contact points: each contact window (a cycle authored in place read on its
+    treadmill, its `stance_velocity`; one with root motion on still ground), widened to every frame
+    around it the sole stays within SOLE_DOWN of the height of its lowest (a heel strike, a toe-off:
+    on the ground, not yet still). A foot with no window (a sprint's stance is shorter than
+    SHORTEST) is planted while its sole is that low. What the contact IK locks in place."""
+    ground = stance_velocity(poses, skeleton)
+    ground = tuple(ground) if np.linalg.norm(ground) > STILL * skeleton.height else (0.0, 0.0)
+    windows = [w for w in detect(poses, skeleton, ground) if w.limb.is_foot]
+    steps = []
+    for limb in (limb for limb in skeleton.limbs.values() if limb.is_foot):
+        sole = limb.points[-1]
+        z = poses.positions[sole][:, 2]
+        down = z <= z.min() + SOLE_DOWN * skeleton.height
+        runs = [(w.first, w.last) for w in windows if w.limb == limb] or _runs(down)
+        for first, last in runs:
+            while first > 0 and down[first - 1]:
+                first -= 1
+            while last < len(z) - 1 and down[last + 1]:
+                last += 1
+            steps.append((limb.joint, sole, first / poses.fps, last / poses.fps))
+    return sorted(set(steps), key=lambda step: (step[2], step[0]))
