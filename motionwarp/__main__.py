@@ -22,6 +22,8 @@ def main(argv=None):
                          help="also write a starting warp asset for CLIP (one phase over the clip) to OUT")
     inspect.add_argument("--write-character", metavar="OUT",
                          help="also write a character file for the demo (python main.py --character OUT)")
+    inspect.add_argument("--write-anyway", action="store_true",
+                         help="write the character file even when it could not play (no walk, no feet)")
     inspect.add_argument("--root-joint", help="root joint for --write-asset (default: the recommended one)")
     inspect.add_argument("--root-mode", choices=("bone", "projected"), help="root mode for --write-asset")
     author = commands.add_parser("author", help="a warp asset for a clip, phases proposed from its contacts")
@@ -62,7 +64,7 @@ def _inspect(args):
     model = inspector.Model(args.model)
     lines = [inspector.report(model)]
     if character_out:   # its refusals (no idle) come before the asset is written
-        data, notes = character_writer.character_data(model, character_out)
+        data, notes = character_writer.playable_data(model, character_out, args.write_anyway)
     if asset_out:
         asset = inspector.write_asset(model, args.write_asset[0], asset_out, args.root_joint, args.root_mode, plan)
         lines.append(f"\nwrote {asset_out}: clip {asset.clip!r}, root {asset.root_joint!r} ({asset.root_mode} mode), "

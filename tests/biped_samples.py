@@ -2,9 +2,14 @@
 
 Every biped is authored in one canonical space (Z up, facing +Y, metres), then written in the
 variant asked for: in centimetres, facing +Y, -Y (glTF's +Z forward) or +X, with the joints
-Z-up or in a Y-up armature turned upright by its node (Blender). Only joint translations are
+Z-up or in a Y-up armature turned upright by its node (Blender); with a root bone at the feet or the
+legs hanging from the top joint (`root_bone=False`: the hips at the top, Unreal or GDQuest style);
+joints named for what they are or `bone1`, `bone2`... (`names="bones"`: no name tells a foot).
+tests/scaled_rigs.py wraps any of them in scaled and turned armature nodes. Only joint translations are
 animated, from closed-form paths, so each clip's contact windows, speeds, travel and roles are
 known here without running the code under test:
+
+Left is -X facing +Y (the left foot, hand and leg on the character's left).
 
 - `Idle` (loop): feet planted throughout, hips and hands sway a little.
 - `Walk` (loop): each foot slides back at SPEED for STANCE of the cycle, then swings
@@ -85,8 +90,8 @@ def pose(clip, t):
     """Canonical model-space points at `t` s of `clip`: root, hips, feet and hands by side."""
     root = np.zeros(3)
     hips = np.array([0.0, 0.0, HIPS])
-    feet = {side: np.array([x, 0.0, ANKLE]) for side, x in (("l", 0.1), ("r", -0.1))}
-    hands = {side: np.array([x, 0.0, HIPS - 0.05]) for side, x in (("l", 0.25), ("r", -0.25))}
+    feet = {side: np.array([x, 0.0, ANKLE]) for side, x in (("l", -0.1), ("r", 0.1))}
+    hands = {side: np.array([x, 0.0, HIPS - 0.05]) for side, x in (("l", -0.25), ("r", 0.25))}
     if clip == "Idle":
         hips[2] += 0.01 * math.sin(math.pi * t)
         for side in hands:
@@ -133,7 +138,11 @@ def pose(clip, t):
     return {"root": root, "hips": hips, "feet": feet, "hands": hands}
 
 
-def write_biped(path, facing="+Y", units="m", up="z"):
+#: The spine joint's place above the hips; arms and head hang from it.
+SPINE = 0.2
+
+
+def write_biped(path, facing="+Y", units="m", up="z", root_bone=True, names="plain"):
     """Write the biped in the variant asked for to `path` (GLB); returns the path."""
     turn, scale, armature = FACINGS[facing], UNITS[units], UPS[up]
     face = quat_axis((0, 0, 1), turn)
@@ -145,20 +154,24 @@ def write_biped(path, facing="+Y", units="m", up="z"):
 
     builder = GltfBuilder(f"biped_{facing}_{units}_{up}", root_rotation=armature)
     rest = pose("Idle", 0.0)
-    joints = {"root": builder.add_joint("root", rotation=qmul(into_joints, face))}
-    joints["hips"] = builder.add_joint("hips", joints["root"], scale * (rest["hips"] - rest["root"]))
-    for side, sign in (("l", 1.0), ("r", -1.0)):
-        leg = builder.add_joint(f"upperleg.{side}", joints["hips"], scale * np.array([0.1 * sign, 0.0, -0.05]))
-        joints[f"upperleg.{side}"] = leg
-        joints[f"foot.{side}"] = builder.add_joint(
-            f"foot.{side}", leg, scale * (rest["feet"][side] - rest["hips"] - (0.1 * sign, 0.0, -0.05)))
-        joints[f"toes.{side}"] = builder.add_joint(f"toes.{side}", joints[f"foot.{side}"],
-                                                   scale * np.array([0.0, 0.12, TOE - ANKLE]))
-        arm = builder.add_joint(f"upperarm.{side}", joints["hips"], scale * np.array([0.2 * sign, 0.0, 0.45]))
-        joints[f"upperarm.{side}"] = arm
-        joints[f"hand.{side}"] = builder.add_joint(
-            f"hand.{side}", arm, scale * (rest["hands"][side] - rest["hips"] - (0.2 * sign, 0.0, 0.45)))
-    joints["head"] = builder.add_joint("head", joints["hips"], scale * np.array([0.0, 0.0, HEAD_ABOVE_HIPS]))
+    joints = {}
+
+    def add(name, parent=None, translation=(0.0, 0.0, 0.0), rotation=(1.0, 0.0, 0.0, 0.0)):
+        shown = name if names == "plain" else f"bone{len(joints) + 1}"
+        joints[name] = builder.add_joint(shown, None if parent is None else joints[parent], translation, rotation)
+    if root_bone:
+        add("root", rotation=qmul(into_joints, face))
+        add("hips", "root", scale * (rest["hips"] - rest["root"]))
+    else:
+        add("hips", translation=qrot(into_joints, model(rest["hips"])), rotation=qmul(into_joints, face))
+    add("spine", "hips", scale * np.array([0.0, 0.0, SPINE]))
+    for side, sign in (("l", -1.0), ("r", 1.0)):
+        add(f"upperleg.{side}", "hips", scale * np.array([0.1 * sign, 0.0, -0.05]))
+        add(f"foot.{side}", f"upperleg.{side}", scale * (rest["feet"][side] - rest["hips"] - (0.1 * sign, 0.0, -0.05)))
+        add(f"toes.{side}", f"foot.{side}", scale * np.array([0.0, 0.12, TOE - ANKLE]))
+        add(f"upperarm.{side}", "spine", scale * np.array([0.2 * sign, 0.0, 0.45 - SPINE]))
+        add(f"hand.{side}", f"upperarm.{side}", scale * (rest["hands"][side] - rest["hips"] - (0.2 * sign, 0.0, 0.45)))
+    add("head", "spine", scale * np.array([0.0, 0.0, HEAD_ABOVE_HIPS - SPINE]))
     # A box body from the ground to MESH_HEIGHT, on the hips (bind pose, model space).
     corners = np.array([[x, y, z] for z in (0.0, MESH_HEIGHT) for y in (-0.15, 0.15) for x in (-0.25, 0.25)])
     corners = np.array([model(c) for c in corners])
@@ -170,10 +183,15 @@ def write_biped(path, facing="+Y", units="m", up="z"):
         frames = int(round(seconds * FPS))
         times = np.arange(frames + 1) / FPS
         poses = [pose(clip, t) for t in times]
-        channels = [(joints["root"], "translation", times,
-                     [qrot(into_joints, model(p["root"])) for p in poses], "LINEAR"),
-                    (joints["hips"], "translation", times, [scale * (p["hips"] - p["root"]) for p in poses], "LINEAR")]
-        for side, sign in (("l", 1.0), ("r", -1.0)):
+        if root_bone:
+            channels = [(joints["root"], "translation", times,
+                         [qrot(into_joints, model(p["root"])) for p in poses], "LINEAR"),
+                        (joints["hips"], "translation", times, [scale * (p["hips"] - p["root"]) for p in poses],
+                         "LINEAR")]
+        else:
+            channels = [(joints["hips"], "translation", times, [qrot(into_joints, model(p["hips"])) for p in poses],
+                         "LINEAR")]
+        for side, sign in (("l", -1.0), ("r", 1.0)):
             channels.append((joints[f"foot.{side}"], "translation", times,
                              [scale * (p["feet"][side] - p["hips"] - (0.1 * sign, 0.0, -0.05)) for p in poses], "LINEAR"))
             channels.append((joints[f"hand.{side}"], "translation", times,

@@ -18,23 +18,38 @@ from motionwarp.tools import clipfacts
 from motionwarp.tools.inspector import Model, report
 
 from . import biped_samples as biped
+from . import scaled_rigs
 from .conftest import SAMPLES, run_for
 from .test_inspect import run_inspect
 
-VARIANTS = [("+Y", "m", "z"), ("-Y", "cm", "y"), ("+X", "m", "y"), ("-Y", "m", "z"), ("+Y", "cm", "z")]
+#: (facing, units, up, shape): shape is "" (a root bone, joints named), "pelvis" (the legs hang from the
+#: top joint, the hips), "bones" (joints named bone1, bone2...: found by shape), both, or a re-export of
+#: tests/scaled_rigs.py (armature nodes scaled and turned, moved mesh nodes: the world stays in metres).
+VARIANTS = [("+Y", "m", "z", ""), ("-Y", "cm", "y", ""), ("+X", "m", "y", ""), ("-Y", "m", "z", ""),
+            ("+Y", "cm", "z", ""), ("+Y", "m", "z", "pelvis"), ("-Y", "m", "z", "bones"),
+            ("+X", "cm", "y", "pelvis bones"), ("-Y", "m", "z", "cm"), ("+Y", "m", "y", "hundred"),
+            ("-Y", "m", "z", "mixamo"), ("+X", "m", "z", "skin_offset")]
+
+
+def write_variant(folder, facing, units, up, shape):
+    """The biped of one VARIANTS entry, written in `folder`; returns its path."""
+    words = shape.split()
+    path = biped.write_biped(folder / "biped.glb", facing, units, up, root_bone="pelvis" not in words,
+                             names="bones" if "bones" in words else "plain")
+    if shape in scaled_rigs.VARIANTS:
+        return scaled_rigs.write_variant(path, shape, folder / f"biped_{shape}.glb")
+    return path
 #: The contact windows' bar: within two frames of the generator's.
 FRAMES = 2
 
 
-@pytest.fixture(scope="module", params=VARIANTS, ids=["_".join(v) for v in VARIANTS])
+@pytest.fixture(scope="module", params=VARIANTS, ids=["_".join(v).replace(" ", "_").strip("_") for v in VARIANTS])
 def variant(request, tmp_path_factory):
-    facing, units, up = request.param
-    path = biped.write_biped(tmp_path_factory.mktemp("biped") / "biped.glb", facing, units, up)
-    return request.param, Model(path)
+    return request.param, Model(write_variant(tmp_path_factory.mktemp("biped"), *request.param))
 
 
 def test_height_and_units(variant):
-    (_, units, _), model = variant
+    (_, units, _, _), model = variant
     assert model.scale == (0.01 if units == "cm" else 1.0)
     assert model.height * model.scale == pytest.approx(biped.MESH_HEIGHT, abs=0.01)
     line = report(model).splitlines()[2]
@@ -46,7 +61,7 @@ def test_height_and_units(variant):
 
 def test_facing_from_how_the_walk_moves(variant):
     """The turn undoes the generator's: the character then faces +Y (glTF's +Z forward needs 180)."""
-    (facing, _, _), model = variant
+    (facing, _, _, _), model = variant
     assert (model.turn - (-biped.FACINGS[facing])) % 360.0 == pytest.approx(0.0, abs=1e-6)
     assert "Walk" in model.facing[1]
 

@@ -34,7 +34,7 @@ def knight():
 def test_the_shipped_character_file_is_what_inspect_writes(knight):
     """Everything but the model path (relative to where the file is) and the warp assets (`author
     --character` lists them) comes from `inspect --write-character`."""
-    written, _ = character_data(knight, ROOT / "characters" / "knight.json")
+    written, _, _ = character_data(knight, ROOT / "characters" / "knight.json")
     for key in ("model", "warp_assets"):
         written.pop(key)
     assert {k: v for k, v in SHIPPED.items() if k not in ("model", "warp_assets")} == written

@@ -15,6 +15,7 @@ from ..character.character_file import Character
 from ..character.camera import OrbitCamera, framed, model_height
 from ..character.body import BodySettings
 from ..character.controller import Controller
+from ..character.locomotion import planted_steps
 from ..editor.compare import Comparison, TimeControl, unwarped
 from ..editor.curve_editor import KEYS as EDITOR_KEYS, CurveEditor
 from ..editor.curves import CurvePanel
@@ -101,7 +102,8 @@ class Demo(DirectObject):
         # The prompt offers only what this warper plays (its limits, not the defaults).
         self.traversal = _providers(self.probe, self.assets, render, self.warper.settings)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
-                                    taskmgr=base.taskMgr, render=render) if self.character.contact_ik else None
+                                    taskmgr=base.taskMgr, render=render, steps=planted_steps(self.actor)) \
+            if self.character.contact_ik else None
         if self.contact_ik is not None:
             self._built.append(self.contact_ik.destroy)
         self.controller = Controller(self.actor, self.warper, self.probe, base.taskMgr, blend_time=blend_time,

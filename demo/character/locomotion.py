@@ -7,6 +7,11 @@ character by the effect-weighted root motion of these clips, so the clips set th
 """
 from panda3d.core import PartBundle
 
+from motionwarp.animation import rootmotion
+from motionwarp.animation.planting import Skeleton, cycle_steps
+from motionwarp.animation.poses import ClipPoses, rest_positions
+from motionwarp.warp.asset import joint_parents
+
 LOOPS = ("idle", "walk", "run", "fall")
 LAND = "land"
 #: Falls lower than this (metres) land without the landing clip.
@@ -130,6 +135,15 @@ class Locomotion:
         self.owner = self._under = None
         self.weights = self.target(moving, airborne)
         self._apply()
+
+
+def planted_steps(actor, clips=("walk", "run")):
+    """{clip: [(foot, sole, start s, end s)]} of the Actor's cycles `clips`: when each planted foot's
+    sole stays put, for the contact IK's foot locking (read from the clips as authored)."""
+    bundle = actor.find("**/+Character").node().getBundle(0)
+    base = rootmotion.character_base(actor)
+    skeleton = Skeleton(joint_parents(bundle), rest_positions(bundle, base))
+    return {clip: cycle_steps(ClipPoses(actor.getAnimControl(clip).getAnim(), base, clip), skeleton) for clip in clips}
 
 
 def _ground_speed(track):

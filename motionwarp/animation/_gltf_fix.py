@@ -15,6 +15,12 @@ upstream fix switches its patch off by itself: the lerp factor by one call, the 
 by converting a tiny in-memory glTF and looking at its last frame. The final-key patch then
 adds a frame only to the clips whose frames stop short of their final key.
 
+Skinned meshes are bound as the glTF spec draws them (`_VectorBakeConverter.build_character_joints`
+and `combine_mesh_skin`): panda3d-gltf reads inverse bind matrices as if they were taken in the
+armature node's parent space and keeps the skinned mesh node's own transform, so under a scaled or
+turned armature the rest pose is off by the armature's transform and under a moved mesh node every
+animated pose is off by the node's.
+
 Skeleton clips are baked by `_VectorBakeConverter` in numpy, all frames of all joints at once,
 with the fixed rules whether or not the installed panda3d-gltf needs the patches (its own
 frame-by-frame Python bake took ~2 s of CPU for the Knight), STEP channels reaching their final
@@ -28,8 +34,9 @@ import struct
 import gltf._converter as _conv
 from gltf._converter_maps import COMPONENT_FORMT_STR_MAP, COMPONENT_NUM_MAP
 import numpy as np
-from panda3d.core import (CS_yup_right, CS_zup_right, AnimChannelMatrixXfmTable, CPTA_stdfloat, LQuaternion,
-                          LVector3, PTA_stdfloat, decompose_matrix, get_default_coordinate_system)
+from panda3d.core import (CS_yup_right, CS_zup_right, AnimChannelMatrixXfmTable, CPTA_stdfloat, LMatrix4, LQuaternion,
+                          LVector3, NodePath, PandaNode, PTA_stdfloat, TransformState, decompose_matrix,
+                          get_default_coordinate_system)
 
 
 def _lerp_factor(currtime, lasttime, nexttime):
@@ -193,6 +200,17 @@ def _turn(rows, i, j, angle):
     rows[:, :, j] = s * along_i + c * along_j
 
 
+def _node_matrix(gltf_node):
+    """A glTF node's local transform, glTF axes, row vectors (as panda3d-gltf reads it)."""
+    if "matrix" in gltf_node:
+        return LMatrix4(*gltf_node["matrix"])
+    mat = LMatrix4.scale_mat(*gltf_node.get("scale", (1, 1, 1)))
+    x, y, z, w = gltf_node.get("rotation", (0, 0, 0, 1))
+    turn = LMatrix4()
+    LQuaternion(w, x, y, z).extract_to_matrix(turn)
+    return mat * turn * LMatrix4.translate_mat(*gltf_node.get("translation", (0, 0, 0)))
+
+
 def _as_array(mat):
     return np.array([list(mat.get_row(i)) for i in range(4)])
 
@@ -209,6 +227,77 @@ class _VectorBakeConverter(_conv.Converter):
         super().__init__(*args, **kwargs)
         self._rest_poses = {}  # (character, joint name): its rest pose, the same for every clip
         self._accessors = {}  # accessor index: its values (clips share key times)
+        self._bind_roots = {}  # character: the Panda3D-axes matrix its joints' binds are taken in
+
+    def build_character_joints(self, char, root_nodeids, affected_nodeids, skinid, gltf_data):
+        """panda3d-gltf's joints, their binds (inverse bind matrices inverted) taken in the frame that
+        puts the skin's top joint at its own rest transform. panda3d-gltf takes them in the Character's
+        (the armature node's) transform, right only when the inverse binds include it: data in
+        centimetres under an armature scaled 0.01 then stood 100 times too big at rest. The frame is
+        handed over as the Character's transform, which panda3d-gltf reads it from, while it builds
+        the joints; where both frames agree (to float noise) its own is kept."""
+        own = char.get_transform()
+        root = self._bind_root(own.get_mat(), root_nodeids, gltf_data["skins"][skinid], gltf_data)
+        self._bind_roots[char.this] = root
+        char.set_transform(TransformState.make_mat(root))
+        try:
+            return super().build_character_joints(char, root_nodeids, affected_nodeids, skinid, gltf_data)
+        finally:
+            char.set_transform(own)
+
+    def _bind_root(self, character_mat, root_nodeids, gltf_skin, gltf_data):
+        """The frame (Panda3D axes, row vectors) in which the skin's first joint with an inverse bind
+        binds at its rest transform (its node's and those above it up to the skeleton's root)."""
+        if "inverseBindMatrices" not in gltf_skin:
+            return character_mat
+        nodes, joints = gltf_data["nodes"], gltf_skin["joints"]
+        stack = [(nodeid, LMatrix4.ident_mat()) for nodeid in reversed(root_nodeids)]
+        while stack:
+            nodeid, above = stack.pop()
+            rest = _node_matrix(nodes[nodeid]) * above
+            if nodeid in joints:
+                break
+            stack.extend((child, rest) for child in reversed(nodes[nodeid].get("children", [])))
+        else:
+            return character_mat
+        bind = self.load_matrix(self.get_buffer_from_accessor(gltf_data, gltf_skin["inverseBindMatrices"])
+                                [joints.index(nodeid)])
+        bind.invert_in_place()
+        rest.invert_in_place()
+        root = self.csxform_inv * (rest * bind) * self.csxform
+        size = 1.0 + max(abs(v) for v in character_mat.get_row3(3))
+        if all(abs(a - b) <= 1e-5 * size for r in range(4) for a, b in zip(root.get_row(r), character_mat.get_row(r))):
+            return character_mat
+        return root
+
+    def combine_mesh_skin(self, geom_node, charinfo):
+        """panda3d-gltf's skinning of a mesh, drawn as the glTF spec says: in the skeleton's frame, the
+        skinned mesh node's own transform ignored. The vertices go into the frame the joints were bound
+        in (`_bind_roots`), and under a mesh node moved relative to the Character a node undoing that
+        move is put between them. panda3d-gltf's own part runs with the mesh detached (nothing above it
+        to undo)."""
+        parent = geom_node.get_parent(0)
+        moved = NodePath(parent).get_transform(charinfo.nodepath)
+        parent.remove_child(geom_node)
+        loose = PandaNode("loose")
+        loose.add_child(geom_node)
+        try:
+            super().combine_mesh_skin(geom_node, charinfo)
+        finally:
+            loose.remove_child(geom_node)
+        root = self._bind_roots.get(charinfo.character.this)
+        if charinfo.jvtmap and root is not None:
+            into = LMatrix4(root)
+            into.invert_in_place()
+            for geom in geom_node.modify_geoms():
+                geom.modify_vertex_data().transform_vertices(into)
+        if moved.is_identity():
+            parent.add_child(geom_node)
+        else:
+            undo = PandaNode(f"{geom_node.name}-unmoved")
+            undo.set_transform(moved.get_inverse())
+            parent.add_child(undo)
+            undo.add_child(geom_node)
 
     def build_animation_skeleton(self, character, parent, boneid, num_frames, gltf_anim, gltf_data):
         if get_default_coordinate_system() != CS_zup_right:  # `_decomposed` reads HPR the Z-up way

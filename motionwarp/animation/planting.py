@@ -8,7 +8,7 @@ feet slide backward at the speed it should be played at, so stillness is measure
 that ground velocity (`stance_velocity`).
 
 - Feet: still, and either low (near the height the rest pose stands it at, over the ground
-  or over the top joint: a root bone climbs with the character onto a ledge) or still for
+  or over a root bone at the feet, which climbs with the character onto a ledge) or still for
   long while the body moves over it (a foot a climb stands up on); a foot stopping at a
   jump's apex, or held in the air with the body, is none of these.
 - Hands: still while the body moves around them (the hips travel relative to the hand by a
@@ -24,6 +24,7 @@ import re
 
 import numpy as np
 
+from .bodyplan import GROUND, HELPER as _HELPER, BodyPlan
 from .poses import standing_height
 
 #: Planted: slower than this fraction of the height per second...
@@ -37,13 +38,13 @@ TREADMILL = 0.25
 LOW = 0.01
 #: A still foot that is not low is planted when still for this long (seconds): a ledge, not an apex.
 LONG = 0.15
+#: A locomotion cycle's sole is on the ground within this fraction of the height of its lowest.
+SOLE_DOWN = 0.03
 #: A hand is planted when the hips travel this fraction of the height relative to it while it stays.
 BODY_MOVES = 0.2
 #: ... and a foot that is not low when they travel this much (it stands up on a ledge; a foot held
 #: in the air with the body, as in a jump authored in place, does not).
 STANDS = 0.05
-#: Words that mark a joint as a rig helper (IK targets, poles, controls), never a limb.
-_HELPER = re.compile(r"ik|pole|target|control|ctrl|roll|slot|weapon|prop", re.IGNORECASE)
 _FOOT = re.compile(r"foot|ankle", re.IGNORECASE)
 _HAND = re.compile(r"hand|wrist", re.IGNORECASE)
 _LEFT = re.compile(r"(^|[^a-z])(l|left)([^a-z]|$)|left", re.IGNORECASE)
@@ -89,6 +90,8 @@ class Skeleton:
         self.parents, self.rest = parents, rest
         self.children = {name: [c for c, p in parents.items() if p == name] for name in parents}
         self.height = standing_height(rest)
+        #: Legs, pelvis and arms read from the shape (names left aside).
+        self.plan = BodyPlan(parents, rest, self.height)
 
     def size(self, name):
         """How many joints `name` carries, itself included."""
@@ -109,15 +112,113 @@ class Skeleton:
         return max((name for name, parent in self.parents.items() if parent is None), key=self.size)
 
     @property
+    def root_bone(self):
+        """The top joint when it stands at the feet (a root bone, which climbs onto a ledge with the
+        character), else None (the top is the hips: feet move with it in any jump)."""
+        top = self.top
+        return top if self.plan.up(top) <= GROUND else None
+
+    @property
     def hips(self):
-        """The joint under the biggest top joint with the largest subtree (the top itself if it has none)."""
+        """Where the two legs meet (the pelvis); without two legs, the joint under the biggest top
+        joint with the largest subtree (the top itself if it has none)."""
+        if len(self.plan.legs) == 2:
+            return self.plan.pelvis
         top = self.top
         return max(self.children[top], key=self.size) if self.children[top] else top
 
+    @property
+    def problem(self):
+        """Why the skeleton cannot walk as a biped, in a few words; "" when it can."""
+        legs = len(self.plan.legs)
+        if legs > 2:
+            return f"{legs} feet reach the ground standing (a quadruped?): motionwarp's characters are bipeds"
+        if "foot_l" not in self.limbs or "foot_r" not in self.limbs:
+            return ("no feet found: no two chain ends reach the ground from legs rising to the knees, "
+                    "and no joints are named foot or ankle, left and right")
+        return ""
+
+    @property
+    def stiff_legs(self):
+        """Why the contact IK cannot bend the legs ("" when it can): it turns each foot's grandparent
+        (the hip) and parent (the knee), two bones of length, hanging from one pelvis."""
+        feet = [self.limbs[role].joint for role in ("foot_l", "foot_r") if role in self.limbs]
+        if len(feet) < 2:
+            return "no left and right feet"
+        legs = [[foot] + self.plan.ancestors(foot)[:3] for foot in feet]
+        if any(len(leg) < 4 for leg in legs):
+            return "a foot hangs less than three joints below the top"
+        (_, knee_l, hip_l, pelvis_l), (_, knee_r, hip_r, pelvis_r) = legs
+        if hip_l == hip_r or pelvis_l != pelvis_r:
+            return f"no knee: {feet[0]} and {feet[1]} hang from {hip_l} and {hip_r}, not from a hip and a knee each"
+        for leg in legs:
+            for upper, lower in zip(leg[1:3], leg[:2]):
+                if np.linalg.norm(self.rest[upper] - self.rest[lower]) < 0.05 * self.height:
+                    return f"{upper} to {lower} is too short to bend"
+        return ""
+
     @functools.cached_property
     def limbs(self):
-        """The feet and hands: {role: Limb}, from joint names (`foot.l`, `LeftFoot`, `hand_R`, a wrist
-        when there is no hand) under the hips; rig helpers (IK targets, controls, slots) are left out."""
+        """The feet and hands: {role: Limb}. Feet are the two legs' ankles found by shape (BodyPlan), a
+        joint named for the foot on the same leg taken over its ankle, sides from the names or else
+        from where they stand; without two legs, the joints named so. Hands are named (`hand_R`, a
+        wrist when there is no hand) or else where an arm's chain ends meet."""
+        return dict(sorted(self._found_limbs[0].items()))
+
+    @functools.cached_property
+    def how(self):
+        """{"feet": how they were found, "hands": ...}: the inspector's "how sure" lines."""
+        return self._found_limbs[1]
+
+    @functools.cached_property
+    def _found_limbs(self):
+        named = self._named_limbs()
+        limbs, how = {}, {}
+        legs = self.plan.legs
+        if len(legs) == 2:
+            feet, by_name = [], 0
+            for ankle in legs:
+                leg = [ankle] + self.plan.ancestors(ankle)
+                same = next((l for l in named.values() if l.is_foot and (l.joint in leg or ankle in self.plan.ancestors(l.joint))), None)
+                by_name += same is not None
+                feet.append(same.joint if same else ankle)
+            sides = [_side(f) for f in feet]
+            if None in sides or sides[0] == sides[1]:
+                sides = [self.plan.side(f) for f in feet]
+            if sides[0] != sides[1]:
+                for foot, side in zip(feet, sides):
+                    limbs[f"foot_{side}"] = Limb(f"foot_{side}", foot, self._chain(foot))
+                how["feet"] = ("sure: named and shaped as feet (two legs reach the ground)" if by_name == 2 else
+                               "likely: shaped as feet (two legs reach the ground), not named so")
+        elif len(legs) < 2:
+            limbs.update({role: limb for role, limb in named.items() if limb.is_foot})
+            if limbs:
+                how["feet"] = "unsure: named feet, but the standing pose does not show two legs reaching the ground"
+        if len([r for r in limbs if r.startswith("foot")]) < 2 and "feet" not in how:
+            how["feet"] = "not found"
+        hands = {role: limb for role, limb in named.items() if not limb.is_foot}
+        if len(hands) == 2:
+            how["hands"] = "sure: named hands"
+        else:
+            hands = {f"hand_{side}": Limb(f"hand_{side}", joint, self._chain(joint))
+                     for side, joint in self.plan.hands.items()}
+            how["hands"] = ("likely: where the arms' chain ends meet, not named so" if len(hands) == 2 else
+                            "not found" if not hands else "unsure: one arm found")
+        limbs.update(hands)
+        return limbs, how
+
+    def _chain(self, joint):
+        """The limb's contact points: it and the chain below it (toes under an ankle, a palm under a hand)."""
+        chain = [joint]
+        while True:
+            nxt = [c for c in self.children[chain[-1]] if not _HELPER.search(c)]
+            if len(nxt) != 1:
+                return tuple(chain)
+            chain.append(nxt[0])
+
+    def _named_limbs(self):
+        """The feet and hands named so (`foot.l`, `LeftFoot`, `hand_R`, a wrist when there is no hand)
+        under the hips; rig helpers (IK targets, controls, slots) are left out."""
         body = set(self.below(self.hips))
         limbs = {}
         for kind, pattern in (("foot", _FOOT), ("hand", _HAND)):
@@ -127,14 +228,8 @@ class Skeleton:
                 side = _side(joint)
                 if side is None or f"{kind}_{side}" in limbs:
                     continue
-                chain = [joint]
-                while True:   # the chain below it: toes under an ankle, a palm under a hand
-                    nxt = [c for c in self.children[chain[-1]] if not _HELPER.search(c)]
-                    if len(nxt) != 1:
-                        break
-                    chain.append(nxt[0])
-                limbs[f"{kind}_{side}"] = Limb(f"{kind}_{side}", joint, tuple(chain))
-        return dict(sorted(limbs.items()))
+                limbs[f"{kind}_{side}"] = Limb(f"{kind}_{side}", joint, self._chain(joint))
+        return limbs
 
 
 def _side(joint):
@@ -175,7 +270,7 @@ def stance_velocity(poses, skeleton):
 def detect(poses, skeleton, ground_velocity=(0.0, 0.0)):
     """Every contact window of every limb, in clip order: a list of Planted.
 
-    A foot is low near where the rest pose stands it (over the ground, or over the top joint: a
+    A foot is low near where the rest pose stands it (over the ground, or over a root bone at the feet: a
     root bone climbs onto a ledge with the character); a hand plants when the hips move around it.
     `ground_velocity` (model x, y per second) is what stands still in the world: (0, 0) for a
     clip with root motion, `stance_velocity` for a cycle authored in place.
@@ -184,7 +279,8 @@ def detect(poses, skeleton, ground_velocity=(0.0, 0.0)):
     height, rest = skeleton.height, skeleton.rest
     treadmill = math.hypot(*ground_velocity) > STILL * height
     still_limit = (TREADMILL if treadmill else STILL) * height
-    ground = poses.positions[skeleton.top][:, 2]
+    root = skeleton.root_bone
+    ground = poses.positions[root][:, 2] if root is not None else None
     for limb in skeleton.limbs.values():
         still = np.zeros(poses.num_frames, dtype=bool)
         low = np.zeros(poses.num_frames, dtype=bool)
@@ -194,8 +290,9 @@ def detect(poses, skeleton, ground_velocity=(0.0, 0.0)):
             point_still = speed < still_limit
             still |= point_still
             standing = rest[point][2]
-            low |= point_still & ((z <= standing + LOW * height)
-                                  | (np.abs(z - ground - (standing - rest[skeleton.top][2])) <= LOW * height))
+            low |= point_still & (z <= standing + LOW * height)
+            if root is not None:
+                low |= point_still & (np.abs(z - ground - (standing - rest[root][2])) <= LOW * height)
         for first, last in _runs(still):
             if (last - first) / poses.fps < SHORTEST:
                 continue
@@ -241,3 +338,28 @@ def _body_moves(poses, joint, hips, first, last):
     """How far the hips travel relative to `joint` between frames `first` and `last` (the most)."""
     relative = poses.positions[hips][first:last + 1] - poses.positions[joint][first:last + 1]
     return float(np.linalg.norm(relative - relative[0], axis=1).max())
+
+
+def cycle_steps(poses, skeleton):
+    """[(foot joint, sole joint, start s, end s)]: when each foot of a walk or run cycle is planted, its
+    sole the last of its contact points: each contact window (a cycle authored in place read on its
+    treadmill, its `stance_velocity`; one with root motion on still ground), widened to every frame
+    around it the sole stays within SOLE_DOWN of the height of its lowest (a heel strike, a toe-off:
+    on the ground, not yet still). A foot with no window (a sprint's stance is shorter than
+    SHORTEST) is planted while its sole is that low. What the contact IK locks in place."""
+    ground = stance_velocity(poses, skeleton)
+    ground = tuple(ground) if np.linalg.norm(ground) > STILL * skeleton.height else (0.0, 0.0)
+    windows = [w for w in detect(poses, skeleton, ground) if w.limb.is_foot]
+    steps = []
+    for limb in (limb for limb in skeleton.limbs.values() if limb.is_foot):
+        sole = limb.points[-1]
+        z = poses.positions[sole][:, 2]
+        down = z <= z.min() + SOLE_DOWN * skeleton.height
+        runs = [(w.first, w.last) for w in windows if w.limb == limb] or _runs(down)
+        for first, last in runs:
+            while first > 0 and down[first - 1]:
+                first -= 1
+            while last < len(z) - 1 and down[last + 1]:
+                last += 1
+            steps.append((limb.joint, sole, first / poses.fps, last / poses.fps))
+    return sorted(set(steps), key=lambda step: (step[2], step[0]))

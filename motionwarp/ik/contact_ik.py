@@ -15,7 +15,7 @@ from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3
 
 from ..base.config import ContactIKSettings, from_base
 from ..base.errors import UsageError
-from .goals import ClipTime, ContactGoals, PelvisRise
+from .goals import ClipTime, ContactGoals, CycleTime, PelvisRise
 from .pose_writer import PoseWriter, inverse
 from .scene_view import SceneView
 from .turn_limit import TurnLimiter
@@ -35,12 +35,14 @@ class ContactIK:
 
     `probe` (a motionwarp.SceneProbe) finds the surfaces under feet; without it, surface contacts
     are left as animated. `feet` names the foot joints kept on the ground outside warps when the
-    `feet_on_ground` setting is on. Keyword arguments override the `motionwarp-ik-*` PRC settings
-    (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`).
+    `feet_on_ground` setting is on; `steps` ({clip: [(foot, sole, start s, end s)]},
+    `planting.cycle_steps`) says when the locomotion cycles plant each foot: there its sole stays
+    where it touched down (foot locking). Keyword arguments override the `motionwarp-ik-*` PRC
+    settings (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`).
     """
 
     def __init__(self, actor, warper, probe=None, feet=("foot_l", "foot_r"), taskmgr=None, render=None,
-                 sort=None, **settings):
+                 sort=None, steps=None, **settings):
         if actor.isEmpty():
             raise UsageError("ContactIK: the actor is empty (removed)")
         self.settings = ContactIKSettings.from_prc(ik_task_sort=sort,
@@ -49,6 +51,7 @@ class ContactIK:
         self.render = render if render is not None else from_base("render")
         self.pose = PoseWriter(actor, self.render)
         self.feet = tuple(feet)
+        self.steps = {clip: tuple(planted) for clip, planted in (steps or {}).items()}
         self.pelvis = self._pelvis_of_feet(strict=bool(self.settings.ik_feet_on_ground))
         self._world = SceneView(actor, self.render, probe, self.pose, self.settings)
         self._goals = ContactGoals(self.settings, self.feet)
@@ -86,8 +89,9 @@ class ContactIK:
             self._limiter.rest()
             self._pelvis_rise.rest()
             return 0
+        # limbs the pelvis must keep within reach: hands in contact, and feet a locomotion cycle plants
         arms = {joint: self._arm(joint) for joint in goals
-                if joint not in self.feet and self._hangs_from_pelvis(joint)}
+                if (joint not in self.feet or self._goals.stepping(joint)) and self._hangs_from_pelvis(joint)}
         rise = self._pelvis_rise.step(goals, arms, dt, self.settings.ik_blend_time)
         limiter = self._limiter
         if not rise:  # with the pelvis in place, a limb already where it must be is left alone
@@ -135,7 +139,19 @@ class ContactIK:
         if self._goals.resting(clip) and not self._limiter.letting_go:
             return {}
         self.pose.read()   # this frame's animated pose (nothing to do when the warper's task made it)
-        return self._goals.step(dt, clip, self._world)
+        return self._goals.step(dt, clip, self._world, self._cycle_time() if clip is None else None)
+
+    def _cycle_time(self):
+        """Outside warps, the CycleTime of the locomotion cycle in `steps` with the most effect on the
+        pose (None when none plays)."""
+        playing = [(self.pose.bundle.getControlEffect(control), clip, control)
+                   for clip, control in ((clip, self.actor.getAnimControl(clip)) for clip in self.steps)
+                   if control is not None]
+        effect, clip, control = max(playing, key=lambda item: item[0], default=(0.0, None, None))
+        if effect <= 0.0:
+            return None
+        frame = control.getFrame() + control.getFullFframe() - control.getFullFrame()
+        return CycleTime(self.steps[clip], frame / control.getFrameRate())
 
     def _clip_time(self):
         """The ClipTime of the warp whose contacts apply this frame (a new one restarts the goal

@@ -27,6 +27,13 @@ PELVIS_SPEED = 2.0
 _STANDING = 0.1
 
 
+class CycleTime(NamedTuple):
+    """Outside warps, the locomotion cycle that makes most of the pose this frame: its `steps`
+    ([(foot, sole, start s, end s)]: when each foot is planted) and the time into the cycle."""
+    steps: tuple
+    seconds: float
+
+
 class ClipTime(NamedTuple):
     """The warp whose contacts apply, this frame: its asset's `contacts`, the clip time in
     `seconds`, and its `share` of the pose (what its contacts count as)."""
@@ -46,6 +53,7 @@ class ContactGoals:
         self._lifts = {}          # contact index -> its last correction inside the window (eases out after)
         self._inside = {}         # joint -> index of its contact whose window holds this frame
         self._ground = {}         # foot -> smoothed height correction (metres) outside warps
+        self._steps = {}          # foot -> [world point its sole stays at, or None, horizontal correction]
 
     def restart(self):
         """A new warp's contacts apply: forget the last one's planted feet and corrections."""
@@ -65,8 +73,9 @@ class ContactGoals:
         return not any(contact.start - blend < clip.seconds and contact.weight(clip.seconds, blend) * clip.share > 0.0
                        for contact in clip.contacts)
 
-    def step(self, dt, clip, world):
-        """{end joint: (correction, weight)} this frame; `clip`: a ClipTime, or None outside warps.
+    def step(self, dt, clip, world, cycle=None):
+        """{end joint: (correction, weight)} this frame; `clip`: a ClipTime, or None outside warps;
+        `cycle`: outside warps, the CycleTime of the locomotion cycle playing (None: none).
         Empty when nothing is in contact."""
         goals = self._contact_goals(clip, world)
         blend = self.settings.ik_blend_time
@@ -81,7 +90,7 @@ class ContactGoals:
         for joint, goal in goals.items():
             self._held[joint] = list(goal)
         if self.settings.ik_feet_on_ground and clip is None:
-            self._ground_goals(goals, dt, world)
+            self._ground_goals(goals, dt, world, cycle)
         return goals
 
     def reached(self, joint, correction):
@@ -156,10 +165,11 @@ class ContactGoals:
             self._lifts[index] = correction
         return correction
 
-    def _ground_goals(self, goals, dt, world):
+    def _ground_goals(self, goals, dt, world, cycle=None):
         """Outside warps, while standing: each foot at its animated height above what is under
         it, not above the character's own ground (slopes, steps); corrections ease in over the
-        blend time, and out while the character is in the air."""
+        blend time, and out while the character is in the air. While a locomotion `cycle` plants a
+        foot, its sole stays where it touched down (`_step_shift`)."""
         if not world.has_surfaces:
             return
         settings = self.settings
@@ -173,14 +183,58 @@ class ContactGoals:
                                                         ground - settings.ik_ray_below)
             wanted = hit[0] - ground if hit is not None else 0.0  # airborne (nothing under the origin): as animated
             self._ground[foot] = self._ground.get(foot, 0.0) + (wanted - self._ground.get(foot, 0.0)) * ease
-        if all(abs(self._ground[foot]) < _GROUND_EPSILON and foot not in goals for foot in self.feet):
+        shifts = self._step_shifts(dt, world, cycle if under is not None else None)
+        if all(abs(self._ground[foot]) < _GROUND_EPSILON and foot not in goals and foot not in shifts
+               for foot in self.feet):
             return
         for foot in self.feet:
-            correction = Vec3(0, 0, self._ground[foot])
+            correction = Vec3(0, 0, self._ground[foot]) + shifts.get(foot, Vec3(0, 0, 0))
             if foot in goals:  # a contact still easing out: from its correction toward the ground's
                 held, weight = goals[foot]
                 correction = correction + (held * weight - correction) * weight
             goals[foot] = (correction, 1.0)
+
+
+    def stepping(self, foot):
+        """Is `foot` held (or being let go) where a locomotion cycle planted it?"""
+        return foot in self._steps
+
+    def _step_shifts(self, dt, world, cycle):
+        """{foot: horizontal correction (world)} keeping each planted sole of `cycle` where it
+        touched down: the sole's world point at the first frame of its window, the correction the
+        way back to it from where the animation puts the sole. After the window (or without a
+        cycle: in the air, a warp) the correction eases out linearly over the blend time."""
+        planted = {foot: sole for foot, sole, start, end in (cycle.steps if cycle is not None else ())
+                   if start <= cycle.seconds <= end}
+        blend = self.settings.ik_blend_time
+        shifts = {}
+        for foot in self.feet:
+            step = self._steps.get(foot)
+            if foot in planted:
+                sole = world.animated(planted[foot])
+                if step is None or step.lock is None:
+                    step = self._steps[foot] = _Step(Vec3(sole.x, sole.y, 0.0))
+                step.shift = Vec3(step.lock.x - sole.x, step.lock.y - sole.y, 0.0)
+            elif step is not None:
+                if step.lock is not None:   # lifted: the correction it had eases out from here
+                    step.lock, step.lifted, step.left = None, Vec3(step.shift), 1.0
+                step.left -= dt / blend if blend > 0 else 1.0
+                if step.left <= 0.0:
+                    del self._steps[foot]
+                    continue
+                step.shift = step.lifted * step.left
+            else:
+                continue
+            shifts[foot] = Vec3(step.shift)
+        return shifts
+
+
+class _Step:
+    """A locomotion cycle's planted foot: where its sole stays (`lock`, None once lifted), its
+    horizontal correction now, and once lifted the correction it lifted with and the share left."""
+
+    def __init__(self, lock):
+        self.lock, self.shift, self.lifted, self.left = lock, Vec3(0, 0, 0), None, 1.0
 
 
 class PelvisRise:
@@ -200,8 +254,10 @@ class PelvisRise:
         # that jumps never jerks the body; back at once as the feet let go
         if blend > 0 and abs(wanted) >= abs(self.rise):
             wanted = self.rise + max(-PELVIS_SPEED * dt, min(PELVIS_SPEED * dt, wanted - self.rise))
-        self.rise = _hands_bound(goals, arms, wanted)
-        return self.rise if abs(self.rise) >= _GROUND_EPSILON else 0.0
+        bound = _hands_bound(goals, arms, wanted)
+        reach = bound != wanted   # a limb needs it to reach: even a small rise counts
+        self.rise = bound
+        return self.rise if abs(self.rise) >= _GROUND_EPSILON or reach else 0.0
 
     def rest(self):
         """Nothing is in contact this frame: the pelvis is where it is animated."""

@@ -17,37 +17,37 @@ OPTIONAL = ("dodge",)
 
 
 def choose_clips(model):
-    """({role: clip}, [notes]) for the demo's roles; a required role no clip fills gets the walk (a
-    run) or the idle (a fall, a landing), and a note says so."""
+    """({role: clip}, [notes], [problems]) for the demo's roles; a required role no clip fills gets
+    the walk (a run) or the idle (a fall, a landing), and a note says so. A problem is what keeps the
+    file from playing: no idle or no walk (then the first clip stands in), or no feet."""
     by_role = {}
     for clip in model.bundles:
         by_role.setdefault(model.role(clip), []).append(clip)
-    chosen, notes = {}, []
+    chosen, notes, problems = {}, [], []
+    guessed = ", ".join(sorted(by_role)) or "none"
     for role in REQUIRED + OPTIONAL:
         # the role's own word in the name first (a dodge forward over the others), then the shortest name
         named = sorted(by_role.get(role, []), key=lambda c: (role not in c.lower(), "forward" not in c.lower(),
                                                               len(c), c))
         if named:
             chosen[role] = named[0]
+        elif role in ("idle", "walk"):
+            why = model.skeleton.problem or f"roles guessed: {guessed}"
+            problems.append(f"no clip looks like {'an idle' if role == 'idle' else 'a walk'} ({why})")
+            chosen[role] = chosen.get("idle") or next(iter(model.bundles), "")
         elif role in REQUIRED:   # a run falls back on the walk, the rest on the idle
-            stand_in = "walk" if role == "run" else "idle"
-            fallback = chosen.get(stand_in)
-            if fallback is None:
-                looks = " or ".join(_a(word) for word in dict.fromkeys((role, stand_in)))
-                raise UsageError(f"{model.path}: no clip looks like {looks}; roles guessed: {', '.join(sorted(by_role))}")
+            fallback = chosen["walk"] if role == "run" else chosen["idle"]
             chosen[role] = fallback
             notes.append(f"no {role} clip found: {fallback} plays as {role}")
-    return chosen, notes
-
-
-def _a(word):
-    """`word` with its indefinite article: "an idle", "a walk"."""
-    return f"{'an' if word[0] in 'aeiou' else 'a'} {word}"
+    return chosen, notes, problems
 
 
 def character_data(model, out):
-    """The character file's content for `model` (an inspector Model), written to `out`."""
-    clips, notes = choose_clips(model)
+    """(the character file's content for `model` (an inspector Model), written to `out`; notes;
+    problems: why it would not play, [] when it would)."""
+    clips, notes, problems = choose_clips(model)
+    if model.skeleton.problem:
+        problems.insert(0, model.skeleton.problem)
     joint, mode, _, _ = model.recommended()
     speeds = {}
     for role in ("walk", "run"):
@@ -60,12 +60,22 @@ def character_data(model, out):
     data = {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"),
             "scale": model.scale, "turn": model.turn, "root_joint": joint, "root_mode": mode,
             "clips": clips, "speeds": speeds, "warp_assets": [], "contact_ik": False}
-    limbs = model.skeleton.limbs
-    if "foot_l" in limbs and "foot_r" in limbs:   # legs the contact IK can bend: it is on
+    limbs, stiff = model.skeleton.limbs, model.skeleton.stiff_legs
+    if not stiff:   # legs the contact IK can bend: it is on
         data.update(contact_ik=True, feet=[limbs["foot_l"].joint, limbs["foot_r"].joint])
     else:
-        notes.append("no left and right foot joints found by name: contact_ik is off")
-    return data, notes
+        notes.append(f"contact_ik is off: the legs cannot bend ({stiff})")
+    return data, notes, list(dict.fromkeys(problems))
+
+
+def playable_data(model, out, anyway=False):
+    """(the character file's content, notes) for `model` written to `out`. A file that could not play
+    is refused (UsageError naming the cause) unless `anyway`; then its problems become notes."""
+    data, notes, problems = character_data(model, out)
+    if problems and not anyway:
+        raise UsageError(f"{model.path}: not written, the character could not play: {'; '.join(problems)} "
+                         "(--write-anyway writes it all the same)")
+    return data, [f"cannot play: {p}" for p in problems] + notes
 
 
 def asset_folder(character):

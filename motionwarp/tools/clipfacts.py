@@ -127,17 +127,19 @@ def _excursion(poses):
 
 def _airborne(poses, skeleton):
     """Per frame, True when every foot is in the air: each contact point higher than AIRBORNE of the
-    height over where the rest pose stands it, over the ground and over the top joint (a root bone
-    climbs onto a ledge with the character). False throughout for a skeleton without named feet."""
+    height over where the rest pose stands it, over the ground and over a root bone at the feet (which
+    climbs onto a ledge with the character). False throughout for a skeleton without feet."""
     feet = [limb for limb in skeleton.limbs.values() if limb.is_foot]
     if not feet:
         return np.zeros(poses.num_frames, dtype=bool)
     up = np.ones(poses.num_frames, dtype=bool)
-    top, rest, margin = poses.positions[skeleton.top][:, 2], skeleton.rest, AIRBORNE * skeleton.height
+    root, rest, margin = skeleton.root_bone, skeleton.rest, AIRBORNE * skeleton.height
     for limb in feet:
         for point in limb.points:
             z = poses.positions[point][:, 2]
-            up &= (z > rest[point][2] + margin) & (z - top > rest[point][2] - rest[skeleton.top][2] + margin)
+            up &= z > rest[point][2] + margin
+            if root is not None:
+                up &= z - poses.positions[root][:, 2] > rest[point][2] - rest[root][2] + margin
     return up
 
 

@@ -11,12 +11,15 @@ import functools
 import math
 import os
 
+import numpy as np
+from direct.actor.Actor import Actor
 from panda3d.core import NodePath
 
 from ..animation import rootmotion
 from ..animation.planting import Skeleton
-from ..animation.poses import ClipPoses, rest_positions
+from ..animation.poses import ClipPoses, rest_positions, standing_height
 from ..warp.asset import FORMAT, WarpAsset, joint_parents
+from . import clipfacts
 from .clipfacts import clip_facts, direction_word, guess_role, stepping_names_first
 from ..base.errors import LoadError
 from ..base.jsonfields import dumps
@@ -28,6 +31,13 @@ from .outputs import OutputPlan
 STILL_DISTANCE = 0.01
 #: A model taller than this many units is in centimetres (a 1.8 m character is 180 units tall).
 CENTIMETRE_RIG = 20.0
+#: The clips' first frames stand a skeleton this fraction taller or shorter than its rest pose: the rest
+#: pose is not standing (a bind pose crumpled or stretched), the clips' is used.
+STANDS_DIFFERENT = 0.25
+#: Roles whose travel shows which way the character faces.
+LOCOMOTION = ("walk", "run")
+#: A character this many metres tall, or between, is human-sized: its units are sure.
+HUMAN_HEIGHT = (0.5, 3.0)
 #: A facing within this many degrees of an axis is that axis.
 SNAP_DEG = 10.0
 
@@ -55,26 +65,33 @@ class Model:
         self.joints = joint_parents(character.node().getBundle(0))
         self.bundles = dict(sorted((np_.node().getBundle().getName(), np_.node().getBundle())
                                    for np_ in model.findAllMatches("**/+AnimBundleNode")))
+        self.skeleton = Skeleton(self.joints, self._standing(rest_positions(character.node().getBundle(0), self.base)))
         self.candidates = self._candidates()
-        self.skeleton = Skeleton(self.joints, rest_positions(character.node().getBundle(0), self.base))
-        bounds = model.getTightBounds()
-        #: Model units from the feet to the top of the mesh (the skeleton's when it has no mesh).
-        self.height = float(bounds[1].z - bounds[0].z) if bounds is not None else self.skeleton.height
+        #: Model units from the feet to the top of the mesh as the clips pose it (the skeleton's when it has no mesh).
+        self.height = _posed_height(model) or self.skeleton.height
         #: What makes the model metres: 0.01 for a centimetre rig.
         self.scale = 0.01 if self.height > CENTIMETRE_RIG else 1.0
 
-    def _candidates(self):
-        children = {name: [c for c, p in self.joints.items() if p == name] for name in self.joints}
+    def _standing(self, rest):
+        """The joints' positions standing: the rest pose, unless the clips' first frames stand taller or
+        shorter by more than a quarter (a bind pose crumpled or stretched); then the first frame of the
+        clip standing the median height."""
+        if not self.bundles:
+            return rest
+        firsts = sorted(((standing_height(pose), pose) for pose in
+                         ({joint: path[0] for joint, path in self.poses(clip).positions.items()} for clip in self.bundles)),
+                        key=lambda item: item[0])
+        height, pose = firsts[len(firsts) // 2]
+        if abs(height - standing_height(rest)) <= STANDS_DIFFERENT * height:
+            return rest
+        return {joint: pose.get(joint, position) for joint, position in rest.items()}
 
-        def size(name):
-            return 1 + sum(size(c) for c in children[name])
+    def _candidates(self):
+        """Joints that could carry root motion: each top joint, and the pelvis (where the legs meet; the
+        top joint's child with the largest subtree when no legs are found)."""
         tops = [name for name, parent in self.joints.items() if parent is None]
-        found = []
-        for top in tops:
-            found.append(top)
-            if children[top]:
-                found.append(max(children[top], key=size))
-        return found
+        hips = self.skeleton.hips
+        return tops + ([hips] if hips not in tops else [])
 
     def seconds(self, clip):
         bundle = self.bundles[clip]
@@ -130,16 +147,14 @@ class Model:
     def facing(self):
         """(unit (x, y) in model space the character faces, how that was found)."""
         stepping = stepping_names_first([self.facts(clip) for clip in self.bundles])
+        # a walk or a run tells best: its planted feet carry the body forward (a hit reaction may step back)
+        stepping.sort(key=lambda facts: guess_role(facts) not in LOCOMOTION)
         if stepping:
             first = stepping[0]
             how = "its feet step" if first.speed else "it travels"
             return first.travel_dir, f"from how {first.clip} moves ({how})"
-        pointing = [self.skeleton.rest[limb.points[-1]][:2] - self.skeleton.rest[limb.joint][:2]
-                    for limb in self.skeleton.limbs.values() if limb.is_foot and len(limb.points) > 1]
-        if pointing:
-            toes = sum(pointing) / len(pointing)
-            if math.hypot(*toes) > 0.02 * self.skeleton.height:
-                return (toes[0] / math.hypot(*toes), toes[1] / math.hypot(*toes)), "from where its feet point"
+        if self.skeleton.plan.toes is not None:
+            return self.skeleton.plan.toes, "from where its feet point"
         return (0.0, -1.0), "by the glTF convention (+Z forward: -Y here), no locomotion or toes to tell"
 
     @property
@@ -166,8 +181,9 @@ class Model:
         a top joint in bone mode first, else the hips projected; (top joint, "bone", None, None)
         when every clip is authored in place."""
         for mode in ("bone", "projected"):
-            # a hips bone in bone mode would also take its bob off the pose: projected is meant for it
-            joints = [j for j in self.candidates if mode == "projected" or self.joints[j] is None]
+            # a hips bone in bone mode would also take its bob off the pose: projected is meant for it;
+            # bone mode is for a root bone at the feet
+            joints = [j for j in self.candidates if mode == "projected" or j == self.skeleton.root_bone]
             found = [(self.carry(clip, joint, mode).distance, joint, clip) for joint in joints for clip in self.bundles]
             distance, joint, clip = max(found, default=(0.0, None, None))
             if distance > STILL_DISTANCE / self.scale:
@@ -185,10 +201,54 @@ class Model:
                 f"less than {STILL_DISTANCE * 100:.0f} cm are authored in place: give them a speed")
 
 
+def _posed_height(model):
+    """The median height of `model`'s mesh posed at each clip's first frame (at rest without clips);
+    None without a mesh."""
+    actor = Actor(model)
+    try:
+        heights = []
+        for clip in actor.getAnimNames() or [None]:
+            if clip is not None:
+                actor.pose(clip, 0)
+            actor.update(force=True)
+            bounds = actor.getTightBounds()
+            if bounds is None:
+                return None
+            heights.append(float(bounds[1].z - bounds[0].z))
+        return float(np.median(heights))
+    finally:
+        actor.cleanup()
+
+
+def sureness(model):
+    """[(guess, how sure and why)] for the report: units, facing, feet, hands, walk and run."""
+    metres = model.height * model.scale
+    low, high = HUMAN_HEIGHT
+    found = [("units", f"sure: {metres:.2f} m tall, a human's height" if low <= metres <= high else
+              f"unsure: {metres:.2f} m tall is not a human's height (the mesh as the clips pose it)")]
+    how = model.facing[1]
+    stepping = [c for c in model.bundles if model.facts(c).stepping]
+    found.append(("facing", "sure: " + how if any(f"how {c} " in how for c in stepping if guess_role(model.facts(c))
+                                                  in LOCOMOTION) else
+                  "likely: " + how if how.startswith("from") else "a guess: " + how))
+    found += [("feet", model.skeleton.how["feet"]), ("hands", model.skeleton.how["hands"])]
+    for role in LOCOMOTION:
+        clips = [c for c in model.bundles if model.role(c) == role]
+        pace = "faster" if role == "run" else "slower"
+        found.append((role, f"sure: {', '.join(clips)} (stepping cycles {pace} than {clipfacts.RUN_SPEED:g} "
+                            "height a second)" if clips else "not found: no cycle steps or travels"
+                      if role == "walk" else f"not found: no stepping cycle is faster than {clipfacts.RUN_SPEED:g} "
+                      "height a second"))
+    if model.skeleton.problem:
+        found.append(("cannot play", model.skeleton.problem))
+    return found
+
+
 def report(model):
     """The inspection of `model` (a Model) as text."""
-    lines = [f"{model.path}", "", _size_line(model), _facing_line(model), "",
-             "clips (length, frames, role guess, loop or once, in place or travelling, the speed an in-place cycle's "
+    lines = [f"{model.path}", "", _size_line(model), _facing_line(model), "", "how sure:"]
+    lines += [f"  {what + ':':12s} {how}" for what, how in sureness(model)]
+    lines += ["", "clips (length, frames, role guess, loop or once, in place or travelling, the speed an in-place cycle's "
              "planted feet stand still at, contact windows in seconds):"]
     for clip in model.bundles:
         facts = model.facts(clip)
@@ -204,7 +264,7 @@ def report(model):
     for name, parent in model.joints.items():
         depth[name] = 0 if parent is None else depth[parent] + 1
         lines.append("  " + "  " * depth[name] + name)
-    limbs = ", ".join(f"{role} {limb.joint}" for role, limb in model.skeleton.limbs.items()) or "none found by name"
+    limbs = ", ".join(f"{role} {limb.joint}" for role, limb in model.skeleton.limbs.items()) or "none found"
     lines += ["", f"limbs for contacts: {limbs}", "",
               "root motion per clip (distance on the ground, height range of the joint, turn):"]
     for clip in model.bundles:
@@ -212,8 +272,9 @@ def report(model):
         for joint in model.candidates:
             for mode in ("bone", "projected"):
                 c = model.carry(clip, joint, mode)
-                lines.append(f"    {joint:>20s} {mode:9s} {c.distance:7.3f} m  height {c.height_range[0]:6.3f} .. "
-                             f"{c.height_range[1]:6.3f} m  turn {c.turn:7.1f} deg")
+                low, high = (v * model.scale for v in c.height_range)
+                lines.append(f"    {joint:>20s} {mode:9s} {c.distance * model.scale:7.3f} m  height {low:6.3f} .. "
+                             f"{high:6.3f} m  turn {c.turn:7.1f} deg")
     lines += ["", "recommendation: " + model.recommendation()]
     return "\n".join(lines)
 
