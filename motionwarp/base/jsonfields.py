@@ -71,7 +71,7 @@ def join(field, key):
     return f"{field}.{key}" if field else key
 
 
-def _is_number(value, limit=LIMIT):
+def is_number(value, limit=LIMIT):
     """A number within +-limit (NaN and infinities fail the comparison; huge ints never reach float())."""
     return not isinstance(value, bool) and isinstance(value, (int, float)) and abs(value) <= limit
 
@@ -106,7 +106,7 @@ class FieldChecker:
 
     def number(self, data, key, field, default=None, limit=LIMIT):
         value = data.get(key, default)
-        if not _is_number(value, limit):
+        if not is_number(value, limit):
             self.fail(join(field, key), f"expected a finite number from {-limit:g} to {limit:g}, got {shown(value)}")
         return float(value)
 
@@ -116,7 +116,7 @@ class FieldChecker:
 
     def numbers(self, value, field, length):
         """`value` checked to be a list of `length` finite numbers, as a tuple."""
-        if not isinstance(value, list) or len(value) != length or not all(_is_number(v) for v in value):
+        if not isinstance(value, list) or len(value) != length or not all(is_number(v) for v in value):
             words = {2: "two", 3: "three"}.get(length, str(length))
             self.fail(field, f"expected a list of {words} finite numbers from {-LIMIT:g} to {LIMIT:g}, got {shown(value)}")
         return tuple(float(v) for v in value)

@@ -20,6 +20,7 @@ from panda3d.core import ClockObject
 
 from ..base.config import from_base
 from .placement import moved_by
+from .turning import is_plain
 from .warper import WarpState
 
 _IN_PHASE, _BETWEEN = WarpState.IN_PHASE, WarpState.BETWEEN
@@ -246,7 +247,8 @@ class WarpBatch:
 
     def _load(self, index, warper):
         """Row `index` takes the arrays of `warper`'s phase in progress (it just started), or None when
-        that phase cannot take the fast path at all (a fade, a following target, no rotation warp)."""
+        that phase cannot take the fast path at all (a fade, a following target, no rotation warp, or a
+        turn beyond the contract's slerp: facing, a rotation time or a turn-rate cap)."""
         self._rows[index] = None
         warp = warper._warp
         plan = None if warp is None or warp.state is not _IN_PHASE else warp._phase_plan
@@ -254,7 +256,7 @@ class WarpBatch:
             return None
         phase = warp.asset.phases[warp.phase_index]
         motion = phase.motion
-        if not phase.warp_rotation or plan.weights.motion is not motion:
+        if not phase.warp_rotation or not is_plain(phase) or plan.weights.motion is not motion:
             return None
         pos, quat = plan.origin
         turn = plan.turn
