@@ -180,3 +180,22 @@ def test_rotation_fields_round_trip_and_defaults_stay_out(tmp_path):
     path = tmp_path / "strike.warp.json"
     asset.save(path)
     assert WarpAsset.load(path).phases[0].max_turn_rate == 540.0
+
+
+@pytest.mark.parametrize("loop", ["idle", "run"])
+def test_a_blended_facing_phase_still_ends_facing_the_point(base, loop):
+    """With a blend-in (docs/design.md 4, Blends) the other clip's turn and motion share the first
+    frames; the blended step's rotation still ends facing the point from where the actor is."""
+    from .test_warp_blend import BlendRig
+    rig = BlendRig(base, loop=loop, blend_in=0.3)
+    try:
+        point = Point3(0.9, 2.0, 0.0)
+        asset = walk_asset(rotation="facing", t_offset=[0.0, -0.6, 0.0], rotation_time=0.8, max_rate=1.6)
+        rig.play(asset, [WarpTarget(point, h=-25.0)])
+        rig.run()
+        (_, _, _, pos, quat, _), = [e for e in rig.events if e[0] == PHASE_END]
+        assert rig.names()[-1] == "motionwarp-finished"
+        assert off(heading_of(quat), facing_heading(pos, point)) < 0.1
+        assert max(frame["effect"] for frame in rig.frames) == pytest.approx(1.0)
+    finally:
+        rig.destroy()
