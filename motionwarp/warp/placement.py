@@ -7,7 +7,7 @@ and its MotionWarper writes the result to the actor.
 """
 from panda3d.core import Vec3
 
-from .turning import offset_quat
+from .turning import PhaseTurn, offset_quat
 from .warpmath import AxisWeights, Slerp, axis_trust, heading_quat, play_rate, rest_share
 
 
@@ -63,13 +63,15 @@ def phase_rate(phase, start, goal, scale, still):
     return play_rate(anim, (goal - start).length(), phase.min_rate, phase.max_rate, still)
 
 
-def place(plan, phase, track, frame, turn, seconds):
+def place(plan, phase, track, frame, turn=None, seconds=0.0):
     """The pose the phase puts the root in at `frame`: P0 + R0 (A + D w), and the PhaseTurn `turn`'s
     rotation `seconds` after the frame before (slerp(R0, Q, u) for a plain phase), or R0 turned by
-    the clip's own heading change without warp_rotation."""
+    the clip's own heading change without warp_rotation. A plain phase's turn keeps nothing from
+    frame to frame: without `turn`, a new one."""
     motion = phase.motion
     pos = position(plan, phase, frame)
     if phase.warp_rotation:
+        turn = turn or PhaseTurn(phase, plan.origin[1])
         return pos, turn.at(plan, pos, (frame - motion.f0) / (motion.f1 - motion.f0), seconds)
     return pos, heading_quat(track.heading(frame) - track.heading(motion.f0)) * plan.origin[1]
 
@@ -85,12 +87,12 @@ def position(plan, phase, frame):
     return p0 + r0.xform(local)
 
 
-def place_blended(plan, phase, track, pose, start, frame, other, share, turn, seconds):
+def place_blended(plan, phase, track, pose, start, frame, other, share, turn=None, seconds=0.0):
     """One blended step from `pose` at `start` to `frame`: `share` of the clip's motion plus the
     rest of `other` (the other clips' Motion over these frames), then the error still left to
     the goal (from `pose`, assuming the clip's own motion from here on) spread over the phase's
     remaining weight, so the phase still ends exactly on its goal; the rotation likewise, by the
-    PhaseTurn `turn`."""
+    PhaseTurn `turn` (as in `place`)."""
     p0, r0 = plan.origin
     goal, motion, scale = plan.goal, phase.motion, plan.scale
     pos, quat = pose
@@ -105,7 +107,8 @@ def place_blended(plan, phase, track, pose, start, frame, other, share, turn, se
         moved += r0.xform(step)
     if phase.warp_rotation:
         turned = heading_quat((1.0 - share) * other.h) * quat
-        return moved, turn.blended(plan, moved, turned, (frame - motion.f0) / (motion.f1 - motion.f0), seconds)
+        span, turn = motion.f1 - motion.f0, turn or PhaseTurn(phase, plan.origin[1])
+        return moved, turn.blended(plan, moved, turned, (start - motion.f0) / span, (frame - motion.f0) / span, seconds)
     clip_turn = track.heading(frame) - track.heading(start)
     return moved, heading_quat(share * clip_turn + (1.0 - share) * other.h) * quat
 

@@ -53,11 +53,11 @@ class PhaseTurn:
     seconds. A facing phase closer than `facing_min_distance` to the point keeps its last facing
     (R0 if it never had one)."""
 
-    __slots__ = ("phase", "start", "previous", "previous_v", "facing")
+    __slots__ = ("phase", "start", "previous", "facing")
 
     def __init__(self, phase, start):
         self.phase, self.start = phase, start
-        self.previous, self.previous_v = start, 0.0   # the rotation given last, and its progress
+        self.previous = start   # the rotation given last
         self.facing = start
 
     def goal(self, plan, pos):
@@ -79,22 +79,23 @@ class PhaseTurn:
         v = self.progress(u)
         goal = self.goal(plan, pos)
         wanted = plan.turn(v) if goal is plan.goal_quat else slerp(self.start, goal, v)
-        return self._limited(wanted, v, seconds, self.previous)
+        return self._limited(wanted, seconds, self.previous)
 
-    def blended(self, plan, pos, turned, u, seconds):
-        """A blended step to phase time `u`: from `turned` (the rotation before, turned by the other
-        clips' share) toward the goal, by the share of the rest of the turn this step takes."""
-        v = self.progress(u)
-        return self._limited(slerp(turned, self.goal(plan, pos), rest_share(self.previous_v, v)), v, seconds, turned)
+    def blended(self, plan, pos, turned, u_before, u, seconds):
+        """A blended step from phase time `u_before` to `u`: from `turned` (the rotation before,
+        turned by the other clips' share) toward the goal, by the share of the rest of the turn
+        this step takes."""
+        share = rest_share(self.progress(u_before), self.progress(u))
+        return self._limited(slerp(turned, self.goal(plan, pos), share), seconds, turned)
 
-    def _limited(self, wanted, v, seconds, before):
+    def _limited(self, wanted, seconds, before):
         """`wanted`, turned at most `max_turn_rate * seconds` from `before`."""
         rate = self.phase.max_turn_rate
         if rate is not None:
             turn, most = angle_between(before, wanted), rate * seconds
             if turn > most:
                 wanted = slerp(before, wanted, most / turn)
-        self.previous, self.previous_v = wanted, v
+        self.previous = wanted
         return wanted
 
 
