@@ -12,6 +12,7 @@ from .animation.driver import RootMotionDriver
 from .base.errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
 from .animation.loader import load_actor
 from .animation.mirror import mirror_clip
+from .scene.pathcheck import PathCheck
 from .scene.probe import SceneProbe
 from .scene.chooser import InteractionChooser
 from .scene.jumps import JumpProvider
@@ -28,7 +29,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",
     "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
-    "MARKER_TAG", "MarkerProvider", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
+    "MARKER_TAG", "MarkerProvider", "MantleProvider", "PathCheck", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
     "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor", "mirror_clip", "samples",
 ]

@@ -21,6 +21,7 @@ from ..animation.driver import RootMotionDriver
 from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
 from .placement import PhasePlan, goal_pose, moved_by, phase_rate, place, place_blended, rate_scale
+from .path import planned_path
 from .refusal import phase_walk, refusal
 from .speedlimit import speed_capped
 from .switchoff import switch_offs
@@ -100,16 +101,17 @@ class MotionWarper:
         the phase's `Warp.rate_scale`. For users who drive playback; 1.0 when no warp plays."""
         return self._warp.control.getPlayRate() if self._warp else 1.0
 
-    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None):
+    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None, path_check=None):
         """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
 
         A target is a WarpTarget, a Point3 or three numbers (heading 0). Bad arguments, or a
         destroyed warper, raise UsageError. A warp already playing is cancelled at once, unless
         this one is refused. `blend_in` / `blend_out` (seconds; default: the settings) fade the
         clip's control effect in from the pose playing before and out after the last phase, when
-        the Actor blends (`enableBlend()`); see Warp.
+        the Actor blends (`enableBlend()`); see Warp. With `path_check` (a `scene.pathcheck.PathCheck`),
+        a warp whose planned path (Warp.planned_path) runs the character's body into the scene is refused.
         """
-        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out)
+        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out, path_check)
         with self._game_errors("play()"):
             if self._warp is not None:
                 self.cancel("a new warp replaced it", blend_out=0.0)
@@ -121,7 +123,7 @@ class MotionWarper:
             self._warp = warp
         return warp
 
-    def check(self, asset, targets, rate=1.0):
+    def check(self, asset, targets, rate=1.0, path_check=None):
         """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting
         nothing; else return the rate scale each phase would get if it played now.
 
@@ -130,9 +132,9 @@ class MotionWarper:
         The rates are foreseen from the clip's own motion up to each phase; a blend-in during the
         lead-up mixes in the pose it fades from, so the played rate can differ slightly.
         """
-        return self._checked_warp(asset, targets, rate, None, None).planned_rates()
+        return self._checked_warp(asset, targets, rate, None, None, path_check).planned_rates()
 
-    def _checked_warp(self, asset, targets, rate, blend_in, blend_out):
+    def _checked_warp(self, asset, targets, rate, blend_in, blend_out, path_check):
         if self.destroyed:
             raise UsageError("MotionWarper.play: this warper was destroyed")
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
@@ -145,6 +147,8 @@ class MotionWarper:
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
                     announce=self._announce)
         problem = warp._refusal()
+        if not problem and path_check is not None:
+            problem = path_check.refusal(asset, warp.planned_path())
         if problem:
             raise WarpRefused(problem)
         return warp
@@ -442,6 +446,13 @@ class Warp:
                              PhasePlan(phase, (pos, quat), (goal, goal_quat), self.scale, still), self.track.fps,
                              self.base_rate)
                 for phase, _, pos, quat, goal, goal_quat in walk]
+
+    def planned_path(self):
+        """[(seconds since the start, root position)] the warp would take if it started now, in the
+        actor's parent's space (warp/path.py)."""
+        actor = self.actor
+        return planned_path(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale,
+                            self.base_rate, self._settings.still_axis_m)
 
     def _anchors(self):
         """Each target resolved to (position, rotation) in the actor's parent's space."""
