@@ -26,7 +26,7 @@ from .refusal import phase_walk, refusal
 from .speedlimit import speed_capped
 from .switchoff import switch_offs
 from .target import WarpTarget
-from .turning import PhaseTurn
+from .turning import PhaseTurn, planned_goal_quat
 
 PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
@@ -491,8 +491,12 @@ class Warp:
     # -- targets --------------------------------------------------------------------------
     def phase_goal(self, index):
         """(Point3, LQuaternion): where the root must be (in the actor's parent's space) and how it
-        must be rotated at the end of phase `index`, read now (a following target moves)."""
-        return goal_pose(self.asset.phases[index], self._anchor(index), self.scale)
+        must be rotated at the end of phase `index`, read now (a following target moves). A facing
+        phase's rotation is foreseen as the refusals foresee it (turning.planned_goal_quat, from
+        where the actor is now)."""
+        phase, anchor = self.asset.phases[index], self._anchor(index)
+        goal, goal_quat = goal_pose(phase, anchor, self.scale)
+        return goal, planned_goal_quat(phase, anchor[0], self.actor.getPos(), goal, goal_quat) or self.actor.getQuat()
 
     def _anchor(self, index):
         """Target `index` resolved now to (position, rotation) in the actor's parent's space."""
