@@ -11,6 +11,8 @@ from .ik.contact_ik import ContactIK
 from .animation.driver import RootMotionDriver
 from .base.errors import AssetError, LoadError, MotionWarpError, UsageError, WarpRefused
 from .animation.loader import load_actor
+from .animation.mirror import mirror_clip
+from .scene.pathcheck import PathCheck
 from .scene.probe import SceneProbe
 from .scene.chooser import InteractionChooser
 from .scene.jumps import JumpProvider
@@ -27,7 +29,7 @@ __version__ = "0.2.0"
 __all__ = [
     "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",
     "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
-    "MARKER_TAG", "MarkerProvider", "MantleProvider", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
+    "MARKER_TAG", "MarkerProvider", "MantleProvider", "PathCheck", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
-    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor", "samples",
+    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor", "mirror_clip", "samples",
 ]

@@ -110,3 +110,31 @@ def test_tab_clears_the_previous_assets_message(base, demo):
     assert demo.tuner.describe().endswith("undone")
     press(base, "tab")
     assert demo.tuner.asset.clip == "mantle" and "undone" not in demo.tuner.describe()
+
+
+def test_rotation_and_limit_keys_edit_the_new_phase_fields(base, demo, tmp_path):
+    """Issue 30's fields (docs/design.md 5.1) like the others: R cycles the rotation mode, 7 8 the
+    rotation time, 5 6 the turn-rate cap (from off, and back to off at 0), 1 2 the switch-off distance,
+    and F5 writes them."""
+    press(base, "r", "7", "7", "6", "6", "6", "2", "m", "4")
+    phase = demo.assets["vault"].phases[0]
+    assert (phase.rotation, phase.rotation_time, phase.max_turn_rate) == ("facing", pytest.approx(0.8), 270.0)
+    assert (phase.switch_off_distance, phase.switch_off_angle, phase.max_speed) == (0.25, 15.0, 0.5)
+    assert "rotation facing in 0.8 of the phase, turn 270 deg/s, speed 0.5 m/s" in demo.tuner.describe()
+    press(base, "5", "5", "5", "3", "r", "r")
+    phase = demo.assets["vault"].phases[0]
+    assert (phase.max_turn_rate, phase.max_speed, phase.rotation) == (None, None, "target")
+    assert "turn any, speed any" in demo.tuner.describe()
+    press(base, "f5")
+    saved = json.loads((tmp_path / "vault.warp.json").read_text())["phases"][0]
+    assert saved["rotation_time"] == pytest.approx(0.8) and saved["switch_off_distance"] == 0.25
+    assert "max_turn_rate" not in saved and "rotation" not in saved
+
+
+def test_a_rotation_the_rules_refuse_is_not_kept(base, demo):
+    """`use` aligns hand_r: a facing rotation would need its end rotation before the root is there."""
+    press(base, *["tab"] * demo.tuner.names.index("use"))
+    assert demo.tuner.asset.clip == "use"
+    press(base, "r")
+    assert demo.assets["use"].phases[0].rotation == "target"
+    assert "not changed: expected 'target' with an align_joint" in demo.tuner.describe()

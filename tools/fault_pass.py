@@ -10,7 +10,6 @@ a wrong outcome (a message of two lines, a file destroyed, a warp left stuck, ..
 It prints one line per case and `N cases, F failures`; the exit status is 1 on a failure.
 """
 import contextlib
-import errno
 import json
 import math
 import os

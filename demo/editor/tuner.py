@@ -17,12 +17,33 @@ EDITS = {
     "u": (("t_offset", 2), -OFFSET_STEP), "o": (("t_offset", 2), OFFSET_STEP),
     "9": (("min_rate", None), -RATE_STEP), "0": (("min_rate", None), RATE_STEP),
     "-": (("max_rate", None), -RATE_STEP), "=": (("max_rate", None), RATE_STEP),
+    "7": (("rotation_time", None), -0.1), "8": (("rotation_time", None), 0.1),
+    "v": (("facing_min_distance", None), -0.05), "b": (("facing_min_distance", None), 0.05),
 }
+#: key -> (a limit that is off (null) by default, its step): raised from off it starts at one step,
+#: lowered to 0 it is off again (issue 30's limits, docs/design.md 4).
+LIMIT_EDITS = {
+    "5": ("max_turn_rate", -90.0), "6": ("max_turn_rate", 90.0),
+    "3": ("max_speed", -0.5), "4": ("max_speed", 0.5),
+    "1": ("switch_off_distance", -0.25), "2": ("switch_off_distance", 0.25),
+    "n": ("switch_off_angle", -15.0), "m": ("switch_off_angle", 15.0),
+}
+#: The rotation modes R cycles through, in order.
+ROTATIONS = ("target", "facing", "opposite_facing")
 #: The tuner's keys, as the demo's F1 panel lists them.
 KEYS = (("Tab", "select the next warp asset"), ("[ ]", "select the previous / next phase"),
         ("J L / K I / U O", "move the phase's t_offset 1 cm along x / y / z"),
-        ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"), ("Z", "undo the asset's last edit"),
+        ("9 0 / - =", "lower / raise min_rate / max_rate by 0.05"),
+        ("R", "rotation: target, facing, opposite_facing"), ("7 8", "rotation_time -/+ 0.1"),
+        ("5 6 / 3 4", "max_turn_rate -/+ 90 deg/s / max_speed -/+ 0.5 m/s (0: off)"),
+        ("1 2 / N M", "switch_off_distance -/+ 0.25 m / switch_off_angle -/+ 15 deg (0: off)"),
+        ("V B", "facing_min_distance -/+ 5 cm"), ("Z", "undo the asset's last edit"),
         ("F5", "save the asset (atomically)"))
+
+
+def _limit(value, unit):
+    """A limit as the panel says it: "540 deg/s", or "any" when it is off."""
+    return "any" if value is None else f"{value:g} {unit}"
 
 
 class AssetTuner(DirectObject):
@@ -50,6 +71,9 @@ class AssetTuner(DirectObject):
                                fg=(1, 1, 0.85, 1)) if show else None
         for key, (field, delta) in EDITS.items():
             self.accept(key, self.edit, [field, delta])
+        for key, (name, step) in LIMIT_EDITS.items():
+            self.accept(key, self.edit_limit, [name, step])
+        self.accept("r", self.next_rotation)
         self.accept("tab", self.next_asset)
         self.accept("]", self.next_phase, [1])
         self.accept("[", self.next_phase, [-1])
@@ -88,9 +112,27 @@ class AssetTuner(DirectObject):
         data = self.asset.to_dict()
         phase = data["phases"][self.phase_index]
         if axis is None:
-            phase[name] = round(phase[name] + delta, 4)
+            phase[name] = round(getattr(self.phase, name) + delta, 4)
         else:
             phase[name][axis] = round(phase[name][axis] + delta, 4)
+        self._rebind(data)
+
+    def edit_limit(self, name, step):
+        """Raise or lower a limit that may be off: from off, up starts it at one step; down to 0 turns it off."""
+        data = self.asset.to_dict()
+        value = getattr(self.phase, name)
+        value = (step if step > 0 else None) if value is None else round(value + step, 4)
+        data["phases"][self.phase_index][name] = value if value is None or value > 1e-9 else None
+        self._rebind(data)
+
+    def next_rotation(self):
+        """R: the selected phase's next rotation mode (one the asset rules refuse is not kept)."""
+        data = self.asset.to_dict()
+        data["phases"][self.phase_index]["rotation"] = ROTATIONS[(ROTATIONS.index(self.phase.rotation) + 1) % len(ROTATIONS)]
+        self._rebind(data)
+
+    def _rebind(self, data):
+        """Keep the edited `data` when the asset rules accept it, else say why not."""
         try:
             edited = self.asset.rebind(data)
         except MotionWarpError as refusal:
@@ -137,7 +179,10 @@ class AssetTuner(DirectObject):
         offset = ", ".join(f"{v:+.2f}" for v in phase.t_offset)
         lines = [f"{self.asset.clip}{star}: phase {self.phase_index + 1}/{len(self.asset.phases)} {phase.name} "
                  f"({phase.start:.2f}-{phase.end:.2f} s)",
-                 f"t_offset [{offset}] m   rate {phase.min_rate:.2f}..{phase.max_rate:.2f}"]
+                 f"t_offset [{offset}] m   rate {phase.min_rate:.2f}..{phase.max_rate:.2f}",
+                 f"rotation {phase.rotation} in {phase.rotation_time:.1f} of the phase, turn "
+                 f"{_limit(phase.max_turn_rate, 'deg/s')}, speed {_limit(phase.max_speed, 'm/s')}",
+                 f"switch off past {_limit(phase.switch_off_distance, 'm')} or {_limit(phase.switch_off_angle, 'deg')}"]
         return "\n".join(lines + ([self.message] if self.message else []))
 
     def _show(self):

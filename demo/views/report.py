@@ -63,6 +63,8 @@ class RunReport(DirectObject):
         record, warp = self._open
         self._open = None
         record["completed"] = completed
+        if not completed:
+            record["reason"] = reason   # why it was cancelled: a switch-off, another clip, ...
         record["final_pos"] = _vec(warper.actor.getPos(self.demo.base.render))
         for result in warp.results:
             error_m, error_deg = arrival_error(result)

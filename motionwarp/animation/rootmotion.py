@@ -245,19 +245,25 @@ def strip(bundle, track, base=None):
     n = bundle.getNumFrames()
     base = np.eye(4) if base is None else np.asarray(base, dtype=np.float64)
     undo = [np.linalg.inv(motion_matrix(row[:3], row[3])) for row in (track.sample(f) for f in range(n))]
-    scale, shear, hpr, pos = LVecBase3f(), LVecBase3f(), LVecBase3f(), LVecBase3f()
     for channel in top_channels(bundle):
-        tables = {c: [] for c in "ijkabchprxyz"}
-        for frame, local in enumerate(local_matrices(channel, n)):
-            stripped = local @ base @ undo[frame] @ np.linalg.inv(base)
-            decompose_matrix(LMatrix4f(*stripped.ravel()), scale, shear, hpr, pos)
-            for names, values in (("ijk", scale), ("abc", shear), ("hpr", hpr), ("xyz", pos)):
-                for name, value in zip(names, values):
-                    tables[name].append(value)
-        for name, values in tables.items():
-            if max(values) - min(values) < 1e-7:
-                values = values[:1]
-            channel.setTable(name, _CPTA(_PTA(values)))
+        write_tables(channel, [local @ base @ undo[frame] @ np.linalg.inv(base)
+                               for frame, local in enumerate(local_matrices(channel, n))])
+
+
+def write_tables(channel, matrices):
+    """Set a matrix channel's scale, shear, hpr and pos tables from per-frame local matrices (row
+    vectors); a table that never changes keeps one value."""
+    scale, shear, hpr, pos = LVecBase3f(), LVecBase3f(), LVecBase3f(), LVecBase3f()
+    tables = {c: [] for c in "ijkabchprxyz"}
+    for local in matrices:
+        decompose_matrix(LMatrix4f(*np.asarray(local).ravel()), scale, shear, hpr, pos)
+        for names, values in (("ijk", scale), ("abc", shear), ("hpr", hpr), ("xyz", pos)):
+            for name, value in zip(names, values):
+                tables[name].append(value)
+    for name, values in tables.items():
+        if max(values) - min(values) < 1e-7:
+            values = values[:1]
+        channel.setTable(name, _CPTA(_PTA(values)))
 
 
 # Root motion of every stripped bundle, by the bundle's C++ address. Bundles are shared between

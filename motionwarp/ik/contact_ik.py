@@ -8,7 +8,6 @@ contact easing in or out, or a body the warp moves under a held hand), and the p
 task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
 it). With no contact active it costs next to nothing.
 """
-import math
 
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3

@@ -147,8 +147,9 @@ class SceneProbe:
         sweep tests every triangle within this of the capsule's path."""
         return self._capsule(radius, height).getMargin()
 
-    def capsule_overlaps(self, radius, height, centre):
-        """The scene node an upright capsule (total `height`, centred at `centre`) penetrates, or None."""
+    def capsule_overlaps(self, radius, height, centre, ignore=()):
+        """The scene node an upright capsule (total `height`, centred at `centre`) penetrates, or None;
+        nodes in `ignore` (scene NodePaths) and under them are left out."""
         ghost = self._ghosts.get((radius, height))
         if ghost is None:
             ghost = self._ghosts[(radius, height)] = NodePath(BulletGhostNode("motionwarp-probe-capsule"))
@@ -164,8 +165,11 @@ class SceneProbe:
             if other in seen or (other.getIntoCollideMask() & self.mask).isZero():
                 continue
             seen.add(other)
+            source = self.source(other)
+            if any(source == node or node.isAncestorOf(source) for node in ignore):
+                continue
             if any(c.getManifoldPoint().getDistance() < 0.0 for c in self.world.contactTestPair(ghost, other).getContacts()):
-                return self.source(other)
+                return source
         return None
 
     @staticmethod

@@ -15,10 +15,11 @@ from ..animation.alignment import joint_offsets
 from .assetdata import FORMAT, TRAVERSAL_KINDS, AssetData, Traversal, WarpPhase, check_phase_order, parse_asset
 from ..base.atomicfile import write_text_atomic
 from .contacts import check_contacts
-from ..base.errors import LoadError, shown
+from ..base.errors import LoadError, UsageError, shown
 from ..base.jsonfields import FieldChecker, dumps, read_json
 from ..animation.loader import load_model_node
 from ..animation.motion import Motion
+from .mirrored import mirrored_asset
 from .phasemotion import PhaseMotion
 
 __all__ = ["FORMAT", "TRAVERSAL_KINDS", "ModelClips", "Traversal", "WarpAsset", "WarpPhase", "joint_parents"]
@@ -62,6 +63,8 @@ class WarpAsset(AssetData):
     track: rootmotion.RootMotionTrack = dataclasses.field(default=None, repr=False, compare=False)
     #: The ModelClips it was bound to (`rebind` reuses it).
     clips: ModelClips = dataclasses.field(default=None, repr=False, compare=False)
+    #: For an asset `mirrored()` made: its mirror table ({joint: partner}); None for one loaded from a file.
+    mirror: dict = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def duration(self):
@@ -81,7 +84,21 @@ class WarpAsset(AssetData):
     def rebind(self, data):
         """The asset `data` (e.g. this one's `to_dict()`, edited) describes, validated and bound to
         this asset's already loaded model when it names the same one."""
+        self._not_mirrored("rebind")
         return self.from_dict(data, self.path, self.clips)
+
+    def mirrored(self, table=None):
+        """This asset for its clip mirrored, left for right (warp/mirrored.py): clip
+        `clip + ".mirrored"`, which `motionwarp.mirror_clip(actor, clip, table)` gives the actor.
+        `table` ({joint: partner}) is found from the joint names when None."""
+        self._not_mirrored("mirrored")
+        return mirrored_asset(self, table)
+
+    def _not_mirrored(self, operation):
+        """A mirrored asset is made from its source at run time: it has no file of its own."""
+        if self.mirror is not None:
+            raise UsageError(f"WarpAsset.{operation}: {self.clip!r} is mirrored from {self.path}; "
+                             f"{operation} the source asset and mirror it again")
 
     @classmethod
     def bind(cls, parsed, clips=None):
@@ -113,6 +130,7 @@ class WarpAsset(AssetData):
 
         Saved into another folder, a relative `model` path is rewritten to still name the same model.
         """
+        self._not_mirrored("save")
         path = os.fspath(path or self.path)
         model = self._model_seen_from(path)
         data = self.to_dict()

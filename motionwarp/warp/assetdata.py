@@ -6,16 +6,41 @@ when the parsed data is bound to a loaded model (`WarpAsset.bind`). No Panda3D h
 """
 import dataclasses
 import os
+import typing
 
 from ..animation.rootmotion import ROOT_MODES
 from .contacts import read_contacts
 from ..base.errors import shown
-from ..base.jsonfields import FieldChecker
+from ..base.jsonfields import FieldChecker, is_number
 
 FORMAT = "motionwarp.asset/1"
+#: How a phase turns the character (docs/design.md 4, Rotation): to the target's rotation, to face
+#: the target point, or to turn its back on it.
+ROTATION_MODES = ("target", "facing", "opposite_facing")
+
+
+class _Limit(typing.NamedTuple):
+    """The range of one optional number of a phase; a None default: the limit is off unless given."""
+
+    default: float
+    low: float
+    low_allowed: bool   # whether `low` itself is allowed
+    high: float         # None: no upper bound
+    unit: str           # what the number is, for errors
+
+
+#: The optional numbers of a phase beyond its offsets and rates (docs/design.md 5.1).
+PHASE_LIMITS = {
+    "rotation_time": _Limit(1.0, 0.0, False, 1.0, "the fraction of the phase the turn takes"),
+    "max_turn_rate": _Limit(None, 0.0, False, None, "degrees per second"),
+    "facing_min_distance": _Limit(0.1, 0.0, True, None, "metres over the ground"),
+    "switch_off_distance": _Limit(None, 0.0, False, None, "metres"),
+    "switch_off_angle": _Limit(None, 0.0, False, 180.0, "degrees"),
+    "max_speed": _Limit(None, 0.0, False, None, "metres per second"),
+}
 _TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
-               "warp_translation", "warp_rotation", "axes", "align_joint"}
+               "warp_translation", "warp_rotation", "axes", "align_joint", "rotation"} | set(PHASE_LIMITS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +95,22 @@ class WarpPhase:
     warp_rotation: bool = True
     axes: str = "xyz"
     align_joint: str = None
+    #: "target", "facing" or "opposite_facing" (ROTATION_MODES).
+    rotation: str = "target"
+    #: The turn is done by this fraction of the phase (1: at its end).
+    rotation_time: float = 1.0
+    #: Degrees per second the phase may turn the character at most; None: no cap.
+    max_turn_rate: float = None
+    #: Closer than this over the ground, a facing phase keeps the facing it had (the direction to a
+    #: point under the root is undefined).
+    facing_min_distance: float = 0.1
+    #: A followed target that moves this far (metres) from where it was when the warp started ends
+    #: the warp; None: it never does.
+    switch_off_distance: float = None
+    #: Likewise for a turn of the target by this many degrees.
+    switch_off_angle: float = None
+    #: The phase's play rate is lowered so the root never moves faster (metres per second); None: no cap.
+    max_speed: float = None
     #: Computed when bound to the clip (never typed in): root motion over the phase (a PhaseMotion).
     motion: object = dataclasses.field(default=None, repr=False, compare=False)
     #: Computed when bound, if align_joint is set: that joint relative to the root at `end`.
@@ -85,7 +126,7 @@ class WarpPhase:
                 "t_offset": list(self.t_offset), "r_offset": list(self.r_offset),
                 "min_rate": self.min_rate, "max_rate": self.max_rate}
         defaults = WarpPhase("", 0.0, 0.0)
-        for key in ("warp_translation", "warp_rotation", "axes", "align_joint"):
+        for key in ("warp_translation", "warp_rotation", "axes", "align_joint", "rotation", *PHASE_LIMITS):
             if getattr(self, key) != getattr(defaults, key):
                 data[key] = getattr(self, key)
         return data
@@ -243,7 +284,9 @@ def _read_phase(check, data, field):
                       min_rate=check.number(data, "min_rate", field, 1.0), max_rate=check.number(data, "max_rate", field, 1.0),
                       warp_translation=check.flag(data, "warp_translation", field),
                       warp_rotation=check.flag(data, "warp_rotation", field),
-                      axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"))
+                      axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"),
+                      rotation=data.get("rotation", "target"),
+                      **{key: _read_limit(check, data, key, field) for key in PHASE_LIMITS})
     if phase.end <= phase.start:
         check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")
     if not 0.0 < phase.min_rate <= 1.0:
@@ -255,4 +298,33 @@ def _read_phase(check, data, field):
         check.fail(f"{field}.axes", f"expected some of the letters x, y, z (each once), got {shown(axes)}")
     if phase.align_joint is not None and not isinstance(phase.align_joint, str):
         check.fail(f"{field}.align_joint", f"expected the name of a joint, got {shown(phase.align_joint)}")
+    _check_rotation(check, phase, field)
     return phase
+
+
+def _read_limit(check, data, key, field):
+    """One of PHASE_LIMITS: its default when left out (null too, for a limit that is off by default)."""
+    limit = PHASE_LIMITS[key]
+    value = data.get(key, limit.default)
+    if value is None and limit.default is None:
+        return None
+    off = " (or null: no limit)" if limit.default is None else ""
+    bounds = f"{limit.low:g} {'<=' if limit.low_allowed else '<'} {key}" + (
+        f" <= {limit.high:g}" if limit.high is not None else "")
+    if not (is_number(value) and (value >= limit.low if limit.low_allowed else value > limit.low)
+            and (limit.high is None or value <= limit.high)):
+        check.fail(f"{field}.{key}", f"expected {limit.unit} with {bounds}{off}, got {shown(value)}")
+    return float(value)
+
+
+def _check_rotation(check, phase, field):
+    """A facing rotation turns by the warp: it needs warp_rotation, and no align_joint (whose goal
+    depends on the end rotation, which a facing phase only knows once the root is there)."""
+    if not isinstance(phase.rotation, str) or phase.rotation not in ROTATION_MODES:
+        check.fail(f"{field}.rotation", f"expected one of {', '.join(map(repr, ROTATION_MODES))}, got {shown(phase.rotation)}")
+    if phase.rotation != "target" and not phase.warp_rotation:
+        check.fail(f"{field}.rotation", f"expected 'target' when warp_rotation is false (the clip's own turn "
+                                        f"is applied), got {shown(phase.rotation)}")
+    if phase.rotation != "target" and phase.align_joint is not None:
+        check.fail(f"{field}.rotation", f"expected 'target' with an align_joint (the joint's goal needs the end "
+                                        f"rotation before the root is there), got {shown(phase.rotation)}")

@@ -22,6 +22,7 @@ from panda3d.core import ClockObject
 from ..base.config import from_base
 from ..base.errors import UsageError, shown
 from .placement import moved_by
+from .turning import is_plain
 from .warper import MotionWarper, WarpState, heard_events
 
 _IN_PHASE, _BETWEEN = WarpState.IN_PHASE, WarpState.BETWEEN
@@ -345,7 +346,8 @@ class WarpBatch:
 
     def _load(self, slot):
         """`slot` takes the arrays of its warper's phase in progress (it just started): its fast row, or
-        None when that phase cannot take the fast path at all (a fade, a following target, no rotation warp)."""
+        None when that phase cannot take the fast path at all (a fade, a following target, no rotation
+        warp, or a turn beyond the contract's slerp: facing, a rotation time or a turn-rate cap)."""
         slot.row = slot.cur = None
         warper = slot.warper
         warp = warper._warp
@@ -354,7 +356,7 @@ class WarpBatch:
             return None
         phase = warp.asset.phases[warp.phase_index]
         motion = phase.motion
-        if not phase.warp_rotation or plan.weights.motion is not motion:
+        if not phase.warp_rotation or not is_plain(phase) or plan.weights.motion is not motion:
             return None
         pos, quat = plan.origin
         turn = plan.turn

@@ -5,9 +5,10 @@ root motion and the clip frame: no NodePath, no warper. Poses are (Point3, LQuat
 the actor's parent's space; `scale` is the actor's (uniform) scale. The Warp calls these
 and its MotionWarper writes the result to the actor.
 """
-from panda3d.core import LQuaternion, Vec3
+from panda3d.core import Vec3
 
-from .warpmath import AxisWeights, Slerp, axis_trust, heading_quat, play_rate, slerp
+from .turning import PhaseTurn, offset_quat
+from .warpmath import AxisWeights, Slerp, axis_trust, heading_quat, play_rate, rest_share
 
 
 def goal_pose(phase, anchor, scale):
@@ -16,11 +17,8 @@ def goal_pose(phase, anchor, scale):
     T = T0 + RT t_offset, Q = RT R(r_offset); with an aligned joint T moves back by
     Q align_offset * scale, so the joint, not the root, lands on T0 + RT t_offset."""
     pos, quat = anchor
-    goal_quat, turn = quat, phase.r_offset
-    if turn[0] or turn[1] or turn[2]:
-        offset_quat = LQuaternion()
-        offset_quat.setHpr(Vec3(*turn))
-        goal_quat = offset_quat * quat
+    offset = offset_quat(phase)
+    goal_quat = quat if offset is None else offset * quat
     goal = pos + quat.xform(Vec3(*phase.t_offset))
     if phase.align_offset is not None:
         goal -= goal_quat.xform(Vec3(*phase.align_offset) * scale)
@@ -30,14 +28,15 @@ def goal_pose(phase, anchor, scale):
 class PhasePlan:
     """What placing one phase needs that only changes with its goal: the origin, the goal, the
     scale, the warp D that the weights carry (origin frame, metres), the weights (their per-axis
-    trust in the clip's travel fixed by D), and the rotation's arc from R0 to Q."""
+    trust in the clip's travel fixed by D), the rotation's arc from R0 to Q, and the target point
+    T0 (what a facing phase faces)."""
 
-    __slots__ = ("origin", "scale", "goal", "goal_quat", "warp", "weights", "turn")
+    __slots__ = ("origin", "scale", "goal", "goal_quat", "point", "warp", "weights", "turn")
 
-    def __init__(self, phase, origin, goal, scale, still):
+    def __init__(self, phase, origin, goal, scale, still, point=None):
         """D = R0^-1 (T - P0) - A(f1) on the warped axes, 0 on the others."""
         p0, r0 = origin
-        self.origin, self.scale = origin, scale
+        self.origin, self.scale, self.point = origin, scale, point
         self.goal, self.goal_quat = goal
         self.warp = warp_offset(phase, r0.conjugate().xform(self.goal - p0), scale)
         self.weights = AxisWeights(phase.motion, axis_trust(phase.motion, [w / scale for w in self.warp], still))
@@ -64,29 +63,38 @@ def phase_rate(phase, start, goal, scale, still):
     return play_rate(anim, (goal - start).length(), phase.min_rate, phase.max_rate, still)
 
 
-def place(plan, phase, track, frame):
-    """The pose the phase puts the root in at `frame`: P0 + R0 (A + D w), slerp(R0, Q, u)
-    (or R0 turned by the clip's own heading change, without warp_rotation)."""
+def place(plan, phase, track, frame, turn=None, seconds=0.0):
+    """The pose the phase puts the root in at `frame`: P0 + R0 (A + D w), and the PhaseTurn `turn`'s
+    rotation `seconds` after the frame before (slerp(R0, Q, u) for a plain phase), or R0 turned by
+    the clip's own heading change without warp_rotation. A plain phase's turn keeps nothing from
+    frame to frame: without `turn`, a new one."""
+    motion = phase.motion
+    pos = position(plan, phase, frame)
+    if phase.warp_rotation:
+        turn = turn or PhaseTurn(phase, plan.origin[1])
+        return pos, turn.at(plan, pos, (frame - motion.f0) / (motion.f1 - motion.f0), seconds)
+    return pos, heading_quat(track.heading(frame) - track.heading(motion.f0)) * plan.origin[1]
+
+
+def position(plan, phase, frame):
+    """Where the phase puts the root at `frame`: P0 + R0 (A + D w)."""
     p0, r0 = plan.origin
-    motion, scale, warp = phase.motion, plan.scale, plan.warp
+    scale, warp = plan.scale, plan.warp
     weights = plan.weights(frame)
-    a = motion.displacement(frame)
+    a = phase.motion.displacement(frame)
     local = Vec3(a[0] * scale + warp[0] * weights[0], a[1] * scale + warp[1] * weights[1],
                  a[2] * scale + warp[2] * weights[2])
-    if phase.warp_rotation:
-        quat = plan.turn((frame - motion.f0) / (motion.f1 - motion.f0))
-    else:
-        quat = heading_quat(track.heading(frame) - track.heading(motion.f0)) * r0
-    return p0 + r0.xform(local), quat
+    return p0 + r0.xform(local)
 
 
-def place_blended(plan, phase, track, pose, start, frame, other, share):
+def place_blended(plan, phase, track, pose, start, frame, other, share, turn=None, seconds=0.0):
     """One blended step from `pose` at `start` to `frame`: `share` of the clip's motion plus the
     rest of `other` (the other clips' Motion over these frames), then the error still left to
     the goal (from `pose`, assuming the clip's own motion from here on) spread over the phase's
-    remaining weight, so the phase still ends exactly on its goal."""
+    remaining weight, so the phase still ends exactly on its goal; the rotation likewise, by the
+    PhaseTurn `turn` (as in `place`)."""
     p0, r0 = plan.origin
-    goal, goal_quat, motion, scale = plan.goal, plan.goal_quat, phase.motion, plan.scale
+    goal, motion, scale = plan.goal, phase.motion, plan.scale
     pos, quat = pose
     before, now, end = motion.displacement(start), motion.displacement(frame), motion.end_displacement
     moved = pos + r0.xform(Vec3(*(now[i] - before[i] for i in range(3))) * scale) * share
@@ -99,17 +107,10 @@ def place_blended(plan, phase, track, pose, start, frame, other, share):
         moved += r0.xform(step)
     if phase.warp_rotation:
         turned = heading_quat((1.0 - share) * other.h) * quat
-        span = motion.f1 - motion.f0
-        return moved, slerp(turned, goal_quat, rest_share((start - motion.f0) / span, (frame - motion.f0) / span))
-    turn = track.heading(frame) - track.heading(start)
-    return moved, heading_quat(share * turn + (1.0 - share) * other.h) * quat
-
-
-def rest_share(before, now):
-    """How much of what is left moves from weight `before` to `now` (1 once nothing is left)."""
-    if before >= 1.0 - 1e-9:
-        return 1.0
-    return min(max((now - before) / (1.0 - before), 0.0), 1.0)
+        span, turn = motion.f1 - motion.f0, turn or PhaseTurn(phase, plan.origin[1])
+        return moved, turn.blended(plan, moved, turned, (start - motion.f0) / span, (frame - motion.f0) / span, seconds)
+    clip_turn = track.heading(frame) - track.heading(start)
+    return moved, heading_quat(share * clip_turn + (1.0 - share) * other.h) * quat
 
 
 def moved_by(pose, motion, scale):

@@ -13,6 +13,7 @@ from panda3d.core import Vec3
 
 from ..base.errors import shown
 from .placement import goal_pose, warp_offset
+from .turning import planned_goal_quat
 from .warpmath import angle_between, heading_quat
 
 #: Largest base play rate `play(rate=)` accepts (times the phase's max_rate, still a finite clip time).
@@ -91,6 +92,7 @@ def phase_walk(asset, anchors, pose, scale):
         pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
         quat = window.lead_quat * quat
         goal, goal_quat = goal_pose(phase, anchor, scale)
+        goal_quat = planned_goal_quat(phase, anchor[0], pos, goal, goal_quat) or quat
         yield phase, window, pos, quat, goal, goal_quat
         end_quat = goal_quat if phase.warp_rotation else window.turn_quat * quat
         pos, quat, frame = _phase_end(phase, window, pos, quat, goal, scale), end_quat, phase.motion.f1

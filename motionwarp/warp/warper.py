@@ -21,8 +21,12 @@ from ..animation.driver import RootMotionDriver
 from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
 from .placement import PhasePlan, goal_pose, moved_by, phase_rate, place, place_blended, rate_scale
+from .path import planned_path
 from .refusal import phase_walk, refusal
+from .speedlimit import speed_capped
+from .switchoff import switch_offs
 from .target import WarpTarget
+from .turning import PhaseTurn, planned_goal_quat
 
 PHASE_START = "motionwarp-phase-start"
 PHASE_END = "motionwarp-phase-end"
@@ -105,16 +109,17 @@ class MotionWarper:
         the phase's `Warp.rate_scale`. For users who drive playback; 1.0 when no warp plays."""
         return self._warp.control.getPlayRate() if self._warp else 1.0
 
-    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None):
+    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None, path_check=None):
         """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
 
         A target is a WarpTarget, a Point3 or three numbers (heading 0). Bad arguments, or a
         destroyed warper, raise UsageError. A warp already playing is cancelled at once, unless
         this one is refused. `blend_in` / `blend_out` (seconds; default: the settings) fade the
         clip's control effect in from the pose playing before and out after the last phase, when
-        the Actor blends (`enableBlend()`); see Warp.
+        the Actor blends (`enableBlend()`); see Warp. With `path_check` (a `scene.pathcheck.PathCheck`),
+        a warp whose planned path (Warp.planned_path) runs the character's body into the scene is refused.
         """
-        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out)
+        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out, path_check)
         with self._game_errors("play()"):
             if self._warp is not None:
                 self.cancel("a new warp replaced it", blend_out=0.0)
@@ -126,7 +131,7 @@ class MotionWarper:
             self._warp = warp
         return warp
 
-    def check(self, asset, targets, rate=1.0):
+    def check(self, asset, targets, rate=1.0, path_check=None):
         """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting
         nothing; else return the rate scale each phase would get if it played now.
 
@@ -135,9 +140,9 @@ class MotionWarper:
         The rates are foreseen from the clip's own motion up to each phase; a blend-in during the
         lead-up mixes in the pose it fades from, so the played rate can differ slightly.
         """
-        return self._checked_warp(asset, targets, rate, None, None).planned_rates()
+        return self._checked_warp(asset, targets, rate, None, None, path_check).planned_rates()
 
-    def _checked_warp(self, asset, targets, rate, blend_in, blend_out):
+    def _checked_warp(self, asset, targets, rate, blend_in, blend_out, path_check):
         if self.destroyed:
             raise UsageError("MotionWarper.play: this warper was destroyed")
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
@@ -150,6 +155,8 @@ class MotionWarper:
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
                     announce=self._announce)
         problem = warp._refusal()
+        if not problem and path_check is not None:
+            problem = path_check.refusal(asset, warp.planned_path())
         if problem:
             raise WarpRefused(problem)
         return warp
@@ -397,6 +404,8 @@ class Warp:
         self.frame = 0.0          # clip frame already applied to the actor
         self.origin = None        # (P0, R0) of the phase in progress
         self._phase_plan = None   # its PhasePlan
+        self._turn = None         # its PhaseTurn
+        self._switch_offs = []    # the phases' SwitchOffs, from where their targets were at the start
         self._pose = None         # within a frame's move: where the warp has the actor so far
         self.results = []         # per phase: target and where the actor arrived
         blends = self._bundle.getAnimBlendFlag()
@@ -438,7 +447,17 @@ class Warp:
         """The rate scale each phase would get if the warp started now (see MotionWarper.check)."""
         actor, still = self.actor, self._settings.still_axis_m
         walk = phase_walk(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale)
-        return [phase_rate(phase, pos, goal, self.scale, still) for phase, _, pos, _, goal, _ in walk]
+        return [speed_capped(phase_rate(phase, pos, goal, self.scale, still), phase,
+                             PhasePlan(phase, (pos, quat), (goal, goal_quat), self.scale, still), self.track.fps,
+                             self.base_rate)
+                for phase, _, pos, quat, goal, goal_quat in walk]
+
+    def planned_path(self):
+        """[(seconds since the start, root position)] the warp would take if it started now, in the
+        actor's parent's space (warp/path.py)."""
+        actor = self.actor
+        return planned_path(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale,
+                            self.base_rate, self._settings.still_axis_m)
 
     def _anchors(self):
         """Each target resolved to (position, rotation) in the actor's parent's space."""
@@ -477,17 +496,25 @@ class Warp:
     # -- targets --------------------------------------------------------------------------
     def phase_goal(self, index):
         """(Point3, LQuaternion): where the root must be (in the actor's parent's space) and how it
-        must be rotated at the end of phase `index`, read now (a following target moves)."""
-        anchor = self.targets[index].resolve(self.actor.getParent(), self._render)
-        return goal_pose(self.asset.phases[index], anchor, self.scale)
+        must be rotated at the end of phase `index`, read now (a following target moves). A facing
+        phase's rotation is foreseen as the refusals foresee it (turning.planned_goal_quat, from
+        where the actor is now)."""
+        phase, anchor = self.asset.phases[index], self._anchor(index)
+        goal, goal_quat = goal_pose(phase, anchor, self.scale)
+        return goal, planned_goal_quat(phase, anchor[0], self.actor.getPos(), goal, goal_quat) or self.actor.getQuat()
+
+    def _anchor(self, index):
+        """Target `index` resolved now to (position, rotation) in the actor's parent's space."""
+        return self.targets[index].resolve(self.actor.getParent(), self._render)
 
     def _plan(self, phase):
         """The phase's PhasePlan: made at its first frame, remade every frame only for a target
         that follows a node (or when the actor's scale changed)."""
         plan, scale = self._phase_plan, self.scale
         if plan is None or plan.scale != scale or self.targets[self.phase_index].follow is not None:
-            plan = self._phase_plan = PhasePlan(phase, self.origin, self.phase_goal(self.phase_index), scale,
-                                                self._settings.still_axis_m)
+            anchor = self._anchor(self.phase_index)
+            plan = self._phase_plan = PhasePlan(phase, self.origin, goal_pose(phase, anchor, scale), scale,
+                                                self._settings.still_axis_m, anchor[0])
         return plan
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -501,6 +528,7 @@ class Warp:
         self.control.setPlayRate(self.base_rate)
         driver.play(self.asset.clip)
         self.frame = self.control.getFullFframe()
+        self._switch_offs = switch_offs(self.asset.phases, self.targets, self._anchors())
         if self.blend_in > 0.0 or self.blend_out > 0.0:
             self.effect = 0.0 if self.blend_in > 0.0 else 1.0
             self._bundle.setControlEffect(self.control, self.effect)
@@ -566,6 +594,10 @@ class Warp:
         if self.effect is None and self._bundle.getControlEffect(self.control) <= 0.0:
             self._end(CANCELLED, reason="another clip took over")
             return None
+        switched_off = self._switched_off()
+        if switched_off:
+            self._switch_off(switched_off)
+            return None
         cur = self.control.getFullFframe()
         if cur < self.frame - 1e-6:
             if self._clock_went_back():   # the clip replays from its start on its own: stop it where it is
@@ -612,19 +644,39 @@ class Warp:
         last = self._driver._prev_time
         return last is not None and self.warper._clock.getFrameTime() < last
 
+    def _switched_off(self):
+        """Why a phase not yet finished switches the warp off (its followed target moved or turned
+        past its limit since the start), or None."""
+        for rule in self._switch_offs:
+            if rule.index >= self.phase_index:
+                reason = rule.reason(self._anchor(rule.index))
+                if reason:
+                    return reason
+        return None
+
+    def _switch_off(self, reason):
+        """End the warp as cancel() does: a fading warp fades out, otherwise the clip stops now."""
+        if self.effect is not None and self.blend_out > 0.0:
+            self._fade_out(self.blend_out, CANCELLED, reason)
+        else:
+            self._end(CANCELLED, stop_clip=True, reason=reason)
+
     def _start_phase(self, phase, blend):
         self.state = WarpState.IN_PHASE
         self._blended_phase = blend.shared
         self.origin = self._pose
         self._phase_plan = None
-        self._set_rate(rate_scale(phase, self._plan(phase), self._settings.still_axis_m))
+        self._turn = PhaseTurn(phase, self.origin[1])
+        plan, still = self._plan(phase), self._settings.still_axis_m
+        self._set_rate(speed_capped(rate_scale(phase, plan, still), phase, plan, self.track.fps, self.base_rate))
         self._send(PHASE_START, [phase.name, self.phase_index])
 
     def _finish_phase(self, phase):
         self.frame = phase.motion.f1
         plan = self._plan(phase)
         pos, quat = self._pose
-        self.results.append(PhaseResult(phase.name, Point3(self.origin[0]), Point3(plan.goal), Quat(plan.goal_quat),
+        goal_quat = self._turn.goal(plan, pos)
+        self.results.append(PhaseResult(phase.name, Point3(self.origin[0]), Point3(plan.goal), Quat(goal_quat),
                                         Point3(pos), Quat(quat), self.rate_scale))
         self.state = WarpState.BETWEEN
         self.phase_index += 1
@@ -636,11 +688,12 @@ class Warp:
         phase shares frames with other clips."""
         self._blended_phase = self._blended_phase or blend.shared
         plan = self._plan(phase)
+        seconds = (frame - self.frame) / (self.track.fps * self.base_rate * self.rate_scale)
         if self._blended_phase:
             self._pose = place_blended(plan, phase, self.track, self._pose, self.frame, frame,
-                                       blend.take(self.frame, frame), blend.share)
+                                       blend.take(self.frame, frame), blend.share, self._turn, seconds)
         else:
-            self._pose = place(plan, phase, self.track, frame)
+            self._pose = place(plan, phase, self.track, frame, self._turn, seconds)
         self.frame = frame
 
 

@@ -47,6 +47,13 @@ def play_rate(anim_distance, actual_distance, min_rate, max_rate, still):
     return min(max(anim_distance / max(actual_distance, 1e-6), min_rate), max_rate)
 
 
+def rest_share(before, now):
+    """How much of what is left moves from weight `before` to `now` (1 once nothing is left)."""
+    if before >= 1.0 - 1e-9:
+        return 1.0
+    return min(max((now - before) / (1.0 - before), 0.0), 1.0)
+
+
 def slerp(q0, q1, u):
     """Spherical interpolation between unit quaternions, along the shorter arc."""
     return Slerp(q0, q1)(u)
