@@ -23,12 +23,14 @@ from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor, authored_between, authored_root_end
 from ..warp.target import WarpTarget
 from .measure import facing
-from .providers import Interaction, Refusal, _Asked, _metres
+from ..warp.refusal import Cause
+from .providers import Interaction, Refusal, _Asked, nothing_in_front
 
 #: The tag that makes a node a marker; its value is the kind (`sit`, `pick_up`, `use`).
 MARKER_TAG = "motionwarp-interaction"
 MARKER_KINDS = tuple(name for name, kind in TRAVERSAL_KINDS.items() if kind.found_by == "marker")
-NO_MARKER = "nothing to interact with in front"
+_NOTHING_HERE = nothing_in_front(("interact with",))
+NO_MARKER = _NOTHING_HERE.text
 _UP = Vec3(0, 0, 1)
 
 
@@ -103,7 +105,7 @@ class MarkerProvider(_Asked):
             if ground <= self.settings.reach and bearing <= self.settings.max_approach_deg:
                 seen.append((ground, marker, kind))
         if not seen:
-            return Refusal(NO_MARKER)
+            return Refusal(causes=(_NOTHING_HERE,))
         refusals = []
         for ground, marker, kind in sorted(seen, key=lambda item: item[0]):
             answer = self._judge(marker, kind, ground, pos, h, space, assets)
@@ -117,9 +119,9 @@ class MarkerProvider(_Asked):
         height = round(at.z - pos.z, 4)
         turn = _wrap(marker_h - h)
 
-        def refuse(reason, **numbers):
-            numbers = {"height": height, "distance": ground, "turn_deg": turn, **numbers}
-            return Refusal(reason, marker, ground, kind, {k: round(v, 4) for k, v in numbers.items()})
+        def refuse(cause, **numbers):
+            return Refusal.of(cause, marker, ground, kind, {"height": height, "distance": ground, "turn_deg": turn,
+                                                            **numbers})
 
         if kind not in MARKER_KINDS:
             return refuse(f"{marker.getName()} is marked {kind!r}: expected one of {', '.join(MARKER_KINDS)}")
@@ -130,15 +132,15 @@ class MarkerProvider(_Asked):
         if not fitting:
             high, low = max(a.traversal.height[1] for a in own), min(a.traversal.height[0] for a in own)
             if height > high:
-                return refuse(f"too high to {verb} ({_metres(height)} > {_metres(high)})")
-            return refuse(f"too low to {verb} ({_metres(height)} < {_metres(low)})")
+                return refuse(Cause("too high", verb, height, high))
+            return refuse(Cause("too low", verb, height, low))
         reaching = [a for a in fitting if a.traversal.reaches(ground)]
         if not reaching:
             near = min(a.traversal.distance[0] for a in fitting)
             far = max(a.traversal.distance[1] for a in fitting)
             if ground < near:
-                return refuse(f"too close to {verb} ({_metres(ground)} < {_metres(near)})")
-            return refuse(f"too far to {verb} ({_metres(ground)} > {_metres(far)})")
+                return refuse(Cause("too close", verb, ground, near))
+            return refuse(Cause("too far", verb, ground, far, too_far=True))
         asset = min(reaching, key=lambda a: abs(sum(a.traversal.height) / 2 - height))
         authored_turn = authored_anchor(asset, 0).h
         off = abs(_wrap(turn - authored_turn))
@@ -151,7 +153,7 @@ class MarkerProvider(_Asked):
             return refuse(f"no room to {verb} (blocked by {blocker.getName() or 'something'})")
         normal = Vec3(pos.x - at.x, pos.y - at.y, 0)
         normal.normalize()
-        return Interaction(kind, asset, targets, height, 0.0, Point3(at), None, normal, marker, ground)
+        return Interaction(kind, asset, targets, height, 0.0, Point3(at), None, normal, marker, ground, prop=_prop(marker, self._root))
 
     @staticmethod
     def _targets(asset, marker, space):
@@ -177,7 +179,7 @@ class MarkerProvider(_Asked):
         stand = Motion(tuple(target.pos), target.h) * authored_root_end(asset, 0)
         lift = _UP * (settings.face_low + height / 2)
         start, end = pos + lift, Point3(stand.pos[0], stand.pos[1], pos.z) + lift
-        prop = _prop(marker)
+        prop = _prop(marker, self._root)
         blocker = None
         if (end - start).length() > 1e-3:
             hit = self.probe.sweep_capsule(radius, height, start, end)
@@ -187,11 +189,11 @@ class MarkerProvider(_Asked):
         return None if blocker is None or _part_of(blocker, prop) else blocker
 
 
-def _prop(marker):
+def _prop(marker, root):
     """The prop a marker is placed on: its parent, when that is geometry or holds geometry directly (a
-    glTF mesh's node); None for a marker placed loose in the level."""
+    glTF mesh's node); None for a marker placed loose in the level (under the searched `root` itself)."""
     parent = marker.getParent()
-    if parent.isEmpty() or parent == marker.getTop():
+    if parent.isEmpty() or parent == marker.getTop() or parent == root:
         return None
     geometry = GeomNode.getClassType()
     if parent.node().isOfType(geometry) or any(child.node().isOfType(geometry) for child in parent.getChildren()):
