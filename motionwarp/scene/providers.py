@@ -179,13 +179,22 @@ class _Asked:
             return answer
         asset, quat = answer.asset, LQuaternion()
         quat.setHpr(Vec3(h, 0, 0))
-        anchors = [(Point3(target.pos), target.local_quat()) for target in answer.targets]
+        anchors = [_anchor(target, self.space) for target in answer.targets]
         problem = refusal_cause(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors,
                                 1.0, (Point3(pos), quat), scale, self.warp_settings)
         if problem is None:
             return answer
         return Refusal.of(problem, answer.node, answer.distance, answer.kind,
                           {"height": answer.height, "depth": answer.depth})
+
+
+def _anchor(target, space):
+    """A target's (position, rotation) in the provider's space (`space`, else the followed node's top):
+    a target riding a node (`follow`) is where that node is now."""
+    if target.follow is None:
+        return Point3(target.pos), target.local_quat()
+    frame = space if space is not None else target.follow.getTop()
+    return target.resolve(frame, frame)
 
 
 class _Provider(_Asked):
