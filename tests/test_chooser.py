@@ -226,3 +226,38 @@ def test_just_out_of_reach_the_vault_is_named_before_another_kinds_reason(base, 
     assert TraversalProvider(probe, assets).find_at(Point3(0, -1.7, 0), 0.0).reason == "too far to vault (3.20 m > 2.00 m)"
     beyond = TraversalProvider(probe, assets).find_at(Point3(0, -2.6, 0), 0.0)   # 4.1 m: beyond the 4 m face sweep
     assert beyond.node is None and beyond.reason.startswith("nothing to vault")
+
+
+def test_within_the_tie_the_earlier_provider_wins_though_the_later_is_nearer_about_another_node():
+    """The crate's vault 1.03 m away (asked first) and a lever's use 1.00 m away (asked second, another
+    node): within 5 cm, so the order given; 6 cm nearer, the lever."""
+    crate, lever = NodePath("crate"), NodePath("lever")
+    vault = Interaction("vault", None, [], 1.0, 0.6, Point3(), None, None, crate, 1.03)
+    use = Interaction("use", None, [], 1.1, 0.0, Point3(), None, None, lever, 1.0)
+    assert InteractionChooser([Fixed(vault), Fixed(use)]).find_at(Point3(0, 0, 0), 0.0) is vault
+    nearer = dataclasses.replace(use, distance=0.97)
+    assert InteractionChooser([Fixed(vault), Fixed(nearer)]).find_at(Point3(0, 0, 0), 0.0) is nearer
+    assert InteractionChooser([Fixed(use), Fixed(vault)]).find_at(Point3(0, 0, 0), 0.0) is use
+
+
+@pytest.mark.parametrize("on_the_table", [True, False])
+def test_real_providers_a_marker_on_the_table_is_offered_not_the_vault(base, warp_assets, rig_assets, on_the_table):
+    """A 0.8 m table 1.5 m ahead (its face at y = 1.5) with a lever marked on it 1.52 m ahead, 1.0 m up:
+    the vault (asked first, the face nearer) and the marker are within the tie; the marker placed on the
+    table is offered; the same marker placed loose in the level is another thing, and the vault wins."""
+    root = level()
+    root.reparentTo(base.render)
+    prism(root, "ground", box_profile(12.0, 1.0), 12.0, pos=(0, 0, -1.0))
+    table = root.attachNewNode("table")
+    prism(table, "top", box_profile(0.8, 0.8), 1.2, pos=(0, 1.5 + 0.4, 0))
+    lever = (table if on_the_table else root).attachNewNode("lever")
+    lever.setPos(0, 1.52, 1.0)
+    lever.setTag(MARKER_TAG, "use")
+    probe = SceneProbe.from_geometry(root)
+    assets = list(warp_assets.values()) + rig_assets
+    chooser = InteractionChooser([TraversalProvider(probe, assets), MarkerProvider(probe, root, assets)])
+    found = chooser.find_at(Point3(0, 0, 0), 0.0)
+    assert [answer.kind for answer in chooser.answers] == ["vault", "use"]
+    assert abs(chooser.answers[0].distance - chooser.answers[1].distance) <= 0.05
+    assert found.kind == ("use" if on_the_table else "vault")
+    assert (found.node == lever) == on_the_table
