@@ -261,3 +261,33 @@ def test_real_providers_a_marker_on_the_table_is_offered_not_the_vault(base, war
     assert abs(chooser.answers[0].distance - chooser.answers[1].distance) <= 0.05
     assert found.kind == ("use" if on_the_table else "vault")
     assert (found.node == lever) == on_the_table
+
+
+@pytest.mark.parametrize("h", [0.0, 37.0, 90.0])
+def test_walking_up_to_a_crate_both_vault_and_jump_onto_fit_the_vault_is_offered(base, warp_assets, warp_asset_dir, h):
+    """A 0.9 m crate 1.0 m deep fits the mannequin's vault (0.5 to 1.5 m high, up to 1.2 m deep) and its
+    jump onto (0.3 to 0.9 m high, 0.7 m deep or more: the assets' own ranges). Walking up from 4 m with
+    the demo's reaches (2 m, the jumps 3.5 m), at any heading, the chooser never offers the jump onto:
+    first "too far to vault", then the vault."""
+    from motionwarp.scene.measure import facing
+    root = level()
+    root.reparentTo(base.render)
+    prism(root, "ground", box_profile(20.0, 1.0), 20.0, pos=(0, 0, -1.0))
+    turned = root.attachNewNode("turned")
+    turned.setH(h)
+    prism(turned, "crate", box_profile(1.0, 0.9), 1.2, pos=(0, 0.5, 0))   # its face on the line y = 0
+    probe = SceneProbe.from_geometry(root)
+    from motionwarp import WarpAsset
+    assets = list(warp_assets.values()) + [WarpAsset.load(warp_asset_dir / "jump_onto.warp.json")]
+    assert any(a.traversal.kind == "jump_onto" and a.traversal.fits(0.9, 1.0) for a in assets)
+    assert any(a.traversal.kind == "vault" and a.traversal.fits(0.9, 1.0) for a in assets)
+    chooser = InteractionChooser([TraversalProvider(probe, assets), JumpProvider(probe, assets, reach=3.5)])
+    offered = []
+    for step in range(60):
+        away = 4.0 - step * 0.05
+        pos = -facing(h) * away
+        found = chooser.find_at(Point3(pos.x, pos.y, 0), h)
+        offered.append(found.kind if found else ("too far" if found.too_far else None))
+        if found or found.too_far:
+            assert found.kind == "vault", (away, found)
+    assert "too far" in offered and offered[-1] == "vault"
