@@ -143,3 +143,20 @@ def test_a_marker_turned_in_place_on_a_static_probe_gives_its_new_heading(base, 
     lever.setH(20.0)
     turned = provider.find_at(Point3(0, 0, 0), 0.0)
     assert turned is not first and turned.targets[0].h == pytest.approx(lever.getH(base.render), abs=1e-4)
+
+
+def test_a_marker_moved_beyond_the_slack_is_found_where_it_went_after_refresh(base, rigs):
+    """Indexed where it was at the search: nudged 0.4 m (within SLACK) it is followed at once; moved
+    10 m (off to x = 10, in front of a character standing there) it is found there once searched again."""
+    from motionwarp.scene.markers import SLACK
+    _, assets = rigs
+    lever = marker(base.render, "use", (0, 1.6, 1.2), h=0.0, name="lever")
+    provider = MarkerProvider(SceneProbe.from_geometry(level()), base.render, list(assets.values()))
+    lever.setX(0.4)
+    assert 0.4 < SLACK
+    nudged = provider.find_at(Point3(0.4, 0, 0), 0.0)
+    assert nudged.node == lever and nudged.targets[0].pos == lever.getPos(base.render)
+    lever.setX(10.0)
+    assert provider.find_at(Point3(10.0, 0, 0), 0.0).reason == NO_MARKER
+    provider.refresh()
+    assert provider.find_at(Point3(10.0, 0, 0), 0.0).node == lever
