@@ -160,3 +160,13 @@ def test_a_marker_moved_beyond_the_slack_is_found_where_it_went_after_refresh(ba
     assert provider.find_at(Point3(10.0, 0, 0), 0.0).reason == NO_MARKER
     provider.refresh()
     assert provider.find_at(Point3(10.0, 0, 0), 0.0).node == lever
+
+
+def test_moving_must_be_nodepaths(base, rigs):
+    from motionwarp import UsageError
+    from panda3d.core import NodePath
+    _, assets = rigs
+    probe = SceneProbe.from_geometry(level())
+    for bad in (["cart"], [NodePath()]):
+        with pytest.raises(UsageError, match="MarkerProvider moving: expected NodePaths"):
+            MarkerProvider(probe, base.render, list(assets.values()), moving=bad)
