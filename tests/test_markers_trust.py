@@ -170,3 +170,22 @@ def test_moving_must_be_nodepaths(base, rigs):
     for bad in (["cart"], [NodePath()]):
         with pytest.raises(UsageError, match="MarkerProvider moving: expected NodePaths"):
             MarkerProvider(probe, base.render, list(assets.values()), moving=bad)
+
+
+def test_a_gltf_extra_typed_5_or_with_a_space_is_reported(base, rigs, tmp_path):
+    """Blender custom properties as a level designer types them, read through panda3d-gltf (extras become
+    tags: 5 reads '5'): both named in `problems`, the well-typed one found."""
+    from authoring.gltf_writer import GltfBuilder
+    _, assets = rigs
+    builder = GltfBuilder("markers")
+    builder.add_empty("seat", (0, 1.2, 0.45), extras={MARKER_TAG: "Sit "})
+    builder.add_empty("grab", (3, 1.2, 1.0), extras={MARKER_TAG: 5})
+    builder.add_empty("lever", (6, 1.5, 1.2), extras={MARKER_TAG: "use"})
+    builder.write_glb(tmp_path / "markers.glb")
+    model = base.loader.loadModel(str(tmp_path / "markers.glb"), noCache=True)
+    model.reparentTo(base.render)
+    provider = MarkerProvider(SceneProbe.from_geometry(level()), model, list(assets.values()))
+    assert sorted(provider.problems) == [
+        f"marker grab has {MARKER_TAG}='5': expected one of sit, pick_up, use",
+        f"marker seat has {MARKER_TAG}='Sit ' (did you mean 'sit'?): expected one of sit, pick_up, use"]
+    assert provider.find_at(Point3(6, 0, 0), 0.0).node.getName() == "lever"
