@@ -20,6 +20,7 @@ from .scene.markers import MARKER_TAG, MarkerProvider
 from .scene.providers import Interaction, MantleProvider, Refusal, TraversalProvider, VaultProvider
 from .animation.rootmotion import RootMotionTrack
 from .warp.batch import WarpBatch
+from .warp.refusal import Cause
 from .warp.target import WarpTarget
 from .warp.warper import BLEND_OUT, CANCELLED, FINISHED, PHASE_END, PHASE_START, MotionWarper, PhaseResult, Warp, WarpState
 
@@ -28,8 +29,9 @@ __version__ = "0.2.0"
 
 __all__ = [
     "BLEND_OUT", "CANCELLED", "FINISHED", "PHASE_END", "PHASE_START", "PhaseResult", "__version__",
-    "AssetError", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider", "LoadError",
-    "MARKER_TAG", "MarkerProvider", "MantleProvider", "PathCheck", "MotionWarpError", "MotionWarpSettings", "MotionWarper",
+    "AssetError", "Cause", "ContactIK", "ContactIKSettings", "Interaction", "InteractionChooser", "JumpProvider",
+    "LoadError", "MARKER_TAG", "MarkerProvider", "MantleProvider", "PathCheck", "MotionWarpError", "MotionWarpSettings",
+    "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
     "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor", "mirror_clip", "samples",
 ]

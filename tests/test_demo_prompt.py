@@ -75,3 +75,25 @@ def test_the_yards_prompts_say_each_kind_in_words_on_one_line_at_800x600(base, y
     left, right, bottom, top = card_box(yard.prompt, base)
     assert base.a2dLeft < left < right < base.a2dRight and base.a2dBottom < bottom < top < base.a2dTop
     assert yard.prompt.textNode.getNumRows() == 1, text     # short enough not to wrap at 800x600
+
+
+def test_the_autopilot_and_the_prompt_ask_the_chooser_once_a_frame(base, warp_asset_dir):
+    """Walking the course under the autopilot (its interact() before the move, the HUD after it), the
+    chooser is asked at most once a frame, and the prompt is what a fresh question gives there."""
+    demo = Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), autopilot=True, asset_dir=warp_asset_dir)
+    try:
+        chooser, asked = demo.traversal, []
+        find = chooser.find
+        chooser.find = lambda actor: asked.append(1) or find(actor)
+        per_frame, warped = [], 0
+        for _ in range(180):
+            before = len(asked)
+            step(base, 1 / 60)
+            per_frame.append(len(asked) - before)
+            warped += demo.warper.is_warping
+            if not demo.warper.is_warping:
+                assert demo.prompt.getText() == demo.prompt_text(find(demo.actor))
+        assert demo.autopilot.stopped is None and warped > 0     # it walked up to the first crate and took it
+        assert max(per_frame[1:]) == 1 and per_frame.count(1) > 100   # the first: nothing was asked before it
+    finally:
+        demo.destroy()

@@ -164,7 +164,7 @@ def scene_with_seat(base, bench=False, wall=False):
     ("too_close", "too close to use (0.20 m < 0.30 m)", {"distance": 0.2}),
     ("wrong_side", "wrong side to sit (approach 180° off the marker's > 50°)", {"approach_deg": 180.0}),
     ("turned_seat", "wrong side to sit (approach 60° off the marker's > 50°)", {"approach_deg": 60.0}),
-    ("unknown_kind", "dance is marked 'dance': expected one of sit, pick_up, use", {}),
+    ("unknown_kind", "marker dance has motionwarp-interaction='dance': expected one of sit, pick_up, use", {}),
     ("no_clip", "no pick up clip", {"distance": 1.5}),   # a pick_up marker, and no pick_up asset given
 ])
 def test_refusals_say_why_with_the_numbers(base, rigs, case, reason, numbers):

@@ -8,6 +8,7 @@ from panda3d.core import Point3
 from motionwarp import (Interaction, MantleProvider, MotionWarpSettings, Refusal, SceneProbe,
                         TraversalProvider, UsageError, WarpRefused, WarpTarget)
 from motionwarp.scene.chooser import InteractionChooser
+from motionwarp.warp.refusal import Cause
 
 from .obstacles import box_profile, level, prism
 
@@ -120,15 +121,21 @@ def test_warp_settings_must_be_motion_warp_settings(assets):
         MantleProvider(ledge_probe(1.0), assets, warp_settings={"max_stretch": 5})
 
 
-def test_a_joined_reason_keeps_each_refusal_whole():
-    """A reason already joined ("..; ..") is not taken for one "too high to <verb> (..)" part."""
-    from motionwarp.scene.providers import _join
-    warped = "too high to vault (1.60 m > 1.50 m); phase 'ledge_top' needs 1.28 m (ratio 9.81, allowed 0 to 3)"
-    assert _join([warped, "too high to jump onto (1.60 m > 0.90 m)"]) == warped + "; too high to jump onto (1.60 m > 0.90 m)"
-    assert (_join(["too high to vault (3.00 m > 1.50 m)", "too high to jump onto (3.00 m > 0.90 m)"])
-            == "too high to vault (3.00 m > 1.50 m) or jump onto (3.00 m > 0.90 m)")
-    assert (_join(["too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m)", "too high to jump onto (3.00 m > 0.90 m)"])
+def test_joined_causes_are_said_from_their_data():
+    """Causes of one reason that each name their kind are said as one ("too high to vault (..) or jump onto
+    (..)"); a warper's sentence beside them keeps each whole ("..; .."); each sentence once."""
+    from motionwarp.scene.providers import said
+    vault, mantle = Cause("too high", "vault", 3.0, 1.5), Cause("too high", "mantle", 3.0, 2.3)
+    onto = Cause("too high", "jump onto", 3.0, 0.9)
+    stretch = Cause("phase 'ledge_top' needs 1.28 m", value=9.81, limit=3.0, unit="", name="stretch",
+                    detail="ratio 9.81, allowed 0 to 3")
+    assert said([vault, onto]) == "too high to vault (3.00 m > 1.50 m) or jump onto (3.00 m > 0.90 m)"
+    assert (said([vault, mantle, onto, vault])
             == "too high to vault (3.00 m > 1.50 m) or mantle (3.00 m > 2.30 m) or jump onto (3.00 m > 0.90 m)")
+    assert (said([vault, stretch, onto]) == "too high to vault (3.00 m > 1.50 m); phase 'ledge_top' needs 1.28 m "
+            "(ratio 9.81, allowed 0 to 3); too high to jump onto (3.00 m > 0.90 m)")
+    low = Cause("too low", "vault", 0.2, 0.5)
+    assert said([vault, low]) == "too high to vault (3.00 m > 1.50 m); too low to vault (0.20 m < 0.50 m)"
 
 
 def test_only_a_stretch_too_long_is_too_far(rig, warp_assets, assets):
@@ -151,7 +158,7 @@ def test_the_chooser_shows_what_comes_closer_before_a_nearer_refusal():
     wall = Refusal("too high to vault (more than 2.19 m)", "wall", 0.7)
     assert best([table, marker]) is marker and best([table, wall]) is wall
     jump = Refusal("too high to jump onto (1.60 m > 0.90 m)", "marker", 1.44, "jump_onto")
-    joined = best([marker, jump])   # both about the marker: joined, and still too far
+    joined = best([jump, marker])   # both about the marker: joined, the one closer offers first, and still too far
     assert joined.too_far and joined.reason == marker.reason + "; " + jump.reason
     assert best([marker, Interaction("vault", None, [], 1.0, 1.0, None, None, None, "crate", 1.9)]).node == "crate"
 

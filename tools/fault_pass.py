@@ -518,6 +518,65 @@ def _(folder):
     return refused(lambda: warper.play(vault, targets), WarpRefused, "target of phase")
 
 
+def _providers_on_a_level(base):
+    """(level, its bench (a prop with a seat marker), the chooser over traversal, jumps and markers, its
+    marker provider)."""
+    from motionwarp import InteractionChooser, JumpProvider, MarkerProvider, SceneProbe, TraversalProvider, WarpAsset
+    assets = [WarpAsset.load(path) for path in sorted((SAMPLES / "assets").glob("*.warp.json"))]
+    level = base.render.attachNewNode("level")
+    bench = base.loader.loadModel(str(SAMPLES / "scenes" / "props" / "bench.glb"))
+    bench.reparentTo(level)
+    bench.setPos(0, 1.5, 0)
+    probe = SceneProbe.from_geometry(level)
+    markers = MarkerProvider(probe, level, assets)
+    return level, bench, InteractionChooser([TraversalProvider(probe, assets), JumpProvider(probe, assets),
+                                             markers]), markers
+
+
+@case("providers: the level removed under them")
+def _(folder):
+    base, actor, warper, vault, targets = rig()
+    level, bench, chooser, markers = _providers_on_a_level(base)
+    if not markers.markers:
+        raise Wrong("the bench's seat marker was not found")
+    bench.removeNode()
+    found = markers.find(actor)
+    if found:
+        raise Wrong(f"a removed prop's marker was offered: {found.node}")
+    level.removeNode()
+    chooser.find(actor)
+    markers.refresh()
+    return one_line(f"{markers.find(actor).reason}; {len(markers.markers)} markers after refresh()")
+
+
+@case("providers: a removed actor")
+def _(folder):
+    base, actor, warper, vault, targets = rig()
+    level, _, chooser, markers = _providers_on_a_level(base)
+    actor.cleanup()
+    actor.removeNode()
+    answers = [asked.find(actor) for asked in [chooser] + chooser.providers]
+    if any(answers) or {answer.reason for answer in answers} != {"the actor was removed"}:
+        raise Wrong(f"not refused as removed: {[answer.reason for answer in answers]}")
+    level.removeNode()
+    return one_line(answers[0].reason)
+
+
+@case("markers: kinds typed 'Sit ' and 5")
+def _(folder):
+    from motionwarp import MARKER_TAG, MarkerProvider, SceneProbe, WarpAsset
+    base, actor, warper, vault, targets = rig()
+    root = base.render.attachNewNode("marked")
+    for name, kind in (("seat", "Sit "), ("grab", "5")):
+        root.attachNewNode(name).setTag(MARKER_TAG, kind)
+    provider = MarkerProvider(SceneProbe.from_geometry(root), root, [WarpAsset.load(SAMPLES / "assets" / "sit.warp.json")])
+    root.removeNode()
+    named = [problem for problem in provider.problems if MARKER_TAG in problem]
+    if len(named) != 2 or not all(name in " ".join(named) for name in ("seat", "grab", "'Sit '", "'5'")):
+        raise Wrong(f"not both reported with node and tag: {provider.problems}")
+    return one_line(named[0])
+
+
 for _event in ("motionwarp-phase-start", "motionwarp-phase-end", "motionwarp-finished"):
     @case(f"warp: a {_event} handler raises")
     def _(folder, event=_event):

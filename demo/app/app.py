@@ -133,6 +133,7 @@ class Demo(DirectObject):
         #: The last clip the compare key (C) played unwarped, with the targets it did not aim at.
         self.comparison = None
         self._phase_said = None   # the status line of the phase in progress, until the warp ends
+        self._offered = None      # (where the character was asked about, the assets, the answer): see offer()
         self.debug = DebugView(render)
         self._built.append(self.debug.destroy)
         self.autopilot = Autopilot(self, scene.autopilot) if autopilot and scene.autopilot else None
@@ -206,7 +207,7 @@ class Demo(DirectObject):
         """
         if self.warper.is_warping or self.controller.airborne:
             return False
-        found = self.traversal.find(self.actor)
+        found = self.offer()
         if found.node is None:
             if within is None:  # a player pressed Space
                 self.say(found.reason)
@@ -261,7 +262,7 @@ class Demo(DirectObject):
         """Play what Space would play, with warping off: the clip's own root motion from here."""
         if self.warper.is_warping or self.controller.airborne:
             return False
-        found = self.traversal.find(self.actor)
+        found = self.offer()
         if not found:
             self.say(found.reason)
             return False
@@ -302,8 +303,24 @@ class Demo(DirectObject):
         return hit.node if hit is not None else None
 
     def offer(self):
-        """The providers' find in front of the character (an Interaction or a Refusal), None while warping."""
-        return None if self.warper.is_warping else self.traversal.find(self.actor)
+        """The providers' find in front of the character (an Interaction or a Refusal), None while warping.
+
+        Asked once for where the character stands: the HUD asks after the frame's move, and the
+        autopilot's and Space's questions before the next move get that answer again, until the
+        character moves or turns, the probe changes, or the assets or the warper's settings do."""
+        if self.warper.is_warping:
+            return None
+        render = self.base.render
+        asked = (tuple(self.actor.getPos(render)), self.actor.getH(render), self.actor.getSx(render), self.probe.version,
+                 tuple(vars(self.warper.settings).values()))
+        assets = tuple(self.assets.values())
+        kept = self._offered
+        if kept is not None and kept[0] == asked and len(kept[1]) == len(assets) and all(
+                a is b for a, b in zip(kept[1], assets)):
+            return kept[2]
+        found = self.traversal.find(self.actor)
+        self._offered = (asked, assets, found)
+        return found
 
     def prompt_text(self, found=None):
         """What Space would do now (`found`: the offer, when already asked), or why not."""

@@ -7,19 +7,26 @@
         warper.play(found.asset, found.targets)
 
 The best Interaction is the nearest (what the character meets first); providers that found
-things within TIE metres of each other, or the same thing, rank in the order given. With no Interaction, the
-nearest Refusal that is only `too_far` (walking closer may offer it), else the Refusal of the nearest thing
-refused, so the prompt names what is in front and why (every provider's reason when several refuse that
-same thing: "too high to jump over (..) or jump onto (..)"); when none met anything, what each looked for.
+things within TIE metres of each other rank in the order given. Among the answers about one
+obstacle (the same node, or a marker placed on it), the kind the level means comes first
+(KIND_ORDER: what a marker names on a prop before traversing the prop, a vault before a jump
+onto), whatever each provider's reach: a kind refused only as too far (walking closer offers it)
+is answered before a later kind's Interaction. With no Interaction, the nearest Refusal that is
+too far, else the Refusal of the nearest thing refused, with every provider's causes about that
+same thing (its own first); when none met anything, what each looked for.
 """
-import re
+from panda3d.core import NodePath
 
 from ..base.errors import UsageError
-from .providers import Refusal, _join, _or_list
+from .markers import MARKER_KINDS
+from .providers import ACTOR_REMOVED, Refusal, nothing_in_front
 
 #: Answers this close (metres) count as equally near: the earlier provider in the list wins.
 TIE = 0.05
 NOTHING_AT_ALL = "nothing to do here"
+#: The kinds, in the order offered for one obstacle: what a marker on it names, then traversing it
+#: the way a player expects (over before onto). A game's own kinds come after, in provider order.
+KIND_ORDER = MARKER_KINDS + ("vault", "mantle", "jump_over", "jump_onto", "jump_gap")
 
 
 class InteractionChooser:
@@ -34,7 +41,11 @@ class InteractionChooser:
         self.answers = []
 
     def find(self, actor):
-        """The best answer for `actor` as it stands now (its position, heading and scale)."""
+        """The best answer for `actor` as it stands now (its position, heading and scale); a removed
+        actor is answered with a Refusal (as `MotionWarper.play` refuses it)."""
+        if actor.isEmpty():
+            self.answers = []
+            return Refusal(ACTOR_REMOVED)
         space = self.space if self.space is not None else actor.getTop()
         return self.find_at(actor.getPos(space), actor.getH(space), actor.getSx(space))
 
@@ -47,38 +58,64 @@ class InteractionChooser:
 
 
 def best(answers):
-    """The nearest Interaction (earlier first within TIE or about the same node), else the nearest Refusal
-    that is only too far (what comes next on the way), else the nearest Refusal that names a distance, else
-    the first Refusal."""
+    """The nearest Interaction (earlier first within TIE), or, about its obstacle, the answer of the kind
+    first in KIND_ORDER among Interactions and too-far Refusals; else the nearest Refusal that is too far
+    (what comes next on the way), else the nearest Refusal that names a distance, else the first."""
     found = [answer for answer in answers if answer]
-    if found:
-        return _nearest(found)
     placed = [answer for answer in answers if answer.distance is not None]
+    if found:
+        first = _nearest(found)
+        about = [answer for answer in answers if answer is first or (_same_obstacle(answer, first)
+                                                                   and (answer or answer.too_far))]
+        chosen = min(about, key=lambda answer: (_rank(answer.kind), _index(answers, answer)))
+        return chosen if chosen else _joined(chosen, placed)
     if placed:
         coming = [answer for answer in placed if answer.too_far]
         return _joined(_nearest(coming or placed), placed)
     return _nothing(answers) if answers else Refusal(NOTHING_AT_ALL)
 
 
+
+def _rank(kind):
+    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
+
+
+def _index(answers, answer):
+    return next(i for i, other in enumerate(answers) if other is answer)
+
+
+def _obstacle_nodes(answer):
+    """The scene nodes an answer is about: its node, and the prop a marker is placed on."""
+    nodes = (answer.node, getattr(answer, "prop", None))
+    return [node for node in nodes if node is not None and not (isinstance(node, NodePath) and node.isEmpty())]
+
+
+def _same_obstacle(one, other):
+    """Whether two answers are about one obstacle: the same node, or one node under the other (a marker's
+    prop holding the mesh a traversal hit)."""
+    return any(a == b or (isinstance(a, NodePath) and isinstance(b, NodePath) and (a.isAncestorOf(b) or b.isAncestorOf(a)))
+               for a in _obstacle_nodes(one) for b in _obstacle_nodes(other))
+
+
 def _nothing(refusals):
     """When no provider met anything: one "nothing to .. in front" naming everything they looked for
     ("nothing to vault, mantle, jump onto or interact with in front"), else the first refusal."""
-    wanted = [re.fullmatch(r"nothing to (.+) in front", refusal.reason) for refusal in refusals]
-    if len(refusals) < 2 or not all(wanted):
+    causes = [refusal.causes[0] if len(refusal.causes) == 1 else None for refusal in refusals]
+    if len(refusals) < 2 or not all(cause is not None and cause.looked_for for cause in causes):
         return refusals[0]
-    verbs = list(dict.fromkeys(verb for match in wanted for verb in re.split(r", | or ", match.group(1))))
-    return Refusal(f"nothing to {_or_list(verbs)} in front")
+    return Refusal(causes=(nothing_in_front([verb for cause in causes for verb in cause.looked_for]),))
 
 
 def _joined(refusal, refusals):
-    """`refusal`, with the reasons of the others that refuse the same node within TIE of it joined in."""
-    same = [other for other in refusals if refusal.node is not None and other.node == refusal.node
-            and abs(other.distance - refusal.distance) <= TIE]
-    if len(same) < 2:
+    """`refusal`, with the causes of the others that refuse the same node within TIE of it after its own."""
+    same = [other for other in refusals if other is not refusal and refusal.node is not None
+            and other.node == refusal.node and abs(other.distance - refusal.distance) <= TIE]
+    if not same:
         return refusal
+    same.insert(0, refusal)
     numbers = {k: v for other in reversed(same) for k, v in other.numbers.items()}
-    return Refusal(_join(other.reason for other in same), refusal.node, refusal.distance, refusal.kind, numbers,
-                   refusal.too_far)
+    return Refusal(None, refusal.node, refusal.distance, refusal.kind, numbers, refusal.too_far,
+                   causes=[cause for other in same for cause in other.causes])
 
 
 def _nearest(answers):

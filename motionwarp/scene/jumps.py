@@ -21,9 +21,11 @@ from ..base.errors import UsageError
 from ..warp.authored import authored_between
 from ..warp.target import WarpTarget
 from .measure import facing, heading, incline_deg, measure
-from .providers import Interaction, Refusal, _Asked, _highest, _metres, _Provider
+from ..warp.refusal import Cause
+from .providers import Interaction, Refusal, _Asked, _highest, _metres, _Provider, nothing_in_front
 
-NOTHING_TO_JUMP = "nothing to jump in front"
+_NOTHING_HERE = nothing_in_front(("jump",))
+NOTHING_TO_JUMP = _NOTHING_HERE.text
 KINDS = ("jump_gap", "jump_onto")
 _UP = Vec3(0, 0, 1)
 
@@ -102,7 +104,7 @@ class JumpProvider(_Asked):
                 return self._across(pos, forward, edge, gaps)
         if found is not None:
             return self._onto._judge(found, ontos)
-        return Refusal(NOTHING_TO_JUMP)
+        return Refusal(causes=(_NOTHING_HERE,))
 
     # --- gaps
     def _ground(self, point, feet):
@@ -158,9 +160,8 @@ class JumpProvider(_Asked):
         distance = (edge - pos).dot(forward)
         numbers = {"distance": distance}
 
-        def refuse(reason, **more):
-            values = {**numbers, **more}
-            return Refusal(reason, None, distance, "jump_gap", {k: round(v, 4) for k, v in values.items()})
+        def refuse(cause, **more):
+            return Refusal.of(cause, None, distance, "jump_gap", {**numbers, **more})
 
         if approach > settings.max_approach_deg:
             return refuse(f"not facing the gap ({approach:.1f}° > {settings.max_approach_deg:.0f}°)",
@@ -176,7 +177,7 @@ class JumpProvider(_Asked):
         fitting = [a for a in assets if a.traversal.fits(rise, gap)]
         if not fitting:
             if gap > widest:
-                return refuse(f"too wide to jump across ({_metres(gap)} > {_metres(widest)})")
+                return refuse(Cause("too wide", "jump across", gap, widest))
             return refuse(f"no jump clip fits a {_metres(gap)} gap {_metres(rise)} up")
         asset = min(fitting, key=lambda a: abs(a.traversal.centre[1] - gap) + abs(a.traversal.centre[0] - rise))
         reach = max(_jump_run(asset), gap + radius + clearance)

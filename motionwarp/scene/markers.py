@@ -23,13 +23,18 @@ from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor, authored_between, authored_root_end
 from ..warp.target import WarpTarget
 from .measure import facing
-from .providers import Interaction, Refusal, _Asked, _metres
+from ..warp.refusal import Cause
+from .providers import Interaction, Refusal, _Asked, nothing_in_front
 
 #: The tag that makes a node a marker; its value is the kind (`sit`, `pick_up`, `use`).
 MARKER_TAG = "motionwarp-interaction"
 MARKER_KINDS = tuple(name for name, kind in TRAVERSAL_KINDS.items() if kind.found_by == "marker")
-NO_MARKER = "nothing to interact with in front"
+_NOTHING_HERE = nothing_in_front(("interact with",))
+NO_MARKER = _NOTHING_HERE.text
 _UP = Vec3(0, 0, 1)
+#: How far (metres) an indexed marker may have moved since refresh() and still be found (turned or
+#: nudged in place); one moved farther is found again after refresh(), or named among `moving`.
+SLACK = 0.5
 
 
 def find_markers(root):
@@ -53,23 +58,40 @@ class MarkerProvider(_Asked):
     geometry or a mesh's node).
     """
 
-    def __init__(self, probe, markers, assets, space=None, *, warp_settings=None, **settings):
+    def __init__(self, probe, markers, assets, space=None, *, warp_settings=None, moving=(), **settings):
         """`markers`: a NodePath searched for tagged nodes now and on `refresh()`; `assets` is re-read
-        at every query, as for the other providers."""
+        at every query, as for the other providers. `moving`: nodes that move (a cart, a lift): the
+        markers on them are read at every query and their targets follow them (`WarpTarget.follow`)."""
         if not isinstance(markers, NodePath) or markers.isEmpty():
             raise UsageError(f"MarkerProvider markers: expected a NodePath to search for markers, got {markers!r}")
+        moving = list(moving)
+        if not all(isinstance(node, NodePath) and not node.isEmpty() for node in moving):
+            raise UsageError(f"MarkerProvider moving: expected NodePaths of the nodes that move, got {moving!r}")
         self.probe, self.space, self._given = probe, space, assets
         self.warp_settings = warp_settings
         self.settings = ProviderSettings.from_prc(**settings)
-        self._root = markers
+        self._root, self._moving_nodes = markers, moving
+        self._near = []
         self.refresh()
         if not self._own(assets):
             raise UsageError(f"no marker asset among {[getattr(a, 'clip', a) for a in assets]}: a marker asset has "
                              f"\"traversal\": {{\"kind\": one of {', '.join(map(repr, MARKER_KINDS))}, ...}}")
 
     def refresh(self):
-        """Search the markers again (after adding or removing some; moved markers are followed anyway)."""
+        """Search the markers again and index where they are (after adding, removing or moving some far:
+        design 7, Markers). What is wrong with a marker's tag is listed in `problems`; a removed root
+        has no markers."""
+        if self._root.isEmpty():
+            self.markers, self.problems, self._moving, self._grid = [], [], [], _Grid(self.settings.reach, [])
+            return
         self.markers = find_markers(self._root)
+        self.problems = [problem for problem in map(_tag_problem, self.markers) if problem is not None]
+        space = self._space()
+        on_moving = [any(node == marker or node.isAncestorOf(marker) for node in self._moving_nodes)
+                     for marker in self.markers]
+        self._moving = [marker for marker, moves in zip(self.markers, on_moving) if moves]
+        self._grid = _Grid(self.settings.reach, [(marker, marker.getPos(space)) for marker, moves
+                                                 in zip(self.markers, on_moving) if not moves])
 
     @property
     def assets(self):
@@ -79,50 +101,71 @@ class MarkerProvider(_Asked):
     def _own(given):
         return [asset for asset in given if asset.traversal is not None and asset.traversal.kind in MARKER_KINDS]
 
-    def _settings_values(self):
-        """What a kept answer depends on besides the character's place: settings, and every marker's
-        kind and place (a moved or retagged marker is seen at once)."""
+    def find_at(self, pos, h, scale=1.0):
+        self._near = self._candidates(Point3(pos))
+        return super().find_at(pos, h, scale)
+
+    find_at.__doc__ = _Asked.find_at.__doc__
+
+    def _candidates(self, pos):
+        """(marker, kind, position, heading) read now of the markers that may be within reach of `pos`:
+        those indexed within reach plus SLACK of it, and those on moving nodes; removed ones left out."""
+        if self._root.isEmpty() or (self.space is not None and self.space.isEmpty()):
+            return []
         space = self._space()
-        return (tuple(vars(self.settings).values()),
-                tuple((m.getTag(MARKER_TAG), tuple(m.getPos(space)), m.getH(space)) for m in self.markers))
+        top, reach = space.getTop(), self.settings.reach
+        near = []
+        for marker in self._grid.near(pos, reach + SLACK) + self._moving:
+            if marker.isEmpty() or marker.getTop() != top:   # removed, or its prop was
+                continue
+            at = marker.getPos(space)
+            if (at - pos).getXy().length() <= reach:
+                near.append((marker, marker.getTag(MARKER_TAG), at, marker.getH(space)))
+        return near
+
+    def _settings_values(self):
+        """What a kept answer depends on besides the character's place: settings, and the kind and place
+        of every marker near it, read now (one moved, turned or retagged is seen at once)."""
+        return (tuple(vars(self.settings).values()), id(self._grid),
+                tuple((marker, kind, tuple(at), h) for marker, kind, at, h in self._near))
 
     def _space(self):
         return self.space if self.space is not None else self._root.getTop()
 
     def _answer(self, pos, h, given):
         assets = self._own(given)
-        space, pos = self._space(), Point3(pos)
+        pos = Point3(pos)
         ahead = facing(h)
         seen = []
-        for marker in self.markers:
-            kind = marker.getTag(MARKER_TAG)
-            offset = marker.getPos(space) - pos
+        for marker, kind, at, marker_h in self._near:
+            offset = at - pos
             ground = offset.getXy().length()
             bearing = math.degrees(math.atan2(abs(ahead.x * offset.y - ahead.y * offset.x),
                                               ahead.x * offset.x + ahead.y * offset.y)) if ground > 1e-6 else 0.0
-            if ground <= self.settings.reach and bearing <= self.settings.max_approach_deg:
-                seen.append((ground, marker, kind))
+            if bearing <= self.settings.max_approach_deg:
+                seen.append((ground, marker, kind, at, marker_h))
         if not seen:
-            return Refusal(NO_MARKER)
+            return Refusal(causes=(_NOTHING_HERE,))
         refusals = []
-        for ground, marker, kind in sorted(seen, key=lambda item: item[0]):
-            answer = self._judge(marker, kind, ground, pos, h, space, assets)
+        for ground, marker, kind, at, marker_h in sorted(seen, key=lambda item: item[0]):
+            answer = self._judge(marker, kind, ground, pos, h, (at, marker_h), assets)
             if answer:
                 return answer
             refusals.append(answer)
         return refusals[0]
 
-    def _judge(self, marker, kind, ground, pos, h, space, assets):
-        at, marker_h = marker.getPos(space), marker.getH(space)
+    def _judge(self, marker, kind, ground, pos, h, placed, assets):
+        at, marker_h = placed
         height = round(at.z - pos.z, 4)
         turn = _wrap(marker_h - h)
 
-        def refuse(reason, **numbers):
-            numbers = {"height": height, "distance": ground, "turn_deg": turn, **numbers}
-            return Refusal(reason, marker, ground, kind, {k: round(v, 4) for k, v in numbers.items()})
+        def refuse(cause, **numbers):
+            return Refusal.of(cause, marker, ground, kind, {"height": height, "distance": ground, "turn_deg": turn,
+                                                            **numbers})
 
-        if kind not in MARKER_KINDS:
-            return refuse(f"{marker.getName()} is marked {kind!r}: expected one of {', '.join(MARKER_KINDS)}")
+        problem = _tag_problem(marker, kind)
+        if problem is not None:
+            return refuse(problem)
         own, verb = [asset for asset in assets if asset.traversal.kind == kind], TRAVERSAL_KINDS[kind].verb
         if not own:
             return refuse(f"no {verb} clip")
@@ -130,41 +173,43 @@ class MarkerProvider(_Asked):
         if not fitting:
             high, low = max(a.traversal.height[1] for a in own), min(a.traversal.height[0] for a in own)
             if height > high:
-                return refuse(f"too high to {verb} ({_metres(height)} > {_metres(high)})")
-            return refuse(f"too low to {verb} ({_metres(height)} < {_metres(low)})")
+                return refuse(Cause("too high", verb, height, high))
+            return refuse(Cause("too low", verb, height, low))
         reaching = [a for a in fitting if a.traversal.reaches(ground)]
         if not reaching:
             near = min(a.traversal.distance[0] for a in fitting)
             far = max(a.traversal.distance[1] for a in fitting)
             if ground < near:
-                return refuse(f"too close to {verb} ({_metres(ground)} < {_metres(near)})")
-            return refuse(f"too far to {verb} ({_metres(ground)} > {_metres(far)})")
+                return refuse(Cause("too close", verb, ground, near))
+            return refuse(Cause("too far", verb, ground, far, too_far=True))
         asset = min(reaching, key=lambda a: abs(sum(a.traversal.height) / 2 - height))
         authored_turn = authored_anchor(asset, 0).h
         off = abs(_wrap(turn - authored_turn))
         if off > self.settings.max_approach_deg:
             return refuse(f"wrong side to {verb} (approach {off:.0f}° off the marker's > "
                           f"{self.settings.max_approach_deg:.0f}°)", approach_deg=off)
-        targets = self._targets(asset, marker, space)
+        targets = self._targets(asset, marker, placed)
         blocker = self._blocked(asset, targets[0], pos, marker)
         if blocker is not None:
             return refuse(f"no room to {verb} (blocked by {blocker.getName() or 'something'})")
         normal = Vec3(pos.x - at.x, pos.y - at.y, 0)
         normal.normalize()
-        return Interaction(kind, asset, targets, height, 0.0, Point3(at), None, normal, marker, ground)
+        if any(marker is moving for moving in self._moving):
+            targets = [_following(target, marker, self._space()) for target in targets]
+        return Interaction(kind, asset, targets, height, 0.0, Point3(at), None, normal, marker, ground,
+                           prop=_prop(marker, self._root))
 
-    @staticmethod
-    def _targets(asset, marker, space):
-        """Phase 0 on the marker; each later phase on the child named like it, else where the clip goes."""
-        at, marker_h = marker.getPos(space), marker.getH(space)
-        placed = Motion(tuple(at), marker_h)
+    def _targets(self, asset, marker, placed):
+        """Phase 0 on the marker (at `placed`, its position and heading now); each later phase on the child
+        named like it, else where the clip goes."""
+        space, (at, marker_h) = self._space(), placed
         targets = [WarpTarget(Point3(at), h=marker_h)]
         for index, phase in enumerate(asset.phases[1:], start=1):
             child = marker.find(phase.name)
             if not child.isEmpty():
                 targets.append(WarpTarget(child.getPos(space), h=child.getH(space)))
                 continue
-            later = placed * authored_between(asset, 0, index)
+            later = Motion(tuple(at), marker_h) * authored_between(asset, 0, index)
             targets.append(WarpTarget(Point3(*later.pos), h=later.h))
         return targets
 
@@ -177,7 +222,7 @@ class MarkerProvider(_Asked):
         stand = Motion(tuple(target.pos), target.h) * authored_root_end(asset, 0)
         lift = _UP * (settings.face_low + height / 2)
         start, end = pos + lift, Point3(stand.pos[0], stand.pos[1], pos.z) + lift
-        prop = _prop(marker)
+        prop = _prop(marker, self._root)
         blocker = None
         if (end - start).length() > 1e-3:
             hit = self.probe.sweep_capsule(radius, height, start, end)
@@ -187,11 +232,48 @@ class MarkerProvider(_Asked):
         return None if blocker is None or _part_of(blocker, prop) else blocker
 
 
-def _prop(marker):
+def _following(target, marker, space):
+    """`target` (in `space`) as a WarpTarget riding `marker`: re-read where the marker is every frame
+    (a marker on a moving node turns about its up axis only)."""
+    return WarpTarget(marker.getRelativePoint(space, target.pos), h=_wrap(target.h - marker.getH(space)), follow=marker)
+
+
+def _tag_problem(marker, kind=None):
+    """What is wrong with a marker's tag (a sentence naming the node, the tag and what it holds), or None."""
+    kind = marker.getTag(MARKER_TAG) if kind is None else kind
+    if kind in MARKER_KINDS:
+        return None
+    meant = kind.strip().lower().replace(" ", "_")
+    hint = f" (did you mean {meant!r}?)" if meant in MARKER_KINDS else ""
+    return (f"marker {marker.getName() or marker} has {MARKER_TAG}={kind!r}{hint}: expected one of "
+            f"{', '.join(MARKER_KINDS)}")
+
+
+class _Grid:
+    """Markers by the square cell of `size` metres their ground position falls in: a query looks only at
+    the cells around it (issue 28: 10,000 markers)."""
+
+    def __init__(self, size, placed):
+        self.size = max(float(size), 0.5)
+        self.cells = {}
+        for marker, at in placed:
+            self.cells.setdefault(self._cell(at.x, at.y), []).append(marker)
+
+    def _cell(self, x, y):
+        return math.floor(x / self.size), math.floor(y / self.size)
+
+    def near(self, pos, radius):
+        """The markers indexed in the cells a circle of `radius` around `pos` touches (a few too many)."""
+        (x0, y0), (x1, y1) = self._cell(pos.x - radius, pos.y - radius), self._cell(pos.x + radius, pos.y + radius)
+        cells = self.cells
+        return [marker for x in range(x0, x1 + 1) for y in range(y0, y1 + 1) for marker in cells.get((x, y), ())]
+
+
+def _prop(marker, root):
     """The prop a marker is placed on: its parent, when that is geometry or holds geometry directly (a
-    glTF mesh's node); None for a marker placed loose in the level."""
+    glTF mesh's node); None for a marker placed loose in the level (under the searched `root` itself)."""
     parent = marker.getParent()
-    if parent.isEmpty() or parent == marker.getTop():
+    if parent.isEmpty() or parent == marker.getTop() or parent == root:
         return None
     geometry = GeomNode.getClassType()
     if parent.node().isOfType(geometry) or any(child.node().isOfType(geometry) for child in parent.getChildren()):

@@ -13,16 +13,15 @@ and where a mantle stands are read from the clip itself, so a different clip nee
 """
 import copy
 import dataclasses
-import re
 
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .measure import SAME_H, SAME_POS, heading, incline_deg, measure
+from .measure import LOOK_AHEAD, SAME_H, SAME_POS, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
-from ..warp.refusal import refusal as warp_refusal
+from ..warp.refusal import Cause, refusal_cause
 from ..warp.target import WarpTarget
 
 _UP = Vec3(0, 0, 1)
@@ -43,6 +42,7 @@ class Interaction:
     node: NodePath            # the scene node hit
     distance: float           # from the character to the face
     landing: Point3 = None    # vaults: where the feet land
+    prop: NodePath = None     # markers: the prop the marker is placed on (the chooser's "same obstacle")
 
     def __bool__(self):
         return True
@@ -52,21 +52,64 @@ class Interaction:
 class Refusal:
     """Why the character cannot traverse what is in front (`node` is None when nothing is).
 
-    `too_far`: the warper would refuse the targets found only for a stretch too long (design 7): walking
-    closer may offer it."""
+    `causes`: one `Cause` per reason, as data (what is wrong, the kind in words, the measured value, the
+    limit, the unit: design 7, "Refusals are data"); `reason` is the sentence made from them (a game's
+    own provider may give only a sentence: its one cause then). `too_far`: walking closer may offer
+    it (a cause says the thing lies beyond the kind's reach, or the warper would refuse the targets
+    found only for a stretch too long: design 7)."""
 
-    reason: str
+    reason: str = None
     node: NodePath = None
     distance: float = None
     kind: str = None
     numbers: dict = dataclasses.field(default_factory=dict)
     too_far: bool = False
+    causes: tuple = ()
+
+    def __post_init__(self):
+        self.causes = tuple(self.causes) if self.causes else ((Cause(self.reason),) if self.reason is not None else ())
+        if self.reason is None:
+            self.reason = said(self.causes)
+        self.too_far = bool(self.too_far or any(cause.too_far for cause in self.causes))
+
+    @classmethod
+    def of(cls, cause, node=None, distance=None, kind=None, numbers=()):
+        """A Refusal for one cause (a Cause, or a sentence with no number to keep), its numbers to 0.1 mm."""
+        cause = cause if isinstance(cause, Cause) else Cause(cause)
+        numbers = dict(numbers)
+        if cause.name is not None and cause.value is not None:
+            numbers[cause.name] = cause.value
+        return cls(None, node, distance, kind, {k: round(v, 4) for k, v in numbers.items() if v is not None},
+                   causes=(cause,))
 
     def __bool__(self):
         return False
 
 
-NOTHING = "nothing to vault or mantle in front"
+def said(causes):
+    """Causes as one sentence, each once: "too high to vault (..) or mantle (..)" when they share their
+    reason and each names its kind, else their sentences joined with "; " (in the order given)."""
+    causes = list({cause.text: cause for cause in causes}.values())
+    if (len(causes) > 1 and len({cause.reason for cause in causes}) == 1
+            and all(cause.verb and cause.bracket is not None for cause in causes)):
+        return f"{causes[0].reason} to " + " or ".join(f"{cause.verb} ({cause.bracket})" for cause in causes)
+    return "; ".join(cause.text for cause in causes)
+
+
+def _or_list(words):
+    """ "a", "a or b", "a, b or c": things a refusal names as alternatives."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def nothing_in_front(verbs):
+    """The cause of a provider that met nothing: "nothing to vault or mantle in front", with the kinds it
+    looked for as data (`looked_for`), so a chooser names every provider's once."""
+    verbs = tuple(dict.fromkeys(verbs))
+    return Cause(f"nothing to {_or_list(verbs)} in front", looked_for=verbs)
+
+
+NOTHING = nothing_in_front(("vault", "mantle"))
+ACTOR_REMOVED = "the actor was removed"
 
 
 def _metres(value):
@@ -105,7 +148,10 @@ class _Asked:
         self._warp_settings = settings
 
     def find(self, actor):
-        """An Interaction or a Refusal for `actor` as it stands now (its position, heading and scale)."""
+        """An Interaction or a Refusal for `actor` as it stands now (its position, heading and scale); a
+        removed actor is answered with a Refusal, as `MotionWarper.play` refuses it."""
+        if actor.isEmpty():
+            return Refusal(ACTOR_REMOVED)
         space = self.space if self.space is not None else actor.getTop()
         return self.find_at(actor.getPos(space), actor.getH(space), actor.getSx(space))
 
@@ -133,25 +179,22 @@ class _Asked:
             return answer
         asset, quat = answer.asset, LQuaternion()
         quat.setHpr(Vec3(h, 0, 0))
-        anchors = [(Point3(target.pos), target.local_quat()) for target in answer.targets]
-        problem = warp_refusal(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors,
-                               1.0, (Point3(pos), quat), scale, self.warp_settings)
+        anchors = [_anchor(target, self.space) for target in answer.targets]
+        problem = refusal_cause(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors,
+                                1.0, (Point3(pos), quat), scale, self.warp_settings)
         if problem is None:
             return answer
-        numbers = {"height": answer.height, "depth": answer.depth, **_warp_numbers(problem)}
-        return Refusal(problem, answer.node, answer.distance, answer.kind,
-                       {k: round(v, 4) for k, v in numbers.items() if v is not None},
-                       numbers.get("stretch", 0.0) >= self.warp_settings.max_stretch)   # as said: 2 decimals
+        return Refusal.of(problem, answer.node, answer.distance, answer.kind,
+                          {"height": answer.height, "depth": answer.depth})
 
 
-#: The numbers in the warper's refusals (warp/refusal.py `_reach`), as Refusal.numbers names them.
-_WARP_NUMBERS = {"stretch": r"\(ratio ([\d.]+),", "turn_deg": r"needs a ([\d.]+) degree turn",
-                 "behind_m": r"\(([\d.]+) m back;"}
-
-
-def _warp_numbers(reason):
-    found = {name: re.search(pattern, reason) for name, pattern in _WARP_NUMBERS.items()}
-    return {name: float(match.group(1)) for name, match in found.items() if match}
+def _anchor(target, space):
+    """A target's (position, rotation) in the provider's space (`space`, else the followed node's top):
+    a target riding a node (`follow`) is where that node is now."""
+    if target.follow is None:
+        return Point3(target.pos), target.local_quat()
+    frame = space if space is not None else target.follow.getTop()
+    return target.resolve(frame, frame)
 
 
 class _Provider(_Asked):
@@ -236,14 +279,13 @@ class _Provider(_Asked):
 
     def _judge(self, found, assets):
         if found is None:
-            return Refusal(NOTHING)
+            return Refusal(causes=(NOTHING,))
         refuse = self._refuser(found)
         if found.approach_deg > self.settings.max_approach_deg:
             return refuse(f"not facing it ({found.approach_deg:.1f}° > {self.settings.max_approach_deg:.0f}°)",
                           approach_deg=found.approach_deg)
         if found.too_tall is not None:
-            return refuse(f"too high to {self.verb} ({_metres(found.too_tall)} > {_metres(_highest(assets))})",
-                          height=found.too_tall)
+            return refuse(Cause("too high", self.verb, found.too_tall, _highest(assets), name="height"))
         if found.taller_than is not None:
             return refuse(f"too high to {self.verb} (more than {_metres(found.taller_than)})",
                           height=found.taller_than)
@@ -274,10 +316,9 @@ class _Provider(_Asked):
         return again
 
     def _refuser(self, found):
-        def refuse(reason, **numbers):
+        def refuse(cause, **numbers):
             numbers = {"height": found.height if found.top is not None else None, "depth": found.depth, **numbers}
-            return Refusal(reason, found.node, found.distance, self.kind,
-                           {k: round(v, 4) for k, v in numbers.items() if v is not None})
+            return Refusal.of(cause, found.node, found.distance, self.kind, numbers)
         return refuse
 
     def _choose(self, found, assets):
@@ -292,16 +333,16 @@ class _Provider(_Asked):
         deep = max(t.depth[1] for t in ranges)
         shallow = min(t.depth[0] for t in ranges)
         if height > high:
-            reason = f"too high to {self.verb} ({_metres(height)} > {_metres(high)})"
+            cause = Cause("too high", self.verb, height, high, name="height")
         elif height < low:
-            reason = f"too low to {self.verb} ({_metres(height)} < {_metres(low)})"
+            cause = Cause("too low", self.verb, height, low, name="height")
         elif depth > deep:
-            reason = f"too deep to {self.verb} ({_metres(depth)} > {_metres(deep)})"
+            cause = Cause("too deep", self.verb, depth, deep, name="depth")
         elif depth < shallow:
-            reason = f"too shallow to {self.verb} ({_metres(depth)} < {_metres(shallow)})"
+            cause = Cause("too shallow", self.verb, depth, shallow, name="depth")
         else:
-            reason = f"no {self.verb} clip fits {_metres(height)} high and {_metres(depth)} deep"
-        return self._refuser(found)(reason)
+            cause = f"no {self.verb} clip fits {_metres(height)} high and {_metres(depth)} deep"
+        return self._refuser(found)(cause)
 
 
 def _phase_stamp(asset):
@@ -453,7 +494,7 @@ class TraversalProvider(_Asked):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
             highest = max((_highest(assets) for _, assets in asked), default=0.0)
             # named by the kinds it has assets for: a character that only jumps over things
-            nothing = f"nothing to {self._kinds([provider for provider, _ in asked])} in front" if asked else None
+            nothing = nothing_in_front([provider.verb for provider, _ in asked]) if asked else None
             sorted_out = asked, highest, nothing
             self._sorted = (given, sorted_out)
         return sorted_out
@@ -465,7 +506,8 @@ class TraversalProvider(_Asked):
             return Refusal(f"no {self._kinds()} asset to traverse with")
         found = measure(self.probe, self.settings, pos, h, highest)
         if found is None:
-            return Refusal(nothing)
+            beyond = self._beyond_reach(pos, h, asked, highest)
+            return beyond if beyond is not None else Refusal(causes=(nothing,))
         answers = []
         for provider, assets in asked:
             answers.append(self._playable(provider._judge(found, assets), pos, h, scale))
@@ -473,24 +515,30 @@ class TraversalProvider(_Asked):
                 return answers[-1]
         first = answers[0]
         numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
-        return Refusal(_join(answer.reason for answer in answers), first.node, first.distance, None, numbers,
-                       any(answer.too_far for answer in answers))
+        # the kind walking closer may offer, when one may (the chooser ranks it: design 7)
+        coming = next((answer.kind for answer in answers if answer.too_far), None)
+        return Refusal(None, first.node, first.distance, coming, numbers,
+                       causes=[cause for answer in answers for cause in answer.causes])
 
 
-def _or_list(words):
-    """ "a", "a or b", "a, b or c": things a refusal names as alternatives."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+    def _beyond_reach(self, pos, h, asked, highest):
+        """"too far to vault (2.30 m > 2.00 m)" for what lies beyond `reach` but within LOOK_AHEAD (the face
+        sweep's least length, so no longer sweep), faced, with a top, and the size an asset of some kind
+        takes (the first such kind), or None: walking closer offers it (design 7, One chooser)."""
+        reach = self.settings.reach
+        if reach >= LOOK_AHEAD:
+            return None
+        far = measure(self.probe, dataclasses.replace(self.settings, reach=LOOK_AHEAD), pos, h, highest)
+        if (far is None or far.distance > LOOK_AHEAD or far.close_edge is None or far.too_tall is not None
+                or far.taller_than is not None or far.approach_deg > self.settings.max_approach_deg):
+            return None
+        for provider, assets in asked:
+            if any(asset.traversal.fits(far.height, far.depth) for asset in assets):
+                return Refusal.of(Cause("too far", provider.verb, far.distance, reach, name="distance", too_far=True),
+                                  far.node, far.distance, provider.kind, {"height": far.height, "depth": far.depth})
+        return None
 
 
 def _same_objects(these, those):
     """Whether two sequences hold the very same objects (assets compare by identity: an edit replaces one)."""
     return len(these) == len(those) and all(a is b for a, b in zip(these, those))
-
-
-def _join(reasons):
-    """Refusals of several providers as one reason: "too high to vault (..) or mantle (..)" when they agree."""
-    reasons = list(dict.fromkeys(reasons))
-    parts = [re.match(r"^(too \w+) to ([^;]+?) (\([^;()]*\))$", reason) for reason in reasons]
-    if len(reasons) > 1 and all(parts) and len({part.group(1) for part in parts}) == 1:
-        return parts[0].group(1) + " to " + " or ".join(f"{part.group(2)} {part.group(3)}" for part in parts)
-    return "; ".join(reasons)

@@ -1,10 +1,12 @@
 """Whether a warp can play, decided before it starts (docs/design.md 4, refusals), as a pure function.
 
 `refusal` walks the clip's motion from where the character stands through each phase and
-says why the plan cannot work, or None. It reads no NodePath: the caller resolves the
-targets into the actor's parent's space first. What depends only on the clip (each phase's
-lead-in motion and turn) is kept per root-motion track, which never changes once loaded.
+says why the plan cannot work, or None; `refusal_cause` says it as a `Cause` (the numbers as
+fields, for providers and prompts). It reads no NodePath: the caller resolves the targets into
+the actor's parent's space first. What depends only on the clip (each phase's lead-in motion
+and turn) is kept per root-motion track, which never changes once loaded.
 """
+import dataclasses
 import math
 import numbers
 import weakref
@@ -35,6 +37,56 @@ class _Window:
         self.end, self.turn_quat = Vec3(*motion.end_displacement), heading_quat(motion.turn)
 
 
+@dataclasses.dataclass(frozen=True)
+class Cause:
+    """One reason something cannot be done, as data (design 7, "Refusals are data"): `reason` what is
+    wrong ("too high", "landing blocked by wall"), `verb` the kind it refuses in words ("vault"; None
+    when the sentence names none), the measured `value` against the `limit` it passes, in `unit`
+    ("m", "°", "" for a ratio), `name` the value's key in a Refusal's numbers ("height", "stretch"),
+    and `detail` what the bracket says when it is not value against limit ("more than 2.00 m").
+    `text` is the sentence a player reads, made from these; nothing parses it back."""
+
+    reason: str
+    verb: str = None
+    value: float = None
+    limit: float = None
+    unit: str = "m"
+    name: str = None
+    detail: str = None
+    #: Walking closer may lift it: the thing is farther than the kind reaches, or the clip stretches.
+    too_far: bool = False
+    #: The kinds, in words, a provider that met nothing looked for ("nothing to vault or mantle in front").
+    looked_for: tuple = ()
+
+    @property
+    def bracket(self):
+        """What the sentence says in brackets: `detail`, else "value > limit" (or <) in the unit."""
+        if self.detail is not None:
+            return self.detail
+        if self.value is None:
+            return None
+        value = _quantity(self.value, self.unit)
+        if self.limit is None:
+            return value
+        return f"{value} {'>' if self.value > self.limit else '<'} {_quantity(self.limit, self.unit)}"
+
+    @property
+    def text(self):
+        """"too high to vault (2.40 m > 1.50 m)": the reason, the verb and the bracket."""
+        verb = f" to {self.verb}" if self.verb else ""
+        bracket = self.bracket
+        return f"{self.reason}{verb} ({bracket})" if bracket is not None else f"{self.reason}{verb}"
+
+
+def _quantity(value, unit):
+    """A number as refusals say it: metres to the centimetre, degrees whole, ratios to 2 decimals."""
+    if unit == "m":
+        return f"{value:.2f} m"
+    if unit == "°":
+        return f"{value:.0f}°"
+    return f"{value:.2f}{unit}"
+
+
 def _window(windows, track, previous_end, motion):
     """The _Window of a phase with root motion `motion` (a PhaseMotion of `track`), made once
     and kept in `windows` (the track's entry of _WINDOWS)."""
@@ -46,12 +98,24 @@ def _window(windows, track, previous_end, motion):
 
 
 def refusal(asset, driven, targets, anchors, rate, pose, scale, settings):
-    """Why `asset` cannot play toward `targets` at base `rate`, or None.
+    """Why `asset` cannot play toward `targets` at base `rate` (a sentence), or None.
 
     `driven` is the warper's (root joint, root mode, clip names); `anchors` each target
     resolved to (position, rotation) in the actor's parent's space; `pose` (position,
     rotation) and `scale` the actor's now; `settings` a MotionWarpSettings.
     """
+    cause = refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings)
+    return None if cause is None else cause.text
+
+
+def refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings):
+    """`refusal` as a Cause (its numbers as fields: `stretch`, `behind_m`, `turn_deg`), or None."""
+    cause = _refused(asset, driven, targets, anchors, rate, pose, scale, settings)
+    return Cause(cause) if isinstance(cause, str) else cause
+
+
+def _refused(asset, driven, targets, anchors, rate, pose, scale, settings):
+    """What refuses the warp: a sentence where no number needs to be data, a Cause where one does."""
     root_joint, root_mode, clips = driven
     phases = asset.phases
     if (asset.root_joint, asset.root_mode) != (root_joint, root_mode):
@@ -119,17 +183,24 @@ def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):
     clip_len, need_len = math.hypot(clip_x, clip_y), math.hypot(need_x, need_y)
     if phase.warp_translation and clip_len > settings.still_axis_m:
         ahead = (clip_x * need_x + clip_y * need_y) / clip_len
-        if ahead < -max(settings.still_axis_m, settings.max_behind_m):
-            return f"target of phase {phase.name!r} is behind the character ({-ahead:.2f} m back; the clip moves forward)"
+        behind = max(settings.still_axis_m, settings.max_behind_m)
+        if ahead < -behind:
+            return Cause(f"target of phase {phase.name!r} is behind the character", value=-ahead, limit=behind,
+                         name="behind_m", detail=f"{-ahead:.2f} m back; the clip moves forward")
         ratio = need_len / clip_len
         if ratio > settings.max_stretch or ratio < settings.min_stretch:
-            return (f"phase {phase.name!r} needs {need_len:.2f} m over the ground where the clip moves "
-                    f"{clip_len:.2f} m (ratio {ratio:.2f}, allowed {settings.min_stretch:g} to {settings.max_stretch:g})")
+            limit = settings.max_stretch if ratio > settings.max_stretch else settings.min_stretch
+            return Cause(f"phase {phase.name!r} needs {need_len:.2f} m over the ground where the clip moves "
+                         f"{clip_len:.2f} m", value=ratio, limit=limit, unit="", name="stretch",
+                         detail=f"ratio {ratio:.2f}, allowed {settings.min_stretch:g} to {settings.max_stretch:g}",
+                         too_far=ratio > settings.max_stretch)
     if phase.warp_rotation:
         clip_end = window.turn_quat * quat
         # |q0 . q1| = cos(angle / 2): cheaper than the angle, which only a refusal needs to say.
         if abs(clip_end.dot(goal_quat)) < math.cos(math.radians(settings.max_turn_deg) / 2.0):
             turn = angle_between(clip_end, goal_quat)
             if turn > settings.max_turn_deg:
-                return f"phase {phase.name!r} needs a {turn:.0f} degree turn (allowed {settings.max_turn_deg:g})"
+                return Cause(f"phase {phase.name!r} needs a {turn:.0f} degree turn", value=turn,
+                             limit=settings.max_turn_deg, unit="°", name="turn_deg",
+                             detail=f"allowed {settings.max_turn_deg:g}")
     return None
