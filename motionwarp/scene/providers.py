@@ -208,8 +208,10 @@ class _Provider(_Asked):
         """The walkable floor on the top under `spot` with room for the capsule (a Point3), or a Refusal
         saying there is no room to `verb` on top."""
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
+        # Down as far as a dip the top bridges (a sunk lid: measure.py), below the knee.
         floor = self.probe.ray(Point3(spot.x, spot.y, found.top + clearance),
-                               Point3(spot.x, spot.y, found.close_edge.z - self.settings.probe_step))
+                               Point3(spot.x, spot.y, found.close_edge.z - max(self.settings.probe_step,
+                                                                               self.settings.face_low)))
         if floor is None or incline_deg(floor.normal) > self.settings.max_incline_deg:
             return refuse(f"no room to {verb} on top")
         stand = Point3(floor.pos)
@@ -217,7 +219,9 @@ class _Provider(_Asked):
         if ceiling is not None:
             room = ceiling.pos.z - stand.z
             return refuse(f"no head room on top ({_metres(room)} < {_metres(height)})", head_room=room)
-        blocker = self.probe.capsule_overlaps(radius, height, stand + _UP * (height / 2 + clearance))
+        # The body from the top's height up: a rim around a sunk lid stands below the knee, beside the feet.
+        body = Point3(stand.x, stand.y, max(stand.z, found.top))
+        blocker = self.probe.capsule_overlaps(radius, height, body + _UP * (height / 2 + clearance))
         if blocker is not None:
             return refuse(f"no room to {verb} on top (blocked by {blocker.getName() or 'something'})")
         return stand
