@@ -178,12 +178,13 @@ class PlacedProp:
         z, up = self.drops(numpy.full(ys.shape, x), ys)
         return ys, z, up
 
-    def size(self, half_width=0.15, step=0.01, knee=0.35, seam=0.05):
+    def size(self, half_width=0.15, step=0.01, knee=0.35, seam=0.05, step_rise=0.25 * math.tan(math.radians(35.0))):
         """(height, depth, wide) of what a character meets on its line, from the down rays: where the lines
         x = -half_width and +half_width (a stance's width) are both walkable above the knee is the top a
         character stands on (`wide`); without any, where the centre line or a line `seam` beside it is (a
         rail the hands go on; a groove under the line is bridged). The height is the highest of them, the
-        depth from the first to the last along the line. (None, None, False) when nothing walkable is above
+        depth from the first to the last along the line within `step_rise` of it (the rise a walkable top
+        makes over a 0.25 m probe step at 35 degrees: design 7). (None, None, False) when nothing walkable is above
         the knee."""
         lines = [self.line(x, step) for x in (-half_width, half_width, -seam, 0.0, seam)]
         ys = lines[0][0]
@@ -191,7 +192,8 @@ class PlacedProp:
         for used, on_top, wide in (((0, 1), walkable[0] & walkable[1], True),
                                    ((2, 3, 4), walkable[2] | walkable[3] | walkable[4], False)):
             if on_top.any():
-                top = max(float(numpy.nanmax(numpy.where(walkable[k], lines[k][1], numpy.nan)[on_top]))
-                          for k in used if walkable[k][on_top].any())
+                heights = numpy.nanmax([numpy.where(walkable[k], lines[k][1], numpy.nan) for k in used], axis=0)
+                top = float(numpy.nanmax(heights[on_top]))
+                on_top &= heights >= top - step_rise   # lower steps (a stack's lower logs) are not its top
                 return top, float(ys[on_top].max() - ys[on_top].min()), wide
         return None, None, False

@@ -430,8 +430,15 @@ def _face(probe, settings, pos, forward, held=None, radius=None):
             hit, met, travel = _swept_again(probe, radius, high - low, centre, forward, hit, met)
         held.travel = travel
         held.length, held.met = length, met + SAME_POS
+    walkable = math.cos(math.radians(settings.max_incline_deg))
+    if hit.normal.z >= walkable and ahead is not None and ahead.normal.z < walkable and ahead.fraction * length <= reach:
+        # The capsule's foot met the walkable top of a step as high as the knee (the lowest log of a
+        # stack): the face is what the axis ray meets above it.
+        hit = ahead
+        if held is not None:
+            held.only_here()
     normal = _horizontal(hit.normal)
-    if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
+    if normal is None or hit.normal.z >= walkable:
         return None  # the floor, or a slope the character walks up
     return hit, normal
 
