@@ -533,16 +533,20 @@ class _TopScan:
 
     def _lid_face(self, face_point, lid, face_z):
         """(the point on the outer face of a lid jutting over the face at `face_point`, where a horizontal ray
-        just above the lid's underside `lid` meets it; that height), or the face's own when none does."""
+        just above the lid's underside `lid` meets it; that height), or the face's own when none does.
+        The Measurement's distance becomes the distance to the lid's face."""
         out = self.found.normal * (self.settings.face_radius + self.settings.capsule_radius)
         z = lid.pos.z + _LID_ABOVE
         start = Point3(face_point.x + out.x, face_point.y + out.y, z)
         seen = self.probe.ray(start, Point3(face_point.x, face_point.y, z))
         if seen is None:
             return face_point, face_z
-        at = face_point + self.found.normal * (seen.pos - face_point).dot(self.found.normal)
+        jut = (seen.pos - face_point).dot(self.found.normal)
+        at = face_point + self.found.normal * jut
         self.origin = Point3(at.x, at.y, 0)
         self.ox, self.oy = at.x, at.y
+        # The character meets the lid first: the distance is to its outer face, along the facing.
+        self.found.distance -= jut / max(math.cos(math.radians(self.found.approach_deg)), 1e-3)
         return at, z
 
     def below_start(self, z):

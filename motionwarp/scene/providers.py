@@ -319,15 +319,6 @@ def _asset_stamp(asset):
     return (tuple(traversal.height), tuple(traversal.depth), asset.track, _phase_stamp(asset))
 
 
-def _same_obstacle(node, other):
-    """Whether two scene nodes are one obstacle: the same node, or parts of one model (siblings under a
-    parent below the scene's top: a table's legs and top)."""
-    if node == other:
-        return True
-    parent = node.getParent()
-    return not parent.isEmpty() and parent == other.getParent() and parent != node.getTop()
-
-
 def _highest(assets):
     return max(asset.traversal.height[1] for asset in assets)
 
@@ -371,12 +362,12 @@ class VaultProvider(_Provider):
             return refuse(f"too deep to {self.verb} (more than {_metres(found.depth)})")
         run = _clear_of_the_edge(self._run(asset), radius + clearance)
         ahead = found.far_edge + _across(found, run)
-        # The obstacle's own far side (a barrel's far half, a table's legs) is no landing and blocks none:
-        # the landing moves on past it, a probe step at a time, as far as the scan reaches.
+        # The obstacle's own far side (a barrel's far half, a table's legs: the same scene node) is no landing
+        # and blocks none: the landing moves on past it, a probe step at a time, as far as the scan reaches.
         further = 0.0
         while True:
             landing = self._landing(found, ahead + found.inward * further, refuse)
-            if not isinstance(landing, NodePath) or not _same_obstacle(landing, found.node):
+            if not isinstance(landing, NodePath) or landing != found.node:
                 break
             further += self.settings.probe_step
             if further > self.settings.max_scan_depth:
@@ -403,7 +394,7 @@ class VaultProvider(_Provider):
                                 Point3(ahead.x, ahead.y, found.ground - self.settings.max_drop))
         if ground is None:
             return refuse(f"no landing ground (nothing within {_metres(self.settings.max_drop)} below the feet)")
-        if _same_obstacle(ground.node, found.node) and ground.pos.z > found.ground + self.settings.face_low:
+        if ground.node == found.node and ground.pos.z > found.ground + self.settings.face_low:
             return found.node   # still on the obstacle itself
         incline = incline_deg(ground.normal)
         if incline > self.settings.max_incline_deg:
