@@ -36,14 +36,16 @@ def copied_props():
     return sorted(COPIED.glob("*.glb"))
 
 
+#: The KayKit props (every other real prop is the Nature Kit's).
+KAYKIT = ("box_large", "table_long")
+#: Headings every real prop is measured at (degrees).
+HEADINGS = (0.0, 45.0, 90.0, 135.0, 180.0, 225.0, 270.0, 315.0)
+
+
 def scales(path):
     """The scales a level designer gives a prop (../shared/props/README.md): the Nature Kit's 1-unit
     tiles x1.5 to x3, the KayKit crate and table 0.55 to 1.35."""
-    return (0.55, 1.0, 1.35) if "kaykit" in path.name or path.parent.name == "kaykit" or _kaykit(path) else (1.5, 2.0, 3.0)
-
-
-def _kaykit(path):
-    return path.stem in ("box_large", "table_long")
+    return (0.55, 1.0, 1.35) if pathlib.Path(path).stem in KAYKIT else (1.5, 2.0, 3.0)
 
 
 def _read_glb(path):
@@ -192,8 +194,65 @@ class PlacedProp:
         for used, on_top, wide in (((0, 1), walkable[0] & walkable[1], True),
                                    ((2, 3, 4), walkable[2] | walkable[3] | walkable[4], False)):
             if on_top.any():
-                heights = numpy.nanmax([numpy.where(walkable[k], lines[k][1], numpy.nan) for k in used], axis=0)
-                top = float(numpy.nanmax(heights[on_top]))
+                heights = numpy.array([numpy.where(walkable[k], lines[k][1], -numpy.inf) for k in used]).max(axis=0)
+                top = float(heights[on_top].max())
                 on_top &= heights >= top - step_rise   # lower steps (a stack's lower logs) are not its top
                 return top, float(ys[on_top].max() - ys[on_top].min()), wide
         return None, None, False
+
+    def highest(self, half_width=0.3, step=0.01, knee=0.35):
+        """The highest walkable surface above the knee anywhere under the body's width (lines every 5 cm
+        from -half_width to +half_width): the most a top measured across the width can be."""
+        best = -math.inf
+        for x in numpy.arange(-half_width, half_width + 1e-9, 0.05):
+            _, z, up = self.line(x, step)
+            walkable = (up >= math.cos(math.radians(MAX_INCLINE_DEG))) & (z >= knee)
+            if walkable.any():
+                best = max(best, float(z[walkable].max()))
+        return best
+
+
+def level(render, loader, placed):
+    """A ground slab and the prop's model placed as `placed` says (its triangles are where `placed` has
+    them: the tests check the loader's bounds against them), under a new root."""
+    from panda3d.core import Filename
+
+    from .obstacles import box_profile, prism
+    root = render.attachNewNode("level")
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    model = loader.loadModel(Filename.fromOsSpecific(str(placed.path)))
+    model.reparentTo(root)
+    model.setPos(*placed.origin)
+    model.setH(placed.heading)
+    model.setScale(placed.scale)
+    return root, model
+
+
+def fitting(assets, size):
+    """The traversal kinds (vault, mantle, jump_onto) whose asset ranges hold the size `PlacedProp.size`
+    measured; a top too narrow to stand on across a stance fits only a vault."""
+    height, depth, wide = size
+    if height is None:
+        return set()
+    return {a.traversal.kind for a in assets if a.traversal is not None and a.traversal.kind in TRAVERSED
+            and a.traversal.fits(height, depth) and (wide or a.traversal.kind == "vault")}
+
+
+#: The kinds a prop's geometry offers (markers are the marker provider's).
+TRAVERSED = ("vault", "mantle", "jump_onto")
+#: Where a character walking up to a prop asks what it can do: 3.0 m down to 0.2 m from its near side.
+WALK = tuple(round(0.1 * k, 1) for k in range(30, 1, -1))
+
+
+def walk_up(chooser):
+    """(the first Interaction offered to a character walking up the line at heading 0 from WALK's
+    distances, the feet's y there), or (None, the Refusal answered 0.5 m away)."""
+    from panda3d.core import Point3
+    refused = None
+    for distance in WALK:
+        found = chooser.find_at(Point3(0, -distance, 0), 0.0)
+        if found:
+            return found, -distance
+        if distance == 0.5:
+            refused = found
+    return None, refused
