@@ -372,13 +372,26 @@ def _highest_across(probe, settings, found, forward):
     for point in points:
         for out in (-1.0, -0.5, 0.5, 1.0):
             at = point + side * (out * settings.capsule_radius)
-            hit = probe.drop_normal(at.x, at.y, found.top + settings.probe_step, found.top + _BELOW)
-            if hit is not None and hit[1][2] >= math.cos(math.radians(settings.max_incline_deg)):
-                highest = max(highest, hit[0])
+            hit = probe.ray(Point3(at.x, at.y, found.top + settings.probe_step), Point3(at.x, at.y, found.top + _BELOW))
+            if (hit is not None and hit.normal.z >= math.cos(math.radians(settings.max_incline_deg))
+                    and not _loose(hit.node, found.node, settings.capsule_radius)):
+                highest = max(highest, hit.pos.z)
     if highest > found.top + settings.edge_tolerance:
         found.top = highest
         for edge in ends:
             edge.z = highest
+
+
+def _loose(node, obstacle, small):
+    """Whether `node` is a loose thing lying on the obstacle's top (a cup on a table), not part of the top:
+    another node whose footprint is less than `small` across both ways (hands and feet cannot go on it)."""
+    if node == obstacle or node.isEmpty():
+        return False
+    bounds = node.getTightBounds(node.getTop())
+    if bounds is None:
+        return False
+    low, high = bounds
+    return high.x - low.x < small and high.y - low.y < small
 
 
 def _near_above(probe, points, wide_x, wide_y, low, high):
