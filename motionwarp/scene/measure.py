@@ -41,8 +41,9 @@ _BELOW = 1e-3
 SAME_POS, SAME_H = 1e-4, 1e-3
 #: How far above a jutting lid's underside the ray that finds the lid's outer face goes (metres).
 _LID_ABOVE = 0.01
-#: How far either side of the line the top is looked for where the line runs in a groove or seam (metres).
-_ACROSS = 0.05
+#: How far either side of the line the top is looked for where the line runs in a groove or seam, or
+#: between two logs of a stack (metres: a hand's width, then where the hands go).
+ACROSS = (-0.05, 0.05, -0.2, 0.2)
 #: A dip in the top no deeper than the knee (face_low) that the top rises out of again is bridged (a sunk
 #: lid, a groove); one deeper (a gap between planks) only when narrower than _GAP (metres). Rays across a
 #: dip are _BRIDGE_STEP apart.
@@ -579,11 +580,14 @@ class _TopScan:
         x, y = self.ox + self.ix * s, self.oy + self.iy * s
         found = self._drop(x, y, start, bottom)
         if found is not None and found[1][2] < self.min_up:
-            # the line runs in a groove or on a seam: the top is what lies a hand's width either side
-            for side in (-_ACROSS, _ACROSS):
+            # the line runs in a groove, on a seam or between two logs: the top is what lies either side
+            # within the hands' reach, if no more than knee-deep above what the line met
+            dip = self.settings.face_low
+            for side in ACROSS:
                 beside = self._drop(x + self.iy * side, y - self.ix * side, start, bottom)
-                if beside is not None and beside[1][2] >= self.min_up and found[0] < beside[0] <= found[0] + _ACROSS:
+                if beside is not None and beside[1][2] >= self.min_up and found[0] < beside[0] <= found[0] + dip:
                     found = beside
+                    break
         return None if found is None else (found[0], found[1][2], found[1])
 
     def walkable(self, sample):

@@ -19,7 +19,7 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .measure import SAME_H, SAME_POS, heading, incline_deg, measure
+from .measure import ACROSS, SAME_H, SAME_POS, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
 from ..warp.refusal import refusal as warp_refusal
@@ -208,11 +208,16 @@ class _Provider(_Asked):
         """The walkable floor on the top under `spot` with room for the capsule (a Point3), or a Refusal
         saying there is no room to `verb` on top."""
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
-        # Down as far as a dip the top bridges (a sunk lid: measure.py), below the knee.
-        floor = self.probe.ray(Point3(spot.x, spot.y, found.top + clearance),
-                               Point3(spot.x, spot.y, found.close_edge.z - max(self.settings.probe_step,
-                                                                               self.settings.face_low)))
-        if floor is None or incline_deg(floor.normal) > self.settings.max_incline_deg:
+        # Down as far as a dip the top bridges (a sunk lid: measure.py), below the knee; where the spot
+        # is in a groove or between two logs, on the walkable top beside it, as the top was measured.
+        bottom = found.close_edge.z - max(self.settings.probe_step, self.settings.face_low)
+        side = Vec3(found.inward.y, -found.inward.x, 0)
+        for out in (0.0,) + ACROSS:
+            at = spot + side * out
+            floor = self.probe.ray(Point3(at.x, at.y, found.top + clearance), Point3(at.x, at.y, bottom))
+            if floor is not None and incline_deg(floor.normal) <= self.settings.max_incline_deg:
+                break
+        else:
             return refuse(f"no room to {verb} on top")
         stand = Point3(floor.pos)
         ceiling = self.probe.ray(stand + _UP * clearance, stand + _UP * height)
