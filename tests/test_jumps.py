@@ -106,11 +106,13 @@ def test_refusals_say_why(base, jumps):
     flat = level()
     slab(flat, "ground", -6.0, 6.0, 0.0, 0.0)
     assert JumpProvider(SceneProbe.from_geometry(flat), given).find_at(Point3(0, 0, 0), 0.0).reason == NOTHING_TO_JUMP
-    wide = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 3.2)), given).find_at(Point3(0, 0, 0), 0.0)
-    assert not wide and wide.reason == "no landing across the gap (none within 2.50 m)"
-    # Landing ground is looked for a probe step past the widest gap: 2.6 m is found, and too wide.
-    wider = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 2.6)), given).find_at(Point3(0, 0, 0), 0.0)
-    assert not wider and wider.reason == "too wide to jump across (2.60 m > 2.50 m)"
+    # Landing ground is looked for max_scan_depth (3 m) past the widest gap (2.5 m): 2.6 m and 3.2 m
+    # are found, and too wide; past 5.5 m there is no landing.
+    for gap in (2.6, 3.2, 5.4):
+        wide = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, gap)), given).find_at(Point3(0, 0, 0), 0.0)
+        assert not wide and wide.reason == f"too wide to jump across ({gap:.2f} m > 2.50 m)"
+    open_space = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 5.7)), given).find_at(Point3(0, 0, 0), 0.0)
+    assert not open_space and open_space.reason == "no landing across the gap (none within 5.50 m)"
     high = JumpProvider(SceneProbe.from_geometry(gap_level(1.0, 1.2, rise=0.9)), given).find_at(Point3(0, 0, 0), 0.0)
     assert not high and high.reason.startswith("no landing across the gap")
     walled = gap_level(1.0, 1.5)

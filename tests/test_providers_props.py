@@ -176,3 +176,21 @@ def test_a_wall_beside_a_crate_is_not_its_top(assets):
     flight = ProviderSettings().capsule_radius + ProviderSettings().clearance
     assert isinstance(found, Refusal) and found.reason == f"no head room over the top ({flight:.2f} m)", found
     assert found.numbers["height"] == pytest.approx(1.0, abs=0.005)
+
+
+@pytest.mark.parametrize("h", [0.0, 45.0])
+@pytest.mark.parametrize("beside", [0.15, 0.3])
+def test_a_cup_on_a_table_is_not_its_top(assets, h, beside):
+    """A 0.76 m table with a cup (8 cm across, 10 cm high) `beside` m off the character's line, over the
+    middle of the top: the table's top is 0.76 m (a cup is no top for hands or feet, design 7), where a
+    block 0.4 m across in the same place is (the top stepped across the way)."""
+    for size, expected in ((0.08, 0.76), (0.4, 0.86)):
+        root = level()
+        prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+        table = crate_at(root, "table", h, 1.0, height=0.76, depth=0.6, width=1.2)
+        on_top = root.getRelativePoint(table, Point3(beside, 0, 0.76))
+        prism(root, "cup", box_profile(size, 0.1), size, pos=on_top, h=h)
+        found = VaultProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), h)
+        height = found.height if found else found.numbers["height"]
+        assert height == pytest.approx(expected, abs=0.005), (size, found)
+        root.removeNode()

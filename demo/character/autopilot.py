@@ -3,6 +3,8 @@ takes whatever it meets, and stops where an obstacle it cannot take blocks the w
 """
 from panda3d.core import Vec2, Vec3
 
+from motionwarp.warp.assetdata import TRAVERSAL_KINDS
+
 #: Blocked: while walking, the character moved less than BLOCKED_M in BLOCKED_S seconds.
 BLOCKED_S = 1.0
 BLOCKED_M = 0.15
@@ -95,9 +97,17 @@ class Autopilot:
             return
         node = found.node if found.node is not None else demo.obstacle_ahead()
         name = demo.obstacle_name(node) if node is not None else "something"
-        reason = demo.last_refusal.get(name) or (found.reason if not found else "blocked")
+        reason = demo.last_refusal.get(name) or (found.reason if not found else self._not_started(found))
         self.stopped = {"obstacle": name, "reason": reason}
         demo.say(f"autopilot stopped at {name}: {reason}")
+
+    def _not_started(self, found):
+        """Why an Interaction offered in front of the character was never started: it stood farther from
+        the face than the autopilot starts that clip, and could come no closer."""
+        within = self.demo.authored_distance.get(found.asset.clip, self.demo.skip_distance)
+        verb = TRAVERSAL_KINDS[found.kind].verb if found.kind in TRAVERSAL_KINDS else found.kind
+        return (f"could not come close enough to {verb} ({found.distance:.2f} m from it > {within:.2f} m, "
+                f"where its clip starts)")
 
     def _reached(self, waypoint):
         """Within 0.5 m of the waypoint, or past it along the leg (a vault can carry the character over it)."""

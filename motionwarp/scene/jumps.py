@@ -169,9 +169,12 @@ class JumpProvider(_Asked):
         low = min(a.traversal.height[0] for a in assets)
         high = max(a.traversal.height[1] for a in assets)
         widest = max(a.traversal.depth[1] for a in assets)
-        far = self._far_edge(edge, inward, low, high, widest + settings.probe_step)
+        # Ground is looked for as far as a top is scanned past the widest gap, so one a little too
+        # wide to jump says so ("too wide"), and only open space is "no landing".
+        looked = widest + settings.max_scan_depth
+        far = self._far_edge(edge, inward, low, high, looked)
         if far is None:
-            return refuse(f"no landing across the gap (none within {_metres(widest)})", gap=widest)
+            return refuse(f"no landing across the gap (none within {_metres(looked)})", gap=looked)
         gap, rise = (far - edge).dot(inward), round(far.z - edge.z, 4)
         numbers.update(gap=gap, height=rise)
         fitting = [a for a in assets if a.traversal.fits(rise, gap)]

@@ -39,6 +39,15 @@ _INTO_CORNER = 0.01
 _BELOW = 1e-3
 #: A query this close to one measured before (metres, degrees) counts as asked from the same place.
 SAME_POS, SAME_H = 1e-4, 1e-3
+#: How far above a jutting lid's underside the ray that finds the lid's outer face goes (metres).
+_LID_ABOVE = 0.01
+#: How far either side of the line the top is looked for where the line runs in a groove or seam, or
+#: between two logs of a stack (metres: a hand's width, then where the hands go).
+ACROSS = (-0.05, 0.05, -0.2, 0.2)
+#: A dip in the top no deeper than the knee (face_low) that the top rises out of again is bridged (a sunk
+#: lid, a groove); one deeper (a gap between planks) only when narrower than _GAP (metres). Rays across a
+#: dip are _BRIDGE_STEP apart.
+_GAP, _BRIDGE_STEP = 0.15, 0.05
 #: How far the face sweep and its axis ray go at least (metres), whatever the reach (see _face).
 LOOK_AHEAD = 4.0
 #: A face a sweep met is swept again from the line's mark (every _GRID metres) at least _REFIT before it.
@@ -364,13 +373,26 @@ def _highest_across(probe, settings, found, forward):
     for point in points:
         for out in (-1.0, -0.5, 0.5, 1.0):
             at = point + side * (out * settings.capsule_radius)
-            hit = probe.drop_normal(at.x, at.y, found.top + settings.probe_step, found.top + _BELOW)
-            if hit is not None and hit[1][2] >= math.cos(math.radians(settings.max_incline_deg)):
-                highest = max(highest, hit[0])
+            hit = probe.ray(Point3(at.x, at.y, found.top + settings.probe_step), Point3(at.x, at.y, found.top + _BELOW))
+            if (hit is not None and hit.normal.z >= math.cos(math.radians(settings.max_incline_deg))
+                    and not _loose(hit.node, found.node, settings.capsule_radius)):
+                highest = max(highest, hit.pos.z)
     if highest > found.top + settings.edge_tolerance:
         found.top = highest
         for edge in ends:
             edge.z = highest
+
+
+def _loose(node, obstacle, small):
+    """Whether `node` is a loose thing lying on the obstacle's top (a cup on a table), not part of the top:
+    another node whose footprint is less than `small` across both ways (hands and feet cannot go on it)."""
+    if node == obstacle or node.isEmpty():
+        return False
+    bounds = node.getTightBounds(node.getTop())
+    if bounds is None:
+        return False
+    low, high = bounds
+    return high.x - low.x < small and high.y - low.y < small
 
 
 def _near_above(probe, points, wide_x, wide_y, low, high):
@@ -422,8 +444,15 @@ def _face(probe, settings, pos, forward, held=None, radius=None):
             hit, met, travel = _swept_again(probe, radius, high - low, centre, forward, hit, met)
         held.travel = travel
         held.length, held.met = length, met + SAME_POS
+    walkable = math.cos(math.radians(settings.max_incline_deg))
+    if hit.normal.z >= walkable and ahead is not None and ahead.normal.z < walkable and ahead.fraction * length <= reach:
+        # The capsule's foot met the walkable top of a step as high as the knee (the lowest log of a
+        # stack): the face is what the axis ray meets above it.
+        hit = ahead
+        if held is not None:
+            held.only_here()
     normal = _horizontal(hit.normal)
-    if normal is None or hit.normal.z >= math.cos(math.radians(settings.max_incline_deg)):
+    if normal is None or hit.normal.z >= walkable:
         return None  # the floor, or a slope the character walks up
     return hit, normal
 
@@ -496,15 +525,18 @@ class _TopScan:
         self.floor = found.ground - settings.max_drop - 0.1
         # Rays start below anything hanging over the face (a low ceiling over a ledge), but over a
         # lid or cornice jutting out of the face by less than the capsule's radius: that is the top.
-        ceiling = None
+        ceiling, lid = None, None
         for out in (settings.face_radius, settings.face_radius + settings.capsule_radius):
             ceiling_from = face_point + found.normal * out + _UP * settings.face_low
             seen = probe.ray(ceiling_from, Point3(ceiling_from.x, ceiling_from.y, found.ground + settings.max_look_up))
             if seen is None or (ceiling is not None and seen.pos.z > ceiling.pos.z + settings.probe_step):
-                ceiling = seen   # further out, nothing as low: the first one juts out of the obstacle
+                lid = ceiling   # further out, nothing as low: the first one juts out of the obstacle
+                ceiling = seen
                 break
             ceiling = ceiling if ceiling is not None else seen
         self.above = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + settings.max_look_up
+        if lid is not None:   # the top starts at the lid's outer face, where hands and feet meet it
+            face_point, face_z = self._lid_face(face_point, lid, face_z)
         self.start = min(self.above, found.ground + max_height + 0.5)
         self.most_up = None  # the least steep top seen, as the cos of its incline
         self.edge_face = None  # the face just under the close edge, where a ray met it
@@ -512,6 +544,24 @@ class _TopScan:
         # What the search's start (`start`, from max_height) decided: the highest start a ray or the
         # face top search wanted, and whether one was cut at `start` (for _Held).
         self.reached, self.cut = -math.inf, False
+
+    def _lid_face(self, face_point, lid, face_z):
+        """(the point on the outer face of a lid jutting over the face at `face_point`, where a horizontal ray
+        just above the lid's underside `lid` meets it; that height), or the face's own when none does.
+        The Measurement's distance becomes the distance to the lid's face."""
+        out = self.found.normal * (self.settings.face_radius + self.settings.capsule_radius)
+        z = lid.pos.z + _LID_ABOVE
+        start = Point3(face_point.x + out.x, face_point.y + out.y, z)
+        seen = self.probe.ray(start, Point3(face_point.x, face_point.y, z))
+        if seen is None:
+            return face_point, face_z
+        jut = (seen.pos - face_point).dot(self.found.normal)
+        at = face_point + self.found.normal * jut
+        self.origin = Point3(at.x, at.y, 0)
+        self.ox, self.oy = at.x, at.y
+        # The character meets the lid first: the distance is to its outer face, along the facing.
+        self.found.distance -= jut / max(math.cos(math.radians(self.found.approach_deg)), 1e-3)
+        return at, z
 
     def below_start(self, z):
         """A ray's start: `z`, or the search's start when that is lower."""
@@ -527,7 +577,17 @@ class _TopScan:
         from the face, or None."""
         if start <= bottom:
             return None
-        found = self._drop(self.ox + self.ix * s, self.oy + self.iy * s, start, bottom)
+        x, y = self.ox + self.ix * s, self.oy + self.iy * s
+        found = self._drop(x, y, start, bottom)
+        if found is not None and found[1][2] < self.min_up:
+            # the line runs in a groove, on a seam or between two logs: the top is what lies either side
+            # within the hands' reach, if no more than knee-deep above what the line met
+            dip = self.settings.face_low
+            for side in ACROSS:
+                beside = self._drop(x + self.iy * side, y - self.ix * side, start, bottom)
+                if beside is not None and beside[1][2] >= self.min_up and found[0] < beside[0] <= found[0] + dip:
+                    found = beside
+                    break
         return None if found is None else (found[0], found[1][2], found[1])
 
     def walkable(self, sample):
@@ -661,6 +721,7 @@ class _TopScan:
         previous, before, s = 0.0, None, 2 * tolerance
         while s <= settings.max_scan_depth:
             sample = self.sample(s, self.close_start(s), self.floor if s <= step else self.lowest_top - _BELOW)
+            previous, before, s, sample = self._rim(previous, before, s, sample)
             if self.walkable(sample):
                 self.edge_face = self._face_between(-settings.face_radius, s, sample[0] - 2 * tolerance)
                 return self._edge(previous, before, s, sample, self._close_test, self._along(self.edge_face))
@@ -668,6 +729,18 @@ class _TopScan:
                 return None  # past the obstacle, never found a top to stand on
             previous, before, s = s, sample, (s // step + 1) * step
         return None
+
+    def _rim(self, previous, before, s, sample):
+        """(previous, its sample, s, its sample) around the first walkable top between `previous` (off the
+        top) and `s`, looked for every _BRIDGE_STEP, else as given: a rim or frame narrower than a probe
+        step in front of a sunk lid is where the top starts, not the lid behind it."""
+        between = previous + _BRIDGE_STEP
+        while between < s - _BRIDGE_STEP / 2:
+            nearer = self.sample(between, self.close_start(between), self.lowest_top - _BELOW)
+            if self.walkable(nearer):
+                return between - _BRIDGE_STEP, None, between, nearer
+            between += _BRIDGE_STEP
+        return previous, before, s, sample
 
     def _far_edge(self, close):
         """(far edge (s, sample) or None when deeper than the scan, highest top z, least cos of its
@@ -680,6 +753,10 @@ class _TopScan:
             s = good_s + step
             going_on, sample = self._continued(good, step, s)
             if not going_on:
+                bridged = self._bridge(good_s, good)
+                if bridged is not None:
+                    good_s, good = bridged
+                    continue
                 # Where the surfaces meet when the top turns steep (a log's shoulder); else where a
                 # horizontal ray meets the face the top ends at.
                 hint = self._meeting(s, sample, good_s, good)
@@ -692,6 +769,27 @@ class _TopScan:
             if good[1] < steepest:
                 steepest = good[1]
         return None, top, steepest
+
+    def _bridge(self, good_s, good):
+        """(s, sample) where the top goes on past a dip or gap behind `good` (at `good_s`): a sunk lid, a
+        groove, a gap between planks (see _GAP); None when it does not (the top ends there)."""
+        z, dip = good[0], self.settings.face_low
+        resume = self.settings.probe_step * self.slope + self.tolerance
+        bottom = max(z - dip, self.lowest_top) - _BELOW
+        deep_from, s = None, good_s + _BRIDGE_STEP
+        while s < good_s + self.settings.max_scan_depth:
+            sample = self.sample(s, self.below_start(z + resume + self.clearance), bottom)
+            if sample is None:
+                if deep_from is None:
+                    deep_from = s - _BRIDGE_STEP
+                if s - deep_from > _GAP:
+                    return None
+            else:
+                deep_from = None
+                if sample[1] >= self.min_up and abs(sample[0] - z) <= resume:
+                    return s, sample
+            s += _BRIDGE_STEP
+        return None
 
     def _record(self, close, far, top, steepest):
         """Fill the Measurement's edges, depth, top and incline from the edges found."""

@@ -18,7 +18,7 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .measure import LOOK_AHEAD, SAME_H, SAME_POS, heading, incline_deg, measure
+from .measure import ACROSS, LOOK_AHEAD, SAME_H, SAME_POS, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
 from ..warp.refusal import Cause, refusal_cause
@@ -251,16 +251,25 @@ class _Provider(_Asked):
         """The walkable floor on the top under `spot` with room for the capsule (a Point3), or a Refusal
         saying there is no room to `verb` on top."""
         radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
-        floor = self.probe.ray(Point3(spot.x, spot.y, found.top + clearance),
-                               Point3(spot.x, spot.y, found.close_edge.z - self.settings.probe_step))
-        if floor is None or incline_deg(floor.normal) > self.settings.max_incline_deg:
+        # Down as far as a dip the top bridges (a sunk lid: measure.py), below the knee; where the spot
+        # is in a groove or between two logs, on the walkable top beside it, as the top was measured.
+        bottom = found.close_edge.z - max(self.settings.probe_step, self.settings.face_low)
+        side = Vec3(found.inward.y, -found.inward.x, 0)
+        for out in (0.0,) + ACROSS:
+            at = spot + side * out
+            floor = self.probe.ray(Point3(at.x, at.y, found.top + clearance), Point3(at.x, at.y, bottom))
+            if floor is not None and incline_deg(floor.normal) <= self.settings.max_incline_deg:
+                break
+        else:
             return refuse(f"no room to {verb} on top")
         stand = Point3(floor.pos)
         ceiling = self.probe.ray(stand + _UP * clearance, stand + _UP * height)
         if ceiling is not None:
             room = ceiling.pos.z - stand.z
             return refuse(f"no head room on top ({_metres(room)} < {_metres(height)})", head_room=room)
-        blocker = self.probe.capsule_overlaps(radius, height, stand + _UP * (height / 2 + clearance))
+        # The body from the top's height up: a rim around a sunk lid stands below the knee, beside the feet.
+        body = Point3(stand.x, stand.y, max(stand.z, found.top))
+        blocker = self.probe.capsule_overlaps(radius, height, body + _UP * (height / 2 + clearance))
         if blocker is not None:
             return refuse(f"no room to {verb} on top (blocked by {blocker.getName() or 'something'})")
         return stand
@@ -394,15 +403,45 @@ class VaultProvider(_Provider):
         return authored_target(asset, 2) - authored_target(asset, 1)
 
     def _targets(self, found, asset, refuse):
-        radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
+        radius, clearance = self.settings.capsule_radius, self.settings.clearance
         if found.far_edge is None:
             return refuse(f"too deep to {self.verb} (more than {_metres(found.depth)})")
         run = _clear_of_the_edge(self._run(asset), radius + clearance)
         ahead = found.far_edge + _across(found, run)
+        # The obstacle's own far side (a barrel's far half, a table's legs: the same scene node) is no landing
+        # and blocks none: the landing moves on past it, a probe step at a time, as far as the scan reaches.
+        further = 0.0
+        while True:
+            landing = self._landing(found, ahead + found.inward * further, refuse)
+            if not isinstance(landing, NodePath) or landing != found.node:
+                break
+            further += self.settings.probe_step
+            if further > self.settings.max_scan_depth:
+                past = (ahead - found.far_edge).getXy().length() + further
+                return refuse(f"no landing past it ({found.node.getName() or 'it'} goes on more than "
+                              f"{_metres(past)} past the far edge)", landing_distance=past)
+        if isinstance(landing, NodePath):
+            past = (ahead + found.inward * further - found.far_edge).getXy().length()
+            return refuse(f"landing blocked by {landing.getName() or 'something'} "
+                          f"({_metres(past)} past the far edge)", landing_distance=past)
+        if isinstance(landing, Refusal):
+            return landing
+        h = heading(found.inward)
+        targets = [WarpTarget(found.close_edge, h=h), WarpTarget(found.far_edge, h=h), WarpTarget(landing, h=h)]
+        return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
+                           found.normal, found.node, found.distance, landing=landing)
+
+
+    def _landing(self, found, ahead, refuse):
+        """The landing under `ahead` (a Point3) with room along the flight to it, the NodePath in the way, or
+        a Refusal (no ground, a slope, no head room over the top)."""
+        radius, height, clearance = self.settings.capsule_radius, self.settings.capsule_height, self.settings.clearance
         ground = self.probe.ray(Point3(ahead.x, ahead.y, found.far_edge.z + clearance),
                                 Point3(ahead.x, ahead.y, found.ground - self.settings.max_drop))
         if ground is None:
             return refuse(f"no landing ground (nothing within {_metres(self.settings.max_drop)} below the feet)")
+        if ground.node == found.node and ground.pos.z > found.ground + self.settings.face_low:
+            return found.node   # still on the obstacle itself
         incline = incline_deg(ground.normal)
         if incline > self.settings.max_incline_deg:
             return refuse(f"no landing ground (a {incline:.0f}° slope)", landing_incline_deg=incline)
@@ -416,20 +455,14 @@ class VaultProvider(_Provider):
             room = max(0.0, across.pos.z - found.top)
             return refuse(f"no head room over the top ({_metres(room)})", head_room=room)
         if across is not None:
-            blocker = across.node
-        else:  # down onto the landing, when it lies below the top (a sweep needs a length)
-            down = (self.probe.sweep_sphere(radius, above_landing, landing + _UP * (radius + clearance))
-                    if found.top - landing.z > 1e-6 else None)
-            blocker = down.node if down is not None else self.probe.capsule_overlaps(
-                radius, height, landing + _UP * (height / 2 + clearance))
-        if blocker is not None:
-            past = (landing - found.far_edge).getXy().length()
-            return refuse(f"landing blocked by {blocker.getName() or 'something'} "
-                          f"({_metres(past)} past the far edge)", landing_distance=past)
-        h = heading(found.inward)
-        targets = [WarpTarget(found.close_edge, h=h), WarpTarget(found.far_edge, h=h), WarpTarget(landing, h=h)]
-        return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
-                           found.normal, found.node, found.distance, landing=landing)
+            return across.node
+        # down onto the landing, when it lies below the top (a sweep needs a length)
+        down = (self.probe.sweep_sphere(radius, above_landing, landing + _UP * (radius + clearance))
+                if found.top - landing.z > 1e-6 else None)
+        if down is not None:
+            return down.node
+        blocker = self.probe.capsule_overlaps(radius, height, landing + _UP * (height / 2 + clearance))
+        return landing if blocker is None else blocker
 
 
 class MantleProvider(_Provider):

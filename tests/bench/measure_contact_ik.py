@@ -2,6 +2,7 @@
 
     python tests/bench/measure_contact_ik.py            # every table
     python tests/bench/measure_contact_ik.py props      # the generated irregular props only
+    python tests/bench/measure_contact_ik.py real       # real props: 8 headings x 3 scales (issue 26)
 
 Boxes: for crates 0.5 to 1.4 m and ledges 1.0 to 2.2 m, at 30 and 144 fps, the providers find
 the targets and the real MotionWarper plays the interaction (tests/contact_helpers.py). Printed
@@ -24,6 +25,10 @@ Everything is measured from the joints' real positions against the prop's own su
   without the IK) when faster.
 And per prop, whether the providers take it at 12 headings and 4 distances when its measured
 size (from its own numbers) is inside an asset's range.
+
+Real props (`real`): every prop of ../shared/props/ (else the six copied into the samples) at 8
+headings and 3 scales, sized from its own GLB triangles (tests/real_props.py), walked up to with the
+demo's chooser, and the warp played when a fitting kind is offered; a summary per prop.
 """
 import pathlib
 import sys
@@ -139,6 +144,42 @@ def props_table(base, assets):
               f"{taken:>4}/{asked}")
 
 
+def real_table(base, assets):
+    """Every real prop (../shared/props/, else the copies in the samples) at 8 headings and 3 scales:
+    the size its own triangles give, the kinds whose ranges hold it, what a character walking up is
+    offered first (or the refusal 0.5 m away), and whether the warp played to its end."""
+    from tests.real_props import HEADINGS, PlacedProp, copied_props, fitting, level, scales, shared_props, walk_up
+    from tests.test_real_props import chooser, played
+    props = shared_props() or copied_props()
+    print(f"{'prop':<26}{'scale':>6}{'head':>5}{'height':>7}{'depth':>7} {'fits':<17}answer")
+    totals = {}
+    for path in props:
+        row = totals.setdefault(path.stem, [0, 0, 0, 0])   # placements, in range, offered a fitting kind, completed
+        for scale in scales(path):
+            for heading in HEADINGS:
+                placed = PlacedProp(path, heading, scale, 0.0)
+                size = placed.size()
+                kinds = fitting(assets, size)
+                root, _ = level(base.render, base.loader, placed)
+                found, y = walk_up(chooser(root, assets))
+                answer = f"refused: {y.reason}" if found is None else f"{found.kind} at {-y:.1f} m"
+                row[0] += 1
+                row[1] += bool(kinds)
+                if kinds and found is not None and found.kind in kinds:
+                    row[2] += 1
+                    finished, _ = played(base, found, y)
+                    row[3] += finished
+                    answer += ", completed" if finished else ", NOT completed"
+                shown = f"{size[0]:>7.2f}{size[1]:>7.2f}" if size[0] is not None else f"{'-':>7}{'-':>7}"
+                print(f"{path.stem:<26}{scale:>6.2f}{heading:>5.0f}{shown} {','.join(sorted(kinds)) or '-':<17}{answer}")
+                root.removeNode()
+    print(f"\n{'prop':<26}{'placed':>7}{'in range':>9}{'offered':>8}{'completed':>10}")
+    for name, (placed, in_range, offered, completed) in totals.items():
+        print(f"{name:<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}")
+    placed, in_range, offered, completed = (sum(row[k] for row in totals.values()) for k in range(4))
+    print(f"{'all':<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}")
+
+
 def main():
     from authoring.make_warp_assets import write_warp_assets
     from motionwarp import WarpAsset
@@ -149,6 +190,9 @@ def main():
     ClockObject.getGlobalClock().setMode(ClockObject.MNonRealTime)
     folder = pathlib.Path(tempfile.mkdtemp())
     write_warp_assets(folder, MANNEQUIN, CONTACTS)
+    if sys.argv[1:] == ["real"]:
+        real_table(base, [WarpAsset.load(path) for path in sorted(folder.glob("*.warp.json"))])
+        return
     assets = [WarpAsset.load(folder / f"{name}.warp.json") for name in WARP_ASSETS]
     if sys.argv[1:] != ["props"]:
         boxes(base, assets)

@@ -1,0 +1,258 @@
+"""Real third-party props (CC0: ../shared/props/ and the copies in motionwarp/samples/scenes/props/real/)
+read as triangles with numpy straight from their GLB bytes, and down rays of the test's own on them.
+
+The oracle never asks Panda3D's loader, Bullet or the code under test: it reads the glTF's
+accessors and node transforms itself, turns glTF's y-up into Panda3D's z-up (x, -z, y), as the
+glTF loader does, and casts vertical rays through the triangles (Moller-Trumbore, vectorised).
+A prop is placed with its footprint's near side `distance` ahead of a character at the origin
+facing +Y, centred on the character's line, turned by `heading` and scaled by `scale`.
+"""
+import json
+import math
+import pathlib
+import struct
+
+import numpy
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+#: The shared real props (beside the project, or beside the folder holding a git worktree of it).
+SHARED_CANDIDATES = [ROOT.parent / "shared" / "props", ROOT.parents[1] / "shared" / "props"]
+SHARED = next((path for path in SHARED_CANDIDATES if path.is_dir()), None)
+#: The few real props copied into the project (always there).
+COPIED = ROOT / "motionwarp" / "samples" / "scenes" / "props" / "real"
+
+_COMPONENTS = {5120: "i1", 5121: "u1", 5122: "i2", 5123: "u2", 5125: "u4", 5126: "f4"}
+_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+#: The most a walkable top inclines (degrees): the providers' default max_incline_deg (design 7).
+MAX_INCLINE_DEG = 35.0
+
+
+def shared_props():
+    """Every GLB under ../shared/props/ (sorted by family and name), or [] when it is absent."""
+    return sorted(SHARED.glob("*/*.glb")) if SHARED is not None else []
+
+
+def copied_props():
+    return sorted(COPIED.glob("*.glb"))
+
+
+#: The KayKit props (every other real prop is the Nature Kit's).
+KAYKIT = ("box_large", "table_long")
+#: Headings every real prop is measured at (degrees).
+HEADINGS = (0.0, 45.0, 90.0, 135.0, 180.0, 225.0, 270.0, 315.0)
+
+
+def scales(path):
+    """The scales a level designer gives a prop (../shared/props/README.md): the Nature Kit's 1-unit
+    tiles x1.5 to x3, the KayKit crate and table 0.55 to 1.35."""
+    return (0.55, 1.0, 1.35) if pathlib.Path(path).stem in KAYKIT else (1.5, 2.0, 3.0)
+
+
+def _read_glb(path):
+    data = pathlib.Path(path).read_bytes()
+    magic, _, _ = struct.unpack_from("<4sII", data, 0)
+    if magic != b"glTF":
+        raise ValueError(f"{path}: not a GLB file")
+    json_length = struct.unpack_from("<I", data, 12)[0]
+    doc = json.loads(data[20:20 + json_length])
+    bin_length = struct.unpack_from("<I", data, 20 + json_length)[0]
+    return doc, data[28 + json_length:28 + json_length + bin_length]
+
+
+def _accessor(doc, binary, index):
+    accessor = doc["accessors"][index]
+    view = doc["bufferViews"][accessor["bufferView"]]
+    dtype = numpy.dtype("<" + _COMPONENTS[accessor["componentType"]])
+    width, count = _WIDTH[accessor["type"]], accessor["count"]
+    start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+    stride = view.get("byteStride") or dtype.itemsize * width
+    rows = numpy.frombuffer(binary, numpy.uint8, count=stride * (count - 1) + dtype.itemsize * width, offset=start)
+    return numpy.lib.stride_tricks.as_strided(rows.view(dtype), (count, width), (stride, dtype.itemsize)).copy()
+
+
+def _node_matrix(node):
+    """A glTF node's local 4x4 matrix (column vectors)."""
+    if "matrix" in node:
+        return numpy.array(node["matrix"], float).reshape(4, 4).T
+    x, y, z, w = node.get("rotation", (0.0, 0.0, 0.0, 1.0))
+    rotation = numpy.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    matrix = numpy.eye(4)
+    matrix[:3, :3] = rotation * numpy.array(node.get("scale", (1.0, 1.0, 1.0)))
+    matrix[:3, 3] = node.get("translation", (0.0, 0.0, 0.0))
+    return matrix
+
+
+def triangles(path):
+    """(n, 3, 3) triangles of every mesh in the GLB's scene, in Panda3D's z-up frame (metres)."""
+    doc, binary = _read_glb(path)
+    found = []
+
+    def visit(index, parent):
+        node = doc["nodes"][index]
+        matrix = parent @ _node_matrix(node)
+        if "mesh" in node:
+            for primitive in doc["meshes"][node["mesh"]]["primitives"]:
+                if primitive.get("mode", 4) != 4:
+                    continue
+                points = _accessor(doc, binary, primitive["attributes"]["POSITION"]).astype(float)
+                points = points @ matrix[:3, :3].T + matrix[:3, 3]
+                order = (_accessor(doc, binary, primitive["indices"]).ravel() if "indices" in primitive
+                         else numpy.arange(len(points)))
+                found.append(points[order.reshape(-1, 3)])
+        for child in node.get("children", ()):
+            visit(child, matrix)
+
+    scene = doc["scenes"][doc.get("scene", 0)]
+    for root in scene["nodes"]:
+        visit(root, numpy.eye(4))
+    tris = numpy.concatenate(found)
+    return tris[..., [0, 2, 1]] * numpy.array([1.0, -1.0, 1.0])   # glTF y-up to z-up: (x, -z, y)
+
+
+class PlacedProp:
+    """A real prop's triangles turned by `heading` (degrees, about z), scaled by `scale`, with its
+    footprint's near side `distance` ahead of the origin along +Y and centred on x = 0; the ground is z = 0."""
+
+    def __init__(self, path, heading, scale, distance):
+        self.path, self.heading, self.scale, self.distance = pathlib.Path(path), heading, scale, distance
+        local = triangles(path) * scale
+        turn = math.radians(heading)
+        rotation = numpy.array([[math.cos(turn), -math.sin(turn), 0.0], [math.sin(turn), math.cos(turn), 0.0],
+                                [0.0, 0.0, 1.0]])
+        turned = local @ rotation.T
+        low, high = turned.reshape(-1, 3).min(axis=0), turned.reshape(-1, 3).max(axis=0)
+        #: Where the model's own origin goes (world), so a scene node placed there holds these triangles.
+        self.origin = numpy.array([-(low[0] + high[0]) / 2, distance - low[1], 0.0])
+        self.tris = turned + self.origin
+        self.low, self.high = low + self.origin, high + self.origin
+        self._ray_setup()
+
+    def _ray_setup(self):
+        a, b, c = self.tris[:, 0], self.tris[:, 1], self.tris[:, 2]
+        normal = numpy.cross(b - a, c - a)
+        length = numpy.linalg.norm(normal, axis=1)
+        keep = length > 1e-12
+        self._a, self._b, self._c = a[keep], b[keep], c[keep]
+        self._up = numpy.abs(normal[keep, 2]) / length[keep]   # |cos| of each triangle's incline
+
+    def hits(self, origin, direction):
+        """(distance along the unit `direction` to the nearest triangle hit from `origin`, that
+        triangle's |cos| of incline), or (inf, nan) when the ray meets none (Moller-Trumbore on all)."""
+        origin, direction = numpy.asarray(origin, float), numpy.asarray(direction, float)
+        edge1, edge2 = self._b - self._a, self._c - self._a
+        p = numpy.cross(direction, edge2)
+        det = numpy.einsum("ij,ij->i", edge1, p)
+        ok = numpy.abs(det) > 1e-14
+        inv = numpy.where(ok, 1.0 / numpy.where(ok, det, 1.0), 0.0)
+        t_vec = origin - self._a
+        u = numpy.einsum("ij,ij->i", t_vec, p) * inv
+        q = numpy.cross(t_vec, edge1)
+        v = (q @ direction) * inv
+        t = numpy.einsum("ij,ij->i", edge2, q) * inv
+        inside = ok & (u >= -1e-9) & (v >= -1e-9) & (u + v <= 1 + 1e-9) & (t >= 0.0)
+        if not inside.any():
+            return math.inf, math.nan
+        t = numpy.where(inside, t, numpy.inf)
+        best = int(numpy.argmin(t))
+        return float(t[best]), float(self._up[best])
+
+    def drops(self, xs, ys, top=100.0):
+        """(z, |cos| of the incline) of the highest triangle under each (x, y) (arrays), from `top` down;
+        z is nan off the prop."""
+        xs, ys = numpy.broadcast_arrays(numpy.asarray(xs, float), numpy.asarray(ys, float))
+        z = numpy.full(xs.shape, numpy.nan)
+        up = numpy.full(xs.shape, numpy.nan)
+        for index in numpy.ndindex(xs.shape):
+            t, cos = self.hits((xs[index], ys[index], top), (0.0, 0.0, -1.0))
+            if math.isfinite(t):
+                z[index], up[index] = top - t, cos
+        return z, up
+
+    def face(self, z, x=0.0):
+        """How far ahead of the origin a horizontal ray along +Y at height `z` on the line x meets the prop (inf: never)."""
+        return self.hits((x, -1.0, z), (0.0, 1.0, 0.0))[0] - 1.0
+
+    def line(self, x=0.0, step=0.01):
+        """(ys, z, |cos|) of down rays every `step` metres along the line x across the whole footprint."""
+        ys = numpy.arange(self.low[1] - step, self.high[1] + step, step)
+        z, up = self.drops(numpy.full(ys.shape, x), ys)
+        return ys, z, up
+
+    def size(self, half_width=0.15, step=0.01, knee=0.35, seam=0.05, step_rise=0.25 * math.tan(math.radians(35.0))):
+        """(height, depth, wide) of what a character meets on its line, from the down rays: where the lines
+        x = -half_width and +half_width (a stance's width) are both walkable above the knee is the top a
+        character stands on (`wide`); without any, where the centre line or a line `seam` beside it is (a
+        rail the hands go on; a groove under the line is bridged). The height is the highest of them, the
+        depth from the first to the last along the line within `step_rise` of it (the rise a walkable top
+        makes over a 0.25 m probe step at 35 degrees: design 7). (None, None, False) when nothing walkable is above
+        the knee."""
+        lines = [self.line(x, step) for x in (-half_width, half_width, -seam, 0.0, seam)]
+        ys = lines[0][0]
+        walkable = [(up >= math.cos(math.radians(MAX_INCLINE_DEG))) & (z >= knee) for _, z, up in lines]
+        for used, on_top, wide in (((0, 1), walkable[0] & walkable[1], True),
+                                   ((2, 3, 4), walkable[2] | walkable[3] | walkable[4], False)):
+            if on_top.any():
+                heights = numpy.array([numpy.where(walkable[k], lines[k][1], -numpy.inf) for k in used]).max(axis=0)
+                top = float(heights[on_top].max())
+                on_top &= heights >= top - step_rise   # lower steps (a stack's lower logs) are not its top
+                return top, float(ys[on_top].max() - ys[on_top].min()), wide
+        return None, None, False
+
+    def highest(self, half_width=0.3, step=0.01, knee=0.35):
+        """The highest walkable surface above the knee anywhere under the body's width (lines every 5 cm
+        from -half_width to +half_width): the most a top measured across the width can be."""
+        best = -math.inf
+        for x in numpy.arange(-half_width, half_width + 1e-9, 0.05):
+            _, z, up = self.line(x, step)
+            walkable = (up >= math.cos(math.radians(MAX_INCLINE_DEG))) & (z >= knee)
+            if walkable.any():
+                best = max(best, float(z[walkable].max()))
+        return best
+
+
+def level(render, loader, placed):
+    """A ground slab and the prop's model placed as `placed` says (its triangles are where `placed` has
+    them: the tests check the loader's bounds against them), under a new root."""
+    from panda3d.core import Filename
+
+    from .obstacles import box_profile, prism
+    root = render.attachNewNode("level")
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    model = loader.loadModel(Filename.fromOsSpecific(str(placed.path)))
+    model.reparentTo(root)
+    model.setPos(*placed.origin)
+    model.setH(placed.heading)
+    model.setScale(placed.scale)
+    return root, model
+
+
+def fitting(assets, size):
+    """The traversal kinds (vault, mantle, jump_onto) whose asset ranges hold the size `PlacedProp.size`
+    measured; a top too narrow to stand on across a stance fits only a vault."""
+    height, depth, wide = size
+    if height is None:
+        return set()
+    return {a.traversal.kind for a in assets if a.traversal is not None and a.traversal.kind in TRAVERSED
+            and a.traversal.fits(height, depth) and (wide or a.traversal.kind == "vault")}
+
+
+#: The kinds a prop's geometry offers (markers are the marker provider's).
+TRAVERSED = ("vault", "mantle", "jump_onto")
+#: Where a character walking up to a prop asks what it can do: 3.0 m down to 0.2 m from its near side.
+WALK = tuple(round(0.1 * k, 1) for k in range(30, 1, -1))
+
+
+def walk_up(chooser):
+    """(the first Interaction offered to a character walking up the line at heading 0 from WALK's
+    distances, the feet's y there), or (None, the Refusal answered 0.5 m away)."""
+    from panda3d.core import Point3
+    refused = None
+    for distance in WALK:
+        found = chooser.find_at(Point3(0, -distance, 0), 0.0)
+        if found:
+            return found, -distance
+        if distance == 0.5:
+            refused = found
+    return None, refused
