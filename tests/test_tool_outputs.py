@@ -4,6 +4,7 @@ one file, keep a read-only file and write `NAME.edited.EXT` beside it as the dem
 missing output folder, and check everything before writing anything. Every refusal is one line on stderr
 and exit status 2, and every file that was there is byte for byte what it was."""
 import json
+import types
 import os
 import stat
 import subprocess
@@ -245,20 +246,27 @@ def test_a_closed_output_pipe_is_one_clear_line_and_the_files_are_written(game):
 
 
 class _Clips:
-    """A model as choose_clips reads it: its clips and each one's guessed role."""
+    """A model as choose_clips reads it: its clips, each one's guessed role, and a skeleton whose
+    feet were found (no problem of its own)."""
 
     def __init__(self, roles):
         self.path, self.roles = "rig.glb", roles
         self.bundles = dict.fromkeys(roles)
+        self.skeleton = types.SimpleNamespace(problem=None)
 
     def role(self, clip):
         return self.roles[clip]
 
 
 def test_a_missing_idle_is_named_in_plain_words():
-    with pytest.raises(UsageError, match=r"^rig.glb: no clip looks like an idle; roles guessed: action$"):
-        character_writer.choose_clips(_Clips({"Wave": "action"}))
-    clips, notes = character_writer.choose_clips(_Clips({"Stand": "idle", "Stroll": "walk"}))
+    """No idle and no walk are the problems that keep a character from playing, in plain words (an
+    idle, a walk), with the roles the clips were guessed as; the first clip stands in for both."""
+    clips, notes, problems = character_writer.choose_clips(_Clips({"Wave": "action"}))
+    assert problems == ["no clip looks like an idle (roles guessed: action)",
+                        "no clip looks like a walk (roles guessed: action)"]
+    assert clips["idle"] == clips["walk"] == "Wave"
+    clips, notes, problems = character_writer.choose_clips(_Clips({"Stand": "idle", "Stroll": "walk"}))
+    assert problems == []
     assert clips == {"idle": "Stand", "walk": "Stroll", "run": "Stroll", "fall": "Stand", "land": "Stand"}
     assert notes == ["no run clip found: Stroll plays as run", "no fall clip found: Stand plays as fall",
                      "no land clip found: Stand plays as land"]
