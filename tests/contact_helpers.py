@@ -10,7 +10,7 @@ hand and foot was, as authored, relative to the edge or surface it touched.
 import json
 import math
 
-from panda3d.core import LMatrix4f, LQuaternionf, Point3, TransformState
+from panda3d.core import LMatrix4f, LQuaternionf, Point3, TransformState, Vec3
 
 from motionwarp import MotionWarper, SceneProbe, TraversalProvider, load_actor
 from motionwarp.ik.contact_ik import ContactIK
@@ -92,7 +92,7 @@ class ContactRun:
             return task.cont
         from panda3d.core import ClockObject
         frame = {"t": control.getFullFframe() / control.getFrameRate(), "dt": ClockObject.getGlobalClock().getDt(),
-                 "rate": control.getPlayRate(), "pos": {}, "rot": {}}
+                 "rate": control.getPlayRate(), "pos": {}, "rot": {}, "turn": self.actor_np.getQuat(self.render)}
         for end, (upper, mid) in LIMBS.items():
             frame["pos"][end] = self._world(end)
             for joint, parent in ((upper, None), (mid, upper), (end, mid)):
@@ -125,11 +125,19 @@ class ContactRun:
     def planted(self, limb):
         """(the joint's authored height above what it touched, its position) for every frame inside the
         contact windows of the joints whose names start with `limb` ("foot", "hand"), from the clip's ground truth."""
+        for above, pos, _ in self.touching(limb):
+            yield above, pos
+
+    def touching(self, limb):
+        """As `planted`, with the point the joint touches: its authored level offset from the joint
+        (the mantle's palm 2 cm past its wrist), turned with the character in that frame."""
         for contact in truth(self.asset.clip)["contacts"]:
             if contact["joint"].startswith(limb):
                 above = contact["pos"][2] - contact["surface"][2]
+                reach = Vec3(contact["surface"][0] - contact["pos"][0], contact["surface"][1] - contact["pos"][1], 0)
                 for frame in self.within(contact):
-                    yield above, frame["pos"][contact["joint"]]
+                    pos = frame["pos"][contact["joint"]]
+                    yield above, pos, pos + frame["turn"].xform(reach)
 
     def foot_depth(self, level):
         """Deepest (m) any foot's sole went below what is under it, during that foot's contact windows."""
@@ -141,14 +149,14 @@ class ContactRun:
                    for frame in self.frames for joint, pos in frame["pos"].items() if joint.startswith("foot"))
 
     def hand_gap(self, level):
-        """(largest distance (m) of a planted hand from the surface under it, less the palm's
-        authored height above what it touched; frames where a hand is over no part of the prop)."""
+        """(largest distance (m) of a planted hand from the surface under the point it touches, less
+        the palm's authored height above it; frames where that point is over no part of the prop)."""
         worst, off = 0.0, 0
-        for palm, pos in self.planted("hand"):
-            if not level.on_prop(pos.x, pos.y):
+        for palm, pos, touch in self.touching("hand"):
+            if not level.on_prop(touch.x, touch.y):
                 off += 1
                 continue
-            worst = max(worst, abs(pos.z - palm - level.surface(pos.x, pos.y)))
+            worst = max(worst, abs(pos.z - palm - level.surface(touch.x, touch.y)))
         return worst, off
 
     def foot_gaps(self, level):
