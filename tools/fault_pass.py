@@ -670,7 +670,7 @@ def _batch_of_two(base, vault, targets):
 
 def _batch_handler_case(action):
     def run(folder):
-        base, actor, warper, vault, targets = rig()
+        base, _actor, _warper, vault, targets = rig()
         batch, pairs = _batch_of_two(base, vault, targets)
         (mine, my_warper), (other, other_warper) = pairs
         done = []
@@ -700,7 +700,7 @@ case("batch: a handler removes another warper from the batch")(_batch_handler_ca
 @case("batch: a second remove and add(actor)")
 def _(folder):
     from motionwarp import UsageError, WarpBatch
-    base, actor, warper, vault, targets = rig()
+    base, actor, warper, _vault, _targets = rig()
     batch = WarpBatch(base.taskMgr)
     try:
         refused(lambda: batch.add(actor), UsageError, "expected a MotionWarper")
