@@ -248,3 +248,18 @@ def test_a_rig_whose_left_axes_differ_mirrors_its_skinning(showbase, tmp_path):
         assert np.abs(source["arm_r"] - np.eye(4)).max() > 0.5   # the wave really turned the right arm
     finally:
         actor.cleanup()
+
+
+@pytest.mark.parametrize("actor", ["hero", None])
+def test_mirroring_what_is_not_an_actor_is_a_usage_error(actor):
+    """docs/inputs.md, mirror_clip: named, never an AttributeError."""
+    with pytest.raises(UsageError, match=r"mirror_clip: expected an Actor that is not removed, got "):
+        mirror_clip(actor, "use")
+
+
+def test_mirroring_a_removed_actor_is_a_usage_error(showbase):
+    actor = load_actor(MANNEQUIN)
+    actor.cleanup()
+    actor.removeNode()
+    with pytest.raises(UsageError, match=r"mirror_clip: expected an Actor that is not removed, got Actor"):
+        mirror_clip(actor, "use")

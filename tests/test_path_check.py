@@ -149,3 +149,43 @@ def test_the_refusal_says_a_clip_without_a_traversal_by_name(warp_assets):
     reason = PathCheck(Probe(), 0.25, 1.8).refusal(asset, path)
     assert re.fullmatch(r"the path of 'vault' hits 'level' at 0\.\d\d s", reason)
     assert math.isclose(float(reason.split(" at ")[1][:-2]), 0.2, abs_tol=0.07)
+
+
+@pytest.mark.parametrize("probe, radius, height, lift, ignore, message", [
+    ("probe", "0.3", 1.8, 0.0, (), r"PathCheck radius: expected a number of metres, got '0\.3'"),
+    ("probe", 0.3, True, 0.0, (), r"PathCheck height: expected a number of metres, got True"),
+    ("probe", 0.3, 1.8, None, (), r"PathCheck lift: expected a number of metres, got None"),
+    ("probe", 0.3, 1.8, 0.0, "crate", r"PathCheck ignore: expected NodePaths \(the scene nodes to leave out\), got 'crate'"),
+    ("probe", 0.3, 1.8, 0.0, 5, r"PathCheck ignore: expected NodePaths .*, got 5"),
+    ("level", 0.3, 1.8, 0.0, (), r"PathCheck probe: expected a SceneProbe, got NodePath level"),
+])
+def test_arguments_of_the_wrong_type_are_named(probe, radius, height, lift, ignore, message):
+    """docs/inputs.md, PathCheck: each argument named in a UsageError, never a TypeError at play."""
+    root = level()
+    given = SceneProbe.from_geometry(root) if probe == "probe" else root
+    with pytest.raises(UsageError, match=message):
+        PathCheck(given, radius, height, lift, ignore)
+
+
+def test_one_node_to_ignore_is_taken_as_a_tuple_of_it():
+    root = level()
+    assert PathCheck(SceneProbe.from_geometry(root), 0.3, 1.8, ignore=root).ignore == (root,)
+
+
+def test_a_path_check_that_is_not_one_is_a_usage_error_of_play_and_check(base, warp_assets):
+    from motionwarp import MotionWarper, load_actor
+
+    from .conftest import MANNEQUIN
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    try:
+        for call in (warper.play, warper.check):
+            with pytest.raises(UsageError, match=r"MotionWarper.play: path_check: expected a PathCheck or None, "
+                                                 r"got str 'capsule'"):
+                call(warp_assets["vault"], vault_targets(*BOX), path_check="capsule")
+        assert not warper.is_warping
+    finally:
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()

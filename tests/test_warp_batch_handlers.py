@@ -236,6 +236,10 @@ def test_wrong_arguments_and_a_second_remove_are_usage_errors(base):
             batch.add(actors[0])
         with pytest.raises(UsageError, match=r"WarpBatch.remove: expected a MotionWarper, got str 'x'"):
             batch.remove("x")
+        with pytest.raises(UsageError, match=r"task_sort: expected a whole number from -1000 to 1000, got 'late'"):
+            WarpBatch(base.taskMgr, sort="late")
+        with pytest.raises(UsageError, match=r"MotionWarper: expected an Actor, got str 'hero'"):
+            MotionWarper("hero", taskmgr=base.taskMgr, render=base.render)
         batch.add(warpers[0])
         batch.add(warpers[0])   # a second add does nothing
         assert batch.warpers == [warpers[0]]

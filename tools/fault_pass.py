@@ -626,6 +626,126 @@ def _(folder):
     return must_end(warper, started[0])
 
 
+
+for _field, _value, _words in (("rotation", "sideways", ("phases[0].rotation", "'facing'")),
+                               ("max_turn_rate", -1, ("phases[0].max_turn_rate", "null: no limit")),
+                               ("switch_off_angle", 200, ("phases[0].switch_off_angle", "180")),
+                               ("max_speed", 0, ("phases[0].max_speed", "metres per second"))):
+    case(f"asset: phases[0].{_field} = {_value!r}")(lambda folder, field=_field, value=_value, words=_words: asset_error(
+        folder, lambda d: d["phases"][0].update({field: value}), *words))
+case("asset: a surface contact given a phase")(lambda folder: asset_error(
+    folder, lambda d: d["contacts"][0].update(phase=d["phases"][0]["name"]), "contacts[0].phase", "surface"))
+
+
+@case("warp: PathCheck and mirror_clip given the wrong types")
+def _(folder):
+    from motionwarp import PathCheck, SceneProbe, UsageError, mirror_clip
+    base, actor, warper, vault, targets = rig()
+    probe = SceneProbe.from_geometry(base.render)
+    answers = [refused(lambda: PathCheck(probe, "0.3", 1.8), UsageError, "radius"),
+               refused(lambda: PathCheck("probe", 0.3, 1.8), UsageError, "probe"),
+               refused(lambda: PathCheck(probe, 0.3, 1.8, ignore="crate"), UsageError, "ignore"),
+               refused(lambda: warper.play(vault, targets, path_check="capsule"), UsageError, "path_check"),
+               refused(lambda: mirror_clip("hero", "vault"), UsageError, "mirror_clip"),
+               refused(lambda: mirror_clip(actor, "vault", "left"), UsageError, "mirror table")]
+    if warper.is_warping:
+        raise Wrong("a refused play() started a warp")
+    return answers[-1]
+
+
+def _batch_of_two(base, vault, targets):
+    """(batch, [(actor, warper)] x 2): two mannequins vaulting in one WarpBatch, the rig's first among them."""
+    from motionwarp import MotionWarper, WarpBatch, load_actor
+    pairs = [_RIG[0]]
+    other = load_actor(SAMPLES / "assets" / "mannequin.glb")
+    other.reparentTo(base.render)
+    other.setX(3)
+    pairs.append((other, MotionWarper(other, taskmgr=base.taskMgr, render=base.render)))
+    batch = WarpBatch(base.taskMgr)
+    for index, (actor, warper) in enumerate(pairs):
+        batch.add(warper)
+        warper.play(vault, [type(t)(t.pos + (3 * index, 0, 0), h=t.h) for t in targets])
+    return batch, pairs
+
+
+def _batch_handler_case(action):
+    def run(folder):
+        base, _actor, _warper, vault, targets = rig()
+        batch, pairs = _batch_of_two(base, vault, targets)
+        (mine, my_warper), (other, other_warper) = pairs
+        done = []
+        base.accept("motionwarp-phase-end", lambda *a: done or done.append(action(batch, other, other_warper)))
+        try:
+            frames(base, 400)
+            left = len(batch.warpers)
+        finally:
+            base.ignore("motionwarp-phase-end")
+            batch.destroy()
+            other_warper.destroy()
+            if not other.isEmpty():
+                other.cleanup()
+                other.removeNode()
+        if my_warper.is_warping or abs(mine.getZ()) > 0.01:
+            raise Wrong(f"the uninvolved character was left at z {mine.getZ():.2f} m")
+        return f"the uninvolved one finished on the ground; {left} left in the batch"
+    return run
+
+
+case("batch: a handler removes another character's actor")(_batch_handler_case(
+    lambda batch, actor, warper: (actor.cleanup(), actor.removeNode())))
+case("batch: a handler removes another warper from the batch")(_batch_handler_case(
+    lambda batch, actor, warper: batch.remove(warper)))
+
+
+@case("batch: a second remove and add(actor)")
+def _(folder):
+    from motionwarp import UsageError, WarpBatch
+    base, actor, warper, _vault, _targets = rig()
+    batch = WarpBatch(base.taskMgr)
+    try:
+        refused(lambda: batch.add(actor), UsageError, "expected a MotionWarper")
+        batch.add(warper)
+        batch.remove(warper)
+        return refused(lambda: batch.remove(warper), UsageError, "not in this batch")
+    finally:
+        batch.destroy()
+
+
+@case("warp: the clock reset mid-vault")
+def _(folder):
+    from panda3d.core import ClockObject
+    base, actor, warper, vault, targets = rig()
+    cancels = heard(base, "motionwarp-cancelled")
+    warp = warper.play(vault, targets)
+    frames(base, 30)
+    ClockObject.getGlobalClock().reset()
+    frames(base, 3)
+    held = actor.getPos()
+    frames(base, 120)
+    if (actor.getPos() - held).length() > 0.01:
+        raise Wrong(f"the clip went on moving the character {(actor.getPos() - held).length():.2f} m")
+    return must_end(warper, warp, "clock went back", cancels)
+
+
+@case("main.py: a spawn under the kill plane")
+def _(folder):
+    data = course()
+    data["spawn"]["pos"] = [0, 0, -1000]
+    (folder / "meshes").symlink_to(SAMPLES / "scenes" / "meshes")
+    (folder / "scene.json").write_text(json.dumps(data))
+    result = main_py("--headless", "--autopilot", "--scene", str(folder / "scene.json"))
+    if "spawn.pos" not in result.stderr:
+        raise Wrong(f"spawn.pos not named: {result.stderr[:200]!r}")
+    return result.stderr.strip()[-90:]
+
+
+@case("main.py: --window-size 100x100 and 800")
+def _(folder):
+    answers = [main_py("--window-size", size).stderr.strip() for size in ("100x100", "800")]
+    if not all("--window-size" in answer for answer in answers):
+        raise Wrong(f"the option is not named: {answers}")
+    return answers[-1][-90:]
+
 # -- outputs ---------------------------------------------------------------------------------------
 
 def output_kept(folder, make, is_kind, option="--report"):

@@ -8,6 +8,7 @@ rest mirrors onto itself whatever the joints' own axes. The root motion is mirro
 (x -> -x, heading -> -heading): a driver strips the mirrored clip as any other.
 """
 import numpy as np
+from direct.actor.Actor import Actor
 from panda3d.core import AnimBundle, AnimBundleNode, AnimChannelMatrixXfmTable, AnimGroup, NodePath
 
 from ..base.errors import UsageError, shown
@@ -158,6 +159,9 @@ def mirror_clip(actor, clip, table=None):
     `table`: {joint: partner} (mirror_table's `given`), found from the joint names when None. Do it
     before a MotionWarper (or RootMotionDriver) is made for the actor: a driver drives the clips the
     actor has when it is made."""
+    if not isinstance(actor, Actor) or actor.isEmpty():
+        raise UsageError(f"mirror_clip: expected an Actor that is not removed, got {type(actor).__name__} "
+                         f"{shown(actor)}")
     source = clip_control(actor, clip).getAnim()
     part_bundle = actor.getPartBundle("modelRoot")
     joints = [joint.getName() for joint in actor.getJoints()]

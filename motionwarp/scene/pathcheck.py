@@ -2,10 +2,11 @@
 swept along the path the warp will take, and a warp whose path passes through the scene is refused,
 naming what it hits and when."""
 import dataclasses
+import numbers
 
-from panda3d.core import Point3
+from panda3d.core import NodePath, Point3
 
-from ..base.errors import UsageError
+from ..base.errors import UsageError, shown
 
 
 @dataclasses.dataclass
@@ -23,9 +24,19 @@ class PathCheck:
     ignore: tuple = ()
 
     def __post_init__(self):
+        for name in ("radius", "height", "lift"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise UsageError(f"PathCheck {name}: expected a number of metres, got {shown(value)}")
+        ignore = (self.ignore,) if isinstance(self.ignore, NodePath) else self.ignore
+        if not isinstance(ignore, (list, tuple)) or not all(isinstance(node, NodePath) for node in ignore):
+            raise UsageError(f"PathCheck ignore: expected NodePaths (the scene nodes to leave out), got {shown(self.ignore)}")
+        self.ignore = tuple(ignore)
         if not (0.0 < self.radius and 0.0 <= self.lift <= self.height - 2.0 * self.radius + 1e-9):
             raise UsageError(f"PathCheck: expected 0 < radius and 0 <= lift <= height - 2 radius, got radius "
                              f"{self.radius:g}, lift {self.lift:g}, height {self.height:g}")
+        if not callable(getattr(self.probe, "capsule_overlaps", None)):
+            raise UsageError(f"PathCheck probe: expected a SceneProbe, got {type(self.probe).__name__} {shown(self.probe)}")
 
     def obstacle(self, path):
         """(seconds, scene node) of the first place along `path` ([(seconds, root position)]) where the

@@ -19,7 +19,7 @@ import numpy as np
 from direct.actor.Actor import Actor
 from panda3d.core import ClockObject
 
-from ..base.config import from_base
+from ..base.config import MotionWarpSettings, from_base
 from ..base.errors import UsageError, shown
 from .placement import moved_by
 from .turning import is_plain
@@ -126,7 +126,7 @@ class WarpBatch:
 
     def __init__(self, taskmgr=None, sort=None):
         self._taskmgr = taskmgr or from_base("taskMgr")
-        self._sort = sort
+        self._sort = None if sort is None else MotionWarpSettings.from_prc(task_sort=sort).task_sort
         self._task_name = f"motionwarp-batch-{id(self)}"
         self._task_added = False
         self._clock = ClockObject.getGlobalClock()

@@ -72,6 +72,8 @@ class MotionWarper:
 
     def __init__(self, actor, root_joint="root", root_mode="bone", taskmgr=None, render=None,
                  sort=None, clip_speeds=None, **settings):
+        if not isinstance(actor, Actor):
+            raise UsageError(f"MotionWarper: expected an Actor, got {type(actor).__name__} {shown(actor)}")
         if actor.isEmpty():
             raise UsageError("MotionWarper: the actor is empty (removed)")
         other = actor.getPythonTag(_WARPER_TAG)() if actor.hasPythonTag(_WARPER_TAG) else None
@@ -150,6 +152,9 @@ class MotionWarper:
                              f"got {shown(targets)}")
         if isinstance(rate, bool):
             raise UsageError(f"MotionWarper.play: rate: expected a number above 0 and at most 100, got {rate!r}")
+        if path_check is not None and not callable(getattr(path_check, "refusal", None)):
+            raise UsageError(f"MotionWarper.play: path_check: expected a PathCheck or None, got "
+                             f"{type(path_check).__name__} {shown(path_check)}")
         blend_in = self.settings.blend_in if blend_in is None else self.settings.checked("blend_in", blend_in)
         blend_out = self.settings.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
