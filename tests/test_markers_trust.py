@@ -189,3 +189,30 @@ def test_a_gltf_extra_typed_5_or_with_a_space_is_reported(base, rigs, tmp_path):
         f"marker grab has {MARKER_TAG}='5': expected one of sit, pick_up, use",
         f"marker seat has {MARKER_TAG}='Sit ' (did you mean 'sit'?): expected one of sit, pick_up, use"]
     assert provider.find_at(Point3(6, 0, 0), 0.0).node.getName() == "lever"
+
+
+def test_a_removed_marker_root_has_no_markers_after_refresh(base, rigs):
+    """The root given as `markers` itself removed: refresh() leaves no markers and no problems, and a
+    question is answered 'nothing to interact with' (design 7, Markers)."""
+    _, assets = rigs
+    root = base.render.attachNewNode("props")
+    marker(root, "use", (0, 1.6, 1.2), name="lever")
+    provider = MarkerProvider(SceneProbe.from_geometry(level()), root, list(assets.values()))
+    assert provider.find_at(Point3(0, 0, 0), 0.0).node.getName() == "lever"
+    root.removeNode()
+    provider.refresh()
+    assert provider.markers == [] and provider.problems == []
+    assert provider.find_at(Point3(0, 0, 0), 0.0).reason == NO_MARKER
+
+
+def test_a_marker_named_in_moving_itself_is_read_where_it_is_without_refresh(base, rigs):
+    _, assets = rigs
+    lever = marker(base.render, "use", (0, 1.6, 1.2), h=0.0, name="lever")
+    try:
+        provider = MarkerProvider(SceneProbe.from_geometry(level()), base.render, list(assets.values()),
+                                  moving=[lever])
+        lever.setX(10.0)                                       # far past the slack: no refresh()
+        found = provider.find_at(Point3(10.0, 0, 0), 0.0)
+        assert found.node == lever and found.targets[0].follow == lever
+    finally:
+        lever.removeNode()

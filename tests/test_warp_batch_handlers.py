@@ -313,3 +313,52 @@ def test_a_clock_reset_mid_vault_cancels_and_the_clip_stops_moving_the_character
     finally:
         base.ignore("motionwarp-cancelled")
         batch.destroy()
+
+
+def test_a_batch_of_more_warpers_than_its_first_table_holds_lands_each_as_its_own_task(base, warp_assets):
+    """20 vaults in one batch (its table starts with 16 columns and grows): each ends where a lone
+    warper on its own task ends with the same vault, moved by its own place in the row."""
+    count, spacing = 20, 3.0
+    actors = [load_actor(MANNEQUIN) for _ in range(count + 1)]
+    for index, actor in enumerate(actors):
+        actor.reparentTo(base.render)
+        actor.setX(spacing * index)
+    warpers = [MotionWarper(actor, taskmgr=base.taskMgr, render=base.render) for actor in actors]
+    batch = WarpBatch(base.taskMgr)
+    try:
+        for index, warper in enumerate(warpers):
+            if index:
+                batch.add(warper)
+            warper.play(warp_assets["vault"], [type(t)(t.pos + Point3(spacing * index, 0, 0), h=t.h)
+                                               for t in vault_targets(1.0, 0.6, 1.0)])
+        for _ in range(400):
+            step(base, 1 / 60)
+            if not any(w.is_warping for w in warpers):
+                break
+        assert not any(w.is_warping for w in warpers)
+        lone = actors[0].getPos()
+        for index, actor in enumerate(actors[1:], start=1):
+            assert (actor.getPos() - lone - Point3(spacing * index, 0, 0)).length() < 1e-4, index
+    finally:
+        batch.destroy()
+        for warper in warpers:
+            warper.destroy()
+        for actor in actors:
+            actor.cleanup()
+            actor.removeNode()
+
+
+def test_the_batchs_task_runs_at_its_own_sort(base, warp_assets):
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    batch = WarpBatch(base.taskMgr, sort=37)
+    try:
+        batch.add(warper)
+        sorts = [task.getSort() for task in base.taskMgr.getTasksMatching("motionwarp-batch-*")]
+        assert sorts == [37] and warper.settings.task_sort != 37
+    finally:
+        batch.destroy()
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
