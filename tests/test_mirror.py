@@ -250,12 +250,14 @@ def test_a_rig_whose_left_axes_differ_mirrors_its_skinning(showbase, tmp_path):
         actor.cleanup()
 
 
+@pytest.mark.parametrize("provider", ["VaultProvider", "TraversalProvider"])
 @pytest.mark.parametrize("crate_x, mirrored", [(-0.25, True), (0.25, False)])
-def test_a_crate_whose_right_end_is_near_gets_the_mirrored_vault(base, warp_asset_dir, mirrored_actor, crate_x, mirrored):
+def test_a_crate_whose_right_end_is_near_gets_the_mirrored_vault(base, warp_asset_dir, mirrored_actor, crate_x, mirrored,
+                                                                 provider):
     """A 1.2 m wide crate 1 m ahead, shifted so its right (or left) end is 0.35 m from the character's
     line: with `mirrored=True` the provider offers the twin leading with the left hand when the right end
     is the nearer, and that vault's left palm ends within 1.5 cm of the edge at its (reflected) offset."""
-    from motionwarp import SceneProbe, VaultProvider
+    import motionwarp
 
     from .obstacles import box_profile, level, prism
     _, _, joints_at = mirrored_actor
@@ -264,7 +266,8 @@ def test_a_crate_whose_right_end_is_near_gets_the_mirrored_vault(base, warp_asse
     prism(root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
     height, depth, width = 1.0, 0.6, 1.2
     prism(root, "crate", box_profile(depth, height), width, pos=(crate_x, 1.0, 0))
-    found = VaultProvider(SceneProbe.from_geometry(root), [vault], mirrored=True).find_at(Point3(0, 0, 0), 0.0)
+    probe = motionwarp.SceneProbe.from_geometry(root)
+    found = getattr(motionwarp, provider)(probe, [vault], mirrored=True).find_at(Point3(0, 0, 0), 0.0)
     assert found, found
     assert (found.asset.mirror is not None) == mirrored
     assert found.asset.clip == ("vault.mirrored" if mirrored else "vault")
