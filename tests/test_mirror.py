@@ -263,3 +263,34 @@ def test_mirroring_a_removed_actor_is_a_usage_error(showbase):
     actor.removeNode()
     with pytest.raises(UsageError, match=r"mirror_clip: expected an Actor that is not removed, got Actor"):
         mirror_clip(actor, "use")
+
+
+
+@pytest.mark.parametrize("provider", ["VaultProvider", "TraversalProvider"])
+@pytest.mark.parametrize("crate_x, mirrored", [(-0.25, True), (0.25, False)])
+def test_a_crate_whose_right_end_is_near_gets_the_mirrored_vault(base, warp_asset_dir, mirrored_actor, crate_x, mirrored,
+                                                                 provider):
+    """A 1.2 m wide crate 1 m ahead, shifted so its right (or left) end is 0.35 m from the character's
+    line: with `mirrored=True` the provider offers the twin leading with the left hand when the right end
+    is the nearer, and that vault's left palm ends within 1.5 cm of the edge at its (reflected) offset."""
+    import motionwarp
+
+    from .obstacles import box_profile, level, prism
+    _, _, joints_at = mirrored_actor
+    vault = WarpAsset.load(warp_asset_dir / "vault.warp.json")
+    root = level()
+    prism(root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+    height, depth, width = 1.0, 0.6, 1.2
+    prism(root, "crate", box_profile(depth, height), width, pos=(crate_x, 1.0, 0))
+    probe = motionwarp.SceneProbe.from_geometry(root)
+    found = getattr(motionwarp, provider)(probe, [vault], mirrored=True).find_at(Point3(0, 0, 0), 0.0)
+    assert found, found
+    assert (found.asset.mirror is not None) == mirrored
+    assert found.asset.clip == ("vault.mirrored" if mirrored else "vault")
+    written = json.loads((warp_asset_dir / "vault.warp.json").read_text())["contacts"]
+    right = next(c for c in written if c["joint"] == "hand_r" and c["touches"] == "target")
+    joint, offset = ("hand_l", [-right["offset"][0], *right["offset"][1:]]) if mirrored else ("hand_r", right["offset"])
+    palm = play_and_read(base, found.asset, found.targets, joint, 60, joints_at)["close_edge"]
+    edge = Point3(0, 1.0 - depth / 2, height)   # the test's own crate: its front top edge, in the line
+    expected = edge + Vec3(*offset)
+    assert (palm - expected).length() < 0.015, (palm, expected)

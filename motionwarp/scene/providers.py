@@ -18,7 +18,7 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .measure import ACROSS, LOOK_AHEAD, SAME_H, SAME_POS, heading, incline_deg, measure
+from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, SAME_H, SAME_POS, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
 from ..warp.refusal import Cause, refusal_cause
@@ -205,11 +205,15 @@ class _Provider(_Asked):
         """The kind as its reasons say it: "jump over" for jump_over (design 5.1)."""
         return TRAVERSAL_KINDS[self.kind].verb
 
-    def __init__(self, probe, assets, space=None, *, need_assets=True, warp_settings=None, **settings):
+    def __init__(self, probe, assets, space=None, *, need_assets=True, warp_settings=None, mirrored=False,
+                 **settings):
         """`assets` is re-read at every query, so a live view (a dict's `values()`) follows edits.
         Without `need_assets` (a TraversalProvider's), none of this kind among them is no error.
-        `warp_settings`: the game's MotionWarper's settings (see `warp_settings`)."""
+        `warp_settings`: the game's MotionWarper's settings (see `warp_settings`). With `mirrored`, an
+        edge whose nearer end lies on the right gets the chosen asset's mirrored twin (`_sided`)."""
         self.probe = probe
+        self.mirrored = mirrored
+        self._twins = {}  # id(asset): (asset, its stamp, asset.mirrored())
         self.space = space
         self.warp_settings = warp_settings
         self.settings = ProviderSettings.from_prc(**settings)
@@ -306,7 +310,21 @@ class _Provider(_Asked):
         asset = self._choose(found, assets)
         if isinstance(asset, Refusal):
             return asset
-        return self._kept_targets(found, asset, refuse)
+        return self._kept_targets(found, self._sided(found, asset), refuse)
+
+    def _sided(self, found, asset):
+        """`asset`, or with `mirrored` its mirrored twin (kept while the asset is unchanged) when the close
+        edge's nearer end lies to the character's right: source assets lead with the right hand, so
+        the twin leads with the left, away from that end (design 7, "Mirrored assets")."""
+        if not self.mirrored or asset.mirror is not None or _nearer_end(self.probe, self.settings, found) <= 0:
+            return asset
+        stamp = _asset_stamp(asset)
+        kept = self._twins.get(id(asset))
+        if kept is None or kept[0] is not asset or kept[1] != stamp:
+            if len(self._twins) > 64:
+                self._twins.clear()
+            kept = self._twins[id(asset)] = (asset, stamp, asset.mirrored())
+        return kept[2]
 
     def _kept_targets(self, found, asset, refuse):
         """`_targets` (rays, sweeps and overlaps for the room), kept with a kept measurement (design 7,
@@ -352,6 +370,27 @@ class _Provider(_Asked):
         else:
             cause = f"no {self.verb} clip fits {_metres(height)} high and {_metres(depth)} deep"
         return self._refuser(found)(cause)
+
+
+#: How far along the close edge its ends are looked for, to either side, and in what steps (metres).
+END_REACH, END_STEP = 1.2, 0.05
+
+
+def _nearer_end(probe, settings, found):
+    """+1 when the close edge's nearer end (within END_REACH of where the character's line meets it) is
+    to the right of the character, -1 when to the left, 0 when neither end is that near or both are as near."""
+    right = Vec3(found.inward.y, -found.inward.x, 0)
+    behind = found.close_edge + found.inward * _INSIDE_EDGE
+
+    def end(side):
+        steps = round(END_REACH / END_STEP)
+        for i in range(1, steps + 1):
+            at = behind + right * (side * i * END_STEP)
+            if probe.drop(at.x, at.y, found.top + settings.probe_step, found.top - _OFF_TOP) is None:
+                return i
+        return steps + 1
+    to_right, to_left = end(1.0), end(-1.0)
+    return (to_right < to_left) - (to_left < to_right)
 
 
 def _phase_stamp(asset):
@@ -502,9 +541,11 @@ class TraversalProvider(_Asked):
 
     KINDS = (VaultProvider, MantleProvider, JumpOverProvider)
 
-    def __init__(self, probe, assets, space=None, *, warp_settings=None, **settings):
-        """`assets` as for the providers: re-read at every query; one of some kind is needed."""
-        self.providers = [kind(probe, assets, space, need_assets=False, **settings) for kind in self.KINDS]
+    def __init__(self, probe, assets, space=None, *, warp_settings=None, mirrored=False, **settings):
+        """`assets` as for the providers: re-read at every query; one of some kind is needed. `mirrored`:
+        each kind offers the mirrored twin by the edge's side (see _Provider)."""
+        self.providers = [kind(probe, assets, space, need_assets=False, mirrored=mirrored, **settings)
+                          for kind in self.KINDS]
         self.probe, self.space, self._given = probe, space, assets
         self.warp_settings = warp_settings
         self.settings = self.providers[0].settings
