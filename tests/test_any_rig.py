@@ -2,7 +2,8 @@
 tests/scaled_rigs.py) goes through the README's bring-your-own-character commands (`inspect
 --write-character`, `author ... --kind jump_over`, the demo) with no hand-written file, and the
 character the demo draws is as tall as the glTF spec's posed mesh (within 5%), its planted feet slide
-under 3 cm/s while walking and running (the joints as drawn, contact IK applied), and its jump over a
+under 3 cm/s while walking and running (the joints as drawn, contact IK applied), it faces
+where it walks (its toes ahead of its ankle), and its jump over a
 crate ends every phase within 1 mm of its target."""
 import json
 
@@ -22,6 +23,8 @@ from .test_inspect import tool_in_process
 pytestmark = pytest.mark.slow
 #: The issue's bar on height: the drawn character within this share of the posed mesh.
 HEIGHT = 0.05
+#: Facing its direction of travel (+Y): the toes ahead of the ankle within this (degrees).
+FACING = 10.0
 #: Variant -> (write_biped's keywords, scaled_rigs variant or None).
 VARIANTS = {
     "metres": ({}, None),
@@ -40,6 +43,14 @@ def spec_height(path):
     skinned = [i for i, node in enumerate(glb.doc["nodes"]) if "skin" in node and "mesh" in node]
     points = np.vstack([scaled_rigs.spec_vertices(glb, i) for i in skinned])
     return float(np.ptp(points[:, 1]))   # glTF is Y-up
+
+
+def toe_of(path, foot):
+    """The name of `foot`'s child joint in the file: the generated biped's toes, ahead of its ankle."""
+    glb = scaled_rigs.Glb.read(path)
+    nodes = glb.doc["nodes"]
+    index = next(i for i, node in enumerate(nodes) if node.get("name") == foot)
+    return nodes[nodes[index]["children"][0]]["name"]
 
 
 @pytest.fixture(scope="module", params=sorted(VARIANTS))
@@ -81,13 +92,16 @@ def test_planted_feet_stay_put(base, rig, character, tmp_path, running):
     the contact IK's when it bends the legs, the clip's own as drawn when the legs cannot bend."""
     limbs = Model(str(rig[1])).skeleton.limbs
     feet = [limbs["foot_l"].joint, limbs["foot_r"].joint]
+    toes = toe_of(rig[1], feet[0])
     demo = Demo(base, far_scene(tmp_path), character=character)
     demo.removeTask("demo-input")
     try:
-        paths = drawn_soles(base, demo, feet, running, 3.0)
+        paths = drawn_soles(base, demo, [*feet, toes], running, 3.0)
     finally:
         demo.destroy()
-    slides = {sole: window_slides(path) for sole, path in paths.items()}
+    ahead = (paths[toes] - paths[feet[0]])[:, :2].mean(axis=0)
+    assert np.degrees(np.arctan2(-ahead[0], ahead[1])) == pytest.approx(0.0, abs=FACING), ahead
+    slides = {sole: window_slides(paths[sole]) for sole in feet}
     print(f"{rig[1].parent.name} {'run' if running else 'walk'}: planted slide (cm/s): "
           f"{max(max(found) for found in slides.values()) * 100:.2f} max")
     assert all(len(found) >= 2 for found in slides.values()), slides
