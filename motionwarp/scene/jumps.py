@@ -41,6 +41,7 @@ class _Onto(_Provider):
 
     kind = "jump_onto"
     keeps_answers = False   # the take-off must lie ahead of where the character stands: read at every query
+    mirrored = False        # both feet take off together: no leading hand to mirror
 
     def __init__(self, probe, settings):
         self.probe, self.settings, self._runs = probe, settings, {}

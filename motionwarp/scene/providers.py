@@ -18,7 +18,8 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, SAME_H, SAME_POS, heading, incline_deg, measure
+from .kept import KeptAnswer, same_objects
+from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
 from ..warp.refusal import Cause, refusal_cause
@@ -129,7 +130,7 @@ class _Asked:
     """
 
     space = None
-    _kept = None  # (probe version, x, y, z, h, scale, assets, settings values, answer)
+    _kept = None  # a KeptAnswer on a static probe
     _warp_settings = None
 
     @property
@@ -160,13 +161,11 @@ class _Asked:
         scaled by `scale` (its clips' motion with it)."""
         assets, settings = tuple(self._given), (self._settings_values(), tuple(vars(self.warp_settings).values()))
         kept, probe = self._kept, self.probe
-        if (kept is not None and probe.static and kept[0] == probe.version and abs(pos[0] - kept[1]) <= SAME_POS
-                and abs(pos[1] - kept[2]) <= SAME_POS and abs(pos[2] - kept[3]) <= SAME_POS
-                and abs(h - kept[4]) <= SAME_H and scale == kept[5] and _same_objects(assets, kept[6])
-                and settings == kept[7]):
-            return kept[8]
+        if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets, settings):
+            return kept.answer
         answer = self._offered(pos, h, scale, assets)
-        self._kept = (probe.version, pos[0], pos[1], pos[2], h, scale, assets, settings, answer) if probe.static else None
+        self._kept = (KeptAnswer(probe.version, pos[0], pos[1], pos[2], h, scale, assets, settings, answer)
+                      if probe.static else None)
         return answer
 
     def _offered(self, pos, h, scale, assets):
@@ -564,7 +563,7 @@ class TraversalProvider(_Asked):
         """([(provider, its assets)] of the kinds among `given`, the highest top they take, the reason when
         nothing is in front), kept while the same assets are given (an open-ground query is mostly this)."""
         kept_given, sorted_out = self._sorted
-        if kept_given is None or not _same_objects(given, kept_given):
+        if kept_given is None or not same_objects(given, kept_given):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
             highest = max((_highest(assets) for _, assets in asked), default=0.0)
             # named by the kinds it has assets for: a character that only jumps over things
@@ -612,7 +611,3 @@ class TraversalProvider(_Asked):
                                   far.node, far.distance, provider.kind, {"height": far.height, "depth": far.depth})
         return None
 
-
-def _same_objects(these, those):
-    """Whether two sequences hold the very same objects (assets compare by identity: an edit replaces one)."""
-    return len(these) == len(those) and all(a is b for a, b in zip(these, those))
