@@ -56,7 +56,7 @@ def test_the_authored_joint_ends_on_the_marker(base, knight, model, tmp_path, cl
     phase = found.asset.phases[0]
     posed = knight.load_actor()
     posed.reparentTo(base.render)
-    posed.pose(clip, int(round(phase.end * 30)))
+    posed.pose(clip, round(phase.end * 30))
     posed.update(force=True)
     local = posed.exposeJoint(None, "modelRoot", joint).getPos(posed)
     end = mats[phase.name].xformPoint(local)
