@@ -5,6 +5,8 @@ import os
 import sys
 
 from .base.errors import MotionWarpError, shown_text
+from .tools.author import KINDS
+from .warp.assetdata import TRAVERSAL_KINDS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +31,7 @@ def main(argv=None):
     author = commands.add_parser("author", help="a warp asset for a clip, phases proposed from its contacts")
     author.add_argument("model", help="a glTF character (.glb or .gltf)")
     author.add_argument("clip", help="the clip to warp")
-    author.add_argument("--kind", required=True, choices=("vault", "mantle", "jump_over", "jump_onto"),
+    author.add_argument("--kind", required=True, choices=KINDS,
                         help="what the clip does: its phases, targets and the provider that offers it")
     author.add_argument("--out", required=True, help="the *.warp.json to write")
     author.add_argument("--height", nargs=2, type=float, metavar=("LO", "HI"),
@@ -98,8 +100,9 @@ def _author(args):
         print(f"  {phase.name:10s} {phase.start:6.3f} .. {phase.end:6.3f} s  t_offset "
               f"({', '.join(f'{v:.3f}' for v in phase.t_offset)})  rates {phase.min_rate:g} .. {phase.max_rate:g}")
     ranges = asset.traversal
-    print(f"  traversal: height {ranges.height[0]:.2f} .. {ranges.height[1]:.2f} m, "
-          f"depth {ranges.depth[0]:.2f} .. {ranges.depth[1]:.2f} m")
+    depth = "" if TRAVERSAL_KINDS[ranges.kind].found_by == "marker" else \
+        f", depth {ranges.depth[0]:.2f} .. {ranges.depth[1]:.2f} m"
+    print(f"  traversal: height {ranges.height[0]:.2f} .. {ranges.height[1]:.2f} m{depth}")
     print("  contacts: " + (", ".join(f"{c.joint} {c.start:.2f}-{c.end:.2f} on {c.phase or c.touches}"
                                       for c in asset.contacts) or "none"))
     if character:

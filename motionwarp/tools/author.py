@@ -14,6 +14,10 @@ obstacle then, so against the obstacle the clip clears by itself the warp is nea
   (the root where it is then), then the landing on top as the feet next plant: the root on the top's
   floor a capsule radius and clearance past the edge (where the provider puts it), that edge a margin
   behind the rearmost toe.
+- sit, pick_up, use (a marker's kinds, 7 "Markers"): the clip's own contact point, found from it: the
+  hips as they settle (sit), the hand's lowest (pick_up) or forward-most (use) point where it holds
+  still. Its one phase ends there and its `t_offset` is the root's place from that point, so the root
+  lands where it puts the hips or the hand on the marker.
 
 `traversal` ranges come from what the clip clears: its hands' height (a vault, a mantle's reach)
 or its soles' height at the apex (a jump). Everything is written in metres, in the frame of a
@@ -28,11 +32,12 @@ from ..base.config import ProviderSettings
 from ..base.errors import UsageError
 from ..base.jsonfields import LIMIT, dumps, is_number
 from ..warp.asset import FORMAT, WarpAsset
+from ..warp.assetdata import TRAVERSAL_KINDS
 from .outputs import OutputPlan
 
-KINDS = ("vault", "mantle", "jump_over", "jump_onto")
+KINDS = ("vault", "mantle", "jump_over", "jump_onto", "sit", "pick_up", "use")
 RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6),
-         "take_off": (0.5, 1.6)}
+         "take_off": (0.5, 1.6), "seat": (0.5, 1.6), "grab": (0.5, 1.6), "hand": (0.5, 1.6)}
 #: A traversal fits obstacles from LOW to HIGH times the height the clip clears by itself.
 LOW, HIGH = 0.5, 1.5
 #: A jump onto a ledge lands its rearmost toe this fraction of the character's height past the edge (and
@@ -44,6 +49,10 @@ APEX = 0.95
 LAND_PAST = 0.25
 #: Obstacles a ledge-top traversal fits are at most this deep (a ledge has no far side to find).
 DEEP = 50.0
+#: A joint holds still while it moves less than this (metres) a frame.
+STILL = 0.002
+#: A hand reaches for a marker when its point moves at least this far (metres) from where it starts.
+REACH = 0.1
 
 
 class Authoring:
@@ -215,6 +224,65 @@ def _jump_onto(a):
     return points, {"height": [LOW * clear, HIGH * clear], "depth": [max(stand[1] - edge, 0.0), DEEP]}
 
 
+def _sit(a):
+    settle = _settled(a, "hips")
+    seat = a.joint("hips", settle)
+    if settle <= 0.0 or np.linalg.norm(seat - a.joint("hips", 0.0)) < REACH:
+        raise UsageError(f"{a.clip}: its hips never move to a seat and settle there (a sit lowers or moves the "
+                         f"hips at least {REACH:g} m, then holds them still)")
+    return [("seat", 0.0, settle, seat)], _marker_range(a, seat)
+
+
+def _pick_up(a):
+    return _reach(a, "grab", lambda p: -p[2], "lowest")
+
+
+def _use(a):
+    return _reach(a, "hand", lambda p: p[1], "forward-most")
+
+
+def _reach(a, phase, score, what):
+    """One phase ending as the hand that moves farthest comes to its `what` point (the highest `score`)
+    and holds still there."""
+    hands = [limb.joint for limb in a.model.skeleton.limbs.values() if not limb.is_foot]
+    frames = range(a.poses.num_frames)
+    reach = {j: max(np.linalg.norm(a.joint(j, f / a.fps) - a.joint(j, 0.0)) for f in frames) for j in hands}
+    hand = max(hands, key=lambda j: reach[j]) if hands else None
+    if hand is None or reach[hand] < REACH:
+        raise UsageError(f"{a.clip}: no hand reaches out (a {phase} moves a hand at least {REACH:g} m to its "
+                         f"{what} point); the hands move at most {max(reach.values(), default=0.0):.3f} m")
+    best = max(frames, key=lambda f: score(a.joint(hand, f / a.fps)))
+    arrive = best
+    while arrive > 0 and _step(a, hand, arrive) < STILL:
+        arrive -= 1
+    if _step(a, hand, best) >= STILL and _step(a, hand, min(best + 1, frames[-1])) >= STILL:
+        raise UsageError(f"{a.clip}: {hand} never holds still at its {what} point (it moves "
+                         f"{_step(a, hand, best):.3f} m a frame there)")
+    point = a.joint(hand, arrive / a.fps)
+    return [(phase, 0.0, arrive / a.fps, point)], _marker_range(a, point)
+
+
+def _step(a, joint, frame):
+    """How far `joint` moves from `frame - 1` to `frame` (metres; 0 at the first frame)."""
+    if frame <= 0:
+        return 0.0
+    return float(np.linalg.norm(a.joint(joint, frame / a.fps) - a.joint(joint, (frame - 1) / a.fps)))
+
+
+def _settled(a, joint):
+    """The time from which `joint` holds still to the clip's end."""
+    f = a.poses.num_frames - 1
+    while f > 0 and _step(a, joint, f) < STILL:
+        f -= 1
+    return f / a.fps
+
+
+def _marker_range(a, point):
+    """A marker's height above the feet that the clip fits: LOW to HIGH times where it puts `point`."""
+    height = point[2] - a.root(0.0)[2]
+    return {"height": sorted([LOW * height, HIGH * height])}
+
+
 def _clear_past(a, more=LAND_PAST):
     """How far past an edge the root lands: the providers' capsule radius and clearance (the capsule
     clears the edge), and `more` of the character's height (clear of a round top's shoulder too)."""
@@ -223,7 +291,8 @@ def _clear_past(a, more=LAND_PAST):
 
 
 #: kind -> its proposal: (phases [(name, start, end, target point)], traversal ranges) of an Authoring.
-PROPOSALS = {"vault": _vault, "mantle": _mantle, "jump_over": _jump_over, "jump_onto": _jump_onto}
+PROPOSALS = {"vault": _vault, "mantle": _mantle, "jump_over": _jump_over, "jump_onto": _jump_onto,
+             "sit": _sit, "pick_up": _pick_up, "use": _use}
 
 
 def _under(feet, root):
@@ -247,9 +316,9 @@ def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
     folder = os.path.dirname(os.path.abspath(out))
     return {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"), "clip": clip,
             "root_joint": joint, "root_mode": mode,
-            "traversal": {"kind": kind, "height": [_r(max(v, 0.0)) for v in ranges["height"]],
-                          "depth": [_r(max(v, 0.0)) for v in ranges["depth"]]},
-            "phases": phases, "contacts": _contacts(a, points)}
+            "traversal": {"kind": kind, **{name: [_r(v if TRAVERSAL_KINDS[kind].signed else max(v, 0.0))
+                                                  for v in values] for name, values in ranges.items()}},
+            "phases": phases, **({"contacts": contacts} if (contacts := _contacts(a, points)) else {})}
 
 
 def _given_range(name, values):
