@@ -43,7 +43,8 @@ def main(argv=None):
     base.cam.setPos(12, 1.5, 1.2)
     base.cam.lookAt(0, 1.5, 1.2)
     Lights(base.render, Looks())
-    assets = [WarpAsset.load(os.path.join(REPO, "motionwarp", "samples", "assets", f"{name}.warp.json")) for name in ("vault", "mantle", "mantle_high")]
+    assets = [WarpAsset.load(os.path.join(REPO, "motionwarp", "samples", "assets", f"{name}.warp.json"))
+              for name in ("vault", "mantle", "mantle_high")]
     with open(os.path.join(REPO, "motionwarp", "samples", "assets", "mannequin.contacts.json"), encoding="utf-8") as stream:
         authored = json.load(stream)["clips"]["vault"]
     near, top = authored["obstacle"]["min"][1], authored["obstacle"]["max"][2]

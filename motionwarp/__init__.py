@@ -33,5 +33,6 @@ __all__ = [
     "LoadError", "MARKER_TAG", "MarkerProvider", "MantleProvider", "PathCheck", "MotionWarpError", "MotionWarpSettings",
     "MotionWarper",
     "ProviderSettings", "Refusal", "RootMotionDriver", "RootMotionTrack", "SceneProbe", "TraversalProvider",
-    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget", "load_actor", "mirror_clip", "samples",
+    "UsageError", "VaultProvider", "Warp", "WarpAsset", "WarpBatch", "WarpPhase", "WarpRefused", "WarpState", "WarpTarget",
+    "load_actor", "mirror_clip", "samples",
 ]

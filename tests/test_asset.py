@@ -108,7 +108,8 @@ BAD = {
     "warp_rotation": (lambda d: d["phases"][0].update(warp_rotation=1), r"phases\[0\].warp_rotation: expected true or false"),
     "axes": (lambda d: d["phases"][0].update(axes="xw"), r"phases\[0\].axes: expected some of the letters x, y, z"),
     "axes repeated": (lambda d: d["phases"][0].update(axes="xx"), r"phases\[0\].axes: expected some of the letters"),
-    "align joint": (lambda d: d["phases"][0].update(align_joint="hand_l"), r"phases\[0\].align_joint: expected a joint of hop.glb: root, bone"),
+    "align joint": (lambda d: d["phases"][0].update(align_joint="hand_l"),
+                    r"phases\[0\].align_joint: expected a joint of hop.glb: root, bone"),
 }
 
 

@@ -133,7 +133,8 @@ def test_a_long_string_is_not_echoed_whole(base, model):
     data = good()
     data["clip"] = "x" * 3_000_000
     message = one_line_error("asset", model, asset_text(data))
-    assert ": clip: expected a non-empty string of at most 4096 printable characters (no control characters, line breaks or lone surrogates), got 'xxx" in message
+    assert (": clip: expected a non-empty string of at most 4096 printable characters (no control characters, "
+            "line breaks or lone surrogates), got 'xxx") in message
 
 
 def test_a_long_unknown_key_is_shortened_in_the_field_path(base, model):

@@ -3,8 +3,8 @@ untested. Two-bone solves keep both bone lengths and end on the target (or as ne
 allow), whatever the limb's bend direction; a limb never locks straight; the bend direction is
 where the mid joint sits off the limb's line, and last frame's decides only below STRAIGHT of the
 upper bone. The scene view reads a target riding a platform where it is, and where the warp puts
-a hand down from the actor's parent and scale as they are now. The turn limiter takes any pose within its limit as it is, holds one beyond it to
-exactly the limit, and knows when dropping a limb's IK rotation would turn a joint faster than
+a hand down from the actor's parent and scale as they are now. The turn limiter takes any pose within its limit as it is, holds
+one beyond it to exactly the limit, and knows when dropping a limb's IK rotation would turn a joint faster than
 the limit minus what the animation turns it then (docs/design.md 9).
 """
 import math

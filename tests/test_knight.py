@@ -39,7 +39,8 @@ def test_the_shipped_character_file_is_what_inspect_writes(knight):
         written.pop(key)
     assert {k: v for k, v in SHIPPED.items() if k not in ("model", "warp_assets")} == written
     assert SHIPPED["model"] == "../../shared/rigs/Knight.glb" and SHIPPED["turn"] == 180.0
-    assert SHIPPED["warp_assets"] == ["knight/jump_over", "knight/jump_onto"]
+    assert SHIPPED["warp_assets"] == ["knight/jump_over", "knight/jump_onto", "knight/pick_up", "knight/interact",
+                                      "knight/sit_chair"]
 
 
 def planted_slide(actor, clip, speed, joint, first, last):
@@ -91,14 +92,17 @@ def knight_assets(folder):
     return folder
 
 
-def test_the_assets_are_jumps_the_tool_proposed(tmp_path):
+def test_the_assets_are_what_the_tool_proposed(tmp_path):
     folder = knight_assets(tmp_path)
     kinds = {}
     for path in sorted((folder / "knight").glob("*.warp.json")):
         asset = WarpAsset.load(path)
         kinds[path.name] = (asset.clip, asset.traversal.kind, [p.name for p in asset.phases])
     assert kinds == {"jump_onto.warp.json": ("Jump_Full_Long", "jump_onto", ["take_off", "landing"]),
-                     "jump_over.warp.json": ("Jump_Full_Long", "jump_over", ["close_edge", "far_edge", "landing"])}
+                     "jump_over.warp.json": ("Jump_Full_Long", "jump_over", ["close_edge", "far_edge", "landing"]),
+                     "pick_up.warp.json": ("PickUp", "pick_up", ["grab"]),
+                     "interact.warp.json": ("Interact", "use", ["hand"]),
+                     "sit_chair.warp.json": ("Sit_Chair_Down", "sit", ["seat"])}
 
 
 def test_the_knight_crosses_the_course_as_far_as_its_clips_allow(base, tmp_path):

@@ -121,7 +121,7 @@ def test_a_real_prop_no_asset_fits_is_refused_with_a_reason(base, assets, name, 
 #: Shared props still refused though their triangles' size is in an asset's range (the note says why):
 #: (prop, heading at the middle scale). Anything else in range must be offered a fitting kind.
 STILL_REFUSED = {("rock_tallA", 0.0), ("rock_tallA", 90.0), ("rock_tallB", 0.0),
-                 ("rock_tallB", 90.0), 
+                 ("rock_tallB", 90.0),
                  ("statue_columnDamaged", 0.0), ("statue_columnDamaged", 90.0), ("bridge_wood", 0.0),
                  ("log_stack", 0.0), ("cliff_steps_rock", 0.0), ("cliff_large_rock", 0.0),
                  ("pot_large", 0.0), ("pot_large", 90.0), ("bed", 0.0),

@@ -14,7 +14,6 @@ import pytest
 
 from motionwarp import WarpAsset
 from motionwarp.base.atomicfile import edited_path, save_path
-from motionwarp.base.errors import UsageError
 from motionwarp.tools import character_writer
 
 from . import biped_samples as biped

@@ -3,8 +3,8 @@ work, Panda3D's fixed-function lighting where they do not (the software p3tinydi
 
 simplepbr renders the scene into an offscreen buffer and tone-maps it onto the window; the
 HUD (render2d) is drawn on top, untouched. Its shadows stay off on Mesa's llvmpipe (the
-software renderer behind p3headlessgl and Xvfb here), which crashes compiling that shader. Colours the demo picks are what should come out on
-screen (sRGB): `clear_color` undoes the tone mapping for the sky, and `world.surface` gives
+software renderer behind p3headlessgl and Xvfb here), which crashes compiling that shader. Colours the demo picks are what should
+come out on screen (sRGB): `clear_color` undoes the tone mapping for the sky, and `world.surface` gives
 `Looks.adapt` makes the materials' base colours linear.
 """
 import dataclasses

@@ -179,7 +179,8 @@ class Skeleton:
             feet, by_name = [], 0
             for ankle in legs:
                 leg = [ankle] + self.plan.ancestors(ankle)
-                same = next((l for l in named.values() if l.is_foot and (l.joint in leg or ankle in self.plan.ancestors(l.joint))), None)
+                same = next((limb for limb in named.values()
+                             if limb.is_foot and (limb.joint in leg or ankle in self.plan.ancestors(limb.joint))), None)
                 by_name += same is not None
                 feet.append(same.joint if same else ankle)
             sides = [_side(f) for f in feet]

@@ -4,8 +4,8 @@ Each frame, in its own late task, it composes its parts: the goal step (ik.goals
 touching joint must be, from the clip time, the contacts, the phase targets and the surfaces a
 ray finds, and how far the pelvis moves), the two-bone solver (ik.twobone) bending each limb to
 put its end there, the turn-rate limiter (ik.turn_limit) holding back every joint it bends (a
-contact easing in or out, or a body the warp moves under a held hand), and the pose writer (ik.pose_writer) showing the bent joints this frame. The
-task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
+contact easing in or out, or a body the warp moves under a held hand), and the pose writer (ik.pose_writer) showing the bent
+joints this frame. The task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
 it). With no contact active it costs next to nothing.
 """
 

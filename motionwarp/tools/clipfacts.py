@@ -28,7 +28,8 @@ IN_PLACE = 0.02
 #: A stepping cycle faster than this many heights per second runs.
 RUN_SPEED = 1.0
 #: Roles a name can give to a clip the motion calls an action (first match wins).
-_NAMED = (("vault", "vault"), ("mantle", "mantle"), ("climb", "climb"), ("dodge", "dodge"), ("roll", "dodge"), ("attack", "attack"), ("punch", "attack"), ("kick", "attack"),
+_NAMED = (("vault", "vault"), ("mantle", "mantle"), ("climb", "climb"), ("dodge", "dodge"), ("roll", "dodge"),
+          ("attack", "attack"), ("punch", "attack"), ("kick", "attack"),
           ("slash", "attack"), ("death", "death"), ("die", "death"), ("sit", "sit"), ("lie", "lie"),
           ("hit", "hit"), ("block", "block"), ("pickup", "pick up"), ("pick_up", "pick up"), ("interact", "interact"),
           ("cheer", "cheer"), ("throw", "throw"), ("spell", "spell"), ("shoot", "shoot"), ("aim", "aim"),

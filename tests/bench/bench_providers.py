@@ -117,12 +117,12 @@ def traversal_find(obstacles, queries, repeats, timer, seed=1):
     character = root.attachNewNode("character")
     facing, open_ground = [], []
     for _ in range(repeats):
-        for samples, asked in ((facing, facing_queries(fronts, queries, rng)),
-                               (open_ground, [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(queries)])):
-            samples.append([])
+        for times, asked in ((facing, facing_queries(fronts, queries, rng)),
+                             (open_ground, [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(queries)])):
+            times.append([])
             for pos, h in asked:
                 character.setPosHpr(pos, (h, 0, 0))
-                samples[-1].append(timer.us(provider.find, character)[0])
+                times[-1].append(timer.us(provider.find, character)[0])
     return Summary(facing), Summary(open_ground)
 
 
