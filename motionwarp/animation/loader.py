@@ -17,7 +17,7 @@ from ..base.filekind import not_regular
 
 # Converted models by (path, mtime, settings): Actors made from one entry share its
 # animation bundles, exactly as Actors loaded by path share them through Panda3D's ModelPool.
-_model_cache = {}
+_model_cache: dict = {}
 
 
 def load_model_node(path, gltf_settings=None):

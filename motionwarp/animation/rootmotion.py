@@ -15,7 +15,7 @@ from .motion import Motion
 if LVector3 is LVector3f:
     from panda3d.core import CPTA_float as _CPTA, PTA_float as _PTA
 else:  # a Panda3D built with STDFLOAT_DOUBLE
-    from panda3d.core import CPTA_double as _CPTA, PTA_double as _PTA
+    from panda3d.core import CPTA_double as _CPTA, PTA_double as _PTA  # type: ignore[assignment]
 
 #: How a root joint's motion is read: its own 3-D path, or that path projected on the ground.
 ROOT_MODES = ("bone", "projected")
@@ -269,9 +269,9 @@ def write_tables(channel, matrices):
 # Root motion of every stripped bundle, by the bundle's C++ address. Bundles are shared between
 # Actors (model cache), so each is stripped once and later Actors reuse the extracted track.
 # Holding the bundle keeps its address from being reused.
-_stripped = {}
+_stripped: dict = {}
 # is_closed_loop of stripped bundles, by (bundle address, root joint): kept alive by `_stripped`.
-_closed_loops = {}
+_closed_loops: dict = {}
 
 
 def extract_and_strip(bundle, joint, mode="bone", projected_yaw=False, clip=None, base=None):

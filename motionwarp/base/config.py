@@ -18,7 +18,7 @@ class PrcSettings:
     raise UsageError naming the setting.
     """
 
-    RANGES = {}
+    RANGES: dict = {}
 
     @classmethod
     def from_prc(cls, **overrides):

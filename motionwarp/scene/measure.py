@@ -9,6 +9,7 @@ top of the face on a box, the inner line of a chamfer, the shoulder of a lying l
 edge is where the walkable top ends (a drop, a step up or a slope too steep), so round,
 sloped and bevelled obstacles are measured the same way as boxes.
 """
+from typing import Optional
 import copy
 import dataclasses
 import math
@@ -63,15 +64,15 @@ class Measurement:
     normal: Vec3              # the face's horizontal unit normal, pointing at the character
     approach_deg: float       # angle between the character's facing and minus the normal
     ground: float             # z of the character's feet
-    taller_than: float = None  # too tall to look for a top: the face goes on above this height over the feet
-    too_tall: float = None     # ... and its top's height over the feet, when one was seen (else None)
-    close_edge: Point3 = None  # where the top becomes walkable
-    far_edge: Point3 = None    # where the walkable top ends (None: deeper than the scan)
-    top: float = None          # highest z of the walkable top
-    depth: float = None        # close to far edge, horizontally against the normal
-    incline_deg: float = None  # steepest incline of the walkable top, or the least steep one seen (None: none)
+    taller_than: Optional[float] = None  # too tall to look for a top: the face goes on above this height over the feet
+    too_tall: Optional[float] = None     # ... and its top's height over the feet, when one was seen (else None)
+    close_edge: Optional[Point3] = None  # where the top becomes walkable
+    far_edge: Optional[Point3] = None    # where the walkable top ends (None: deeper than the scan)
+    top: Optional[float] = None          # highest z of the walkable top
+    depth: Optional[float] = None        # close to far edge, horizontally against the normal
+    incline_deg: Optional[float] = None  # steepest incline of the walkable top, or the least steep one seen (None: none)
     #: On a kept measurement (static probe), the providers' answers to it, shared by its copies.
-    answers: dict = dataclasses.field(default=None, repr=False, compare=False)
+    answers: Optional[dict] = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def height(self):

@@ -11,6 +11,7 @@
 Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where a vault lands
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
+from typing import Optional
 import copy
 import dataclasses
 
@@ -42,8 +43,8 @@ class Interaction:
     normal: Vec3              # the face's horizontal normal, toward the character
     node: NodePath            # the scene node hit
     distance: float           # from the character to the face
-    landing: Point3 = None    # vaults: where the feet land
-    prop: NodePath = None     # markers: the prop the marker is placed on (the chooser's "same obstacle")
+    landing: Optional[Point3] = None    # vaults: where the feet land
+    prop: Optional[NodePath] = None     # markers: the prop the marker is placed on (the chooser's "same obstacle")
 
     def __bool__(self):
         return True
@@ -59,10 +60,10 @@ class Refusal:
     it (a cause says the thing lies beyond the kind's reach, or the warper would refuse the targets
     found only for a stretch too long: design 7)."""
 
-    reason: str = None
-    node: NodePath = None
-    distance: float = None
-    kind: str = None
+    reason: Optional[str] = None
+    node: Optional[NodePath] = None
+    distance: Optional[float] = None
+    kind: Optional[str] = None
     numbers: dict = dataclasses.field(default_factory=dict)
     too_far: bool = False
     causes: tuple = ()
@@ -197,7 +198,7 @@ def _anchor(target, space):
 
 
 class _Provider(_Asked):
-    kind = None
+    kind: Optional[str] = None
 
     @property
     def verb(self):

@@ -5,6 +5,7 @@ Loading is two steps: `assetdata.parse_asset` validates the file on its own (no 
 A `ModelClips` keeps what binding read from a model, so an edited asset re-binds (`rebind`)
 without loading anything again.
 """
+from typing import Optional
 import dataclasses
 import os
 
@@ -60,11 +61,11 @@ class ModelClips:
 class WarpAsset(AssetData):
     """A clip with its warping phases, bound to its model: `load()` validates it and computes each phase's motion."""
 
-    track: rootmotion.RootMotionTrack = dataclasses.field(default=None, repr=False, compare=False)
+    track: Optional[rootmotion.RootMotionTrack] = dataclasses.field(default=None, repr=False, compare=False)
     #: The ModelClips it was bound to (`rebind` reuses it).
-    clips: ModelClips = dataclasses.field(default=None, repr=False, compare=False)
+    clips: Optional[ModelClips] = dataclasses.field(default=None, repr=False, compare=False)
     #: For an asset `mirrored()` made: its mirror table ({joint: partner}); None for one loaded from a file.
-    mirror: dict = dataclasses.field(default=None, repr=False, compare=False)
+    mirror: Optional[dict] = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def duration(self):

@@ -22,10 +22,10 @@ ROTATION_MODES = ("target", "facing", "opposite_facing")
 class _Limit(typing.NamedTuple):
     """The range of one optional number of a phase; a None default: the limit is off unless given."""
 
-    default: float
-    low: float
+    default: typing.Optional[float]
+    low: typing.Optional[float]
     low_allowed: bool   # whether `low` itself is allowed
-    high: float         # None: no upper bound
+    high: typing.Optional[float]   # None: no upper bound
     unit: str           # what the number is, for errors
 
 
@@ -56,7 +56,7 @@ class TraversalKind:
     #: What `height` measures, relative to the character's feet.
     height: str
     #: What `depth` measures; None: the kind has no depth (`depth` may be left out).
-    depth: str = None
+    depth: typing.Optional[str] = None
     #: Whether `height` may be below 0 (a landing lower than the take-off, an item in a pit).
     signed: bool = False
     #: Marker kinds: phases after these warp to the marker's child named like the phase, or where
@@ -94,27 +94,27 @@ class WarpPhase:
     warp_translation: bool = True
     warp_rotation: bool = True
     axes: str = "xyz"
-    align_joint: str = None
+    align_joint: typing.Optional[str] = None
     #: "target", "facing" or "opposite_facing" (ROTATION_MODES).
     rotation: str = "target"
     #: The turn is done by this fraction of the phase (1: at its end).
     rotation_time: float = 1.0
     #: Degrees per second the phase may turn the character at most; None: no cap.
-    max_turn_rate: float = None
+    max_turn_rate: typing.Optional[float] = None
     #: Closer than this over the ground, a facing phase keeps the facing it had (the direction to a
     #: point under the root is undefined).
     facing_min_distance: float = 0.1
     #: A followed target that moves this far (metres) from where it was when the warp started ends
     #: the warp; None: it never does.
-    switch_off_distance: float = None
+    switch_off_distance: typing.Optional[float] = None
     #: Likewise for a turn of the target by this many degrees.
-    switch_off_angle: float = None
+    switch_off_angle: typing.Optional[float] = None
     #: The phase's play rate is lowered so the root never moves faster (metres per second); None: no cap.
-    max_speed: float = None
+    max_speed: typing.Optional[float] = None
     #: Computed when bound to the clip (never typed in): root motion over the phase (a PhaseMotion).
     motion: object = dataclasses.field(default=None, repr=False, compare=False)
     #: Computed when bound, if align_joint is set: that joint relative to the root at `end`.
-    align_offset: tuple = dataclasses.field(default=None, compare=False)
+    align_offset: typing.Optional[tuple] = dataclasses.field(default=None, compare=False)
 
     @property
     def total_root_motion(self):
@@ -141,7 +141,7 @@ class Traversal:
     depth: tuple = (0.0, 0.0)
     #: Ground distance (metres) from the character's feet to the first target the clip may start
     #: from; None: anywhere within the provider's reach.
-    distance: tuple = None
+    distance: typing.Optional[tuple] = None
 
     @property
     def meaning(self):
@@ -178,10 +178,10 @@ class AssetData:
     root_joint: str
     phases: list
     root_mode: str = "bone"
-    traversal: Traversal = None
+    traversal: typing.Optional[Traversal] = None
     #: Which joints touch what, when (motionwarp.contacts.Contact); the contact IK keeps them there.
     contacts: list = dataclasses.field(default_factory=list)
-    path: str = None
+    path: typing.Optional[str] = None
 
     @property
     def model_path(self):

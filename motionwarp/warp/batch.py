@@ -111,7 +111,7 @@ class _Slot:
 
 
 #: Which batch runs a warper (a weak reference to it): two batches would both run it.
-_HELD = weakref.WeakKeyDictionary()
+_HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class WarpBatch:

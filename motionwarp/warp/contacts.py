@@ -8,6 +8,7 @@ grandparent), the window `[start, end]` in clip seconds, and what it touches:
   point (e.g. `[0, 0, 0.08]`: an ankle 8 cm above the sole).
 `offset` is where the joint was, as authored, relative to what it touches.
 """
+from typing import Optional
 import dataclasses
 
 from ..base.errors import shown
@@ -24,12 +25,12 @@ class Contact:
     start: float
     end: float
     touches: str
-    phase: str = None
+    phase: Optional[str] = None
     offset: tuple = (0.0, 0.0, 0.0)
     #: Computed on load: where the clip puts the joint at `start`, in the root's frame at the end of
     #: the contact's phase (target contacts: where it lands when the phase ends on its target), or
     #: at `start` (surface contacts).
-    touchdown: tuple = dataclasses.field(default=None, compare=False)
+    touchdown: Optional[tuple] = dataclasses.field(default=None, compare=False)
 
     def weight(self, seconds, blend, blend_out=None):
         """How much the IK holds the joint at clip time `seconds`: 1 inside the window, easing to 0

@@ -6,6 +6,7 @@ fields, for providers and prompts). It reads no NodePath: the caller resolves th
 the actor's parent's space first. What depends only on the clip (each phase's lead-in motion
 and turn) is kept per root-motion track, which never changes once loaded.
 """
+from typing import Optional
 import dataclasses
 import math
 import numbers
@@ -22,7 +23,7 @@ from .warpmath import angle_between, heading_quat
 MAX_BASE_RATE = 100.0
 
 #: RootMotionTrack -> {(previous phase end, f0, f1): _Window}; a track dies with its asset.
-_WINDOWS = weakref.WeakKeyDictionary()
+_WINDOWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class _Window:
@@ -47,12 +48,12 @@ class Cause:
     `text` is the sentence a player reads, made from these; nothing parses it back."""
 
     reason: str
-    verb: str = None
-    value: float = None
-    limit: float = None
+    verb: Optional[str] = None
+    value: Optional[float] = None
+    limit: Optional[float] = None
     unit: str = "m"
-    name: str = None
-    detail: str = None
+    name: Optional[str] = None
+    detail: Optional[str] = None
     #: Walking closer may lift it: the thing is farther than the kind reaches, or the clip stretches.
     too_far: bool = False
     #: The kinds, in words, a provider that met nothing looked for ("nothing to vault or mantle in front").

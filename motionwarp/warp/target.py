@@ -1,4 +1,5 @@
 """Warp targets: where (and facing which way) a phase must end."""
+from typing import Optional
 import dataclasses
 import math
 import numbers
@@ -24,8 +25,8 @@ class WarpTarget:
 
     pos: Point3
     h: float = 0.0
-    hpr: tuple = None
-    follow: NodePath = None
+    hpr: Optional[tuple] = None
+    follow: Optional[NodePath] = None
 
     def __post_init__(self):
         self.pos = Point3(*_three_numbers(self.pos, "pos"))
