@@ -3,7 +3,7 @@
 #: (what, the largest allowed, unit) per goal.
 WARPER_RATIO = 0.5          # motionwarp's share per character-frame, in units of Panda3D's update
 WARPER_GROWTH = 0.15        # the share per character may grow at most this much from 100 to 500 characters
-IK_RATIO = 1.5              # contact IK with two limbs in contact, in units of Panda3D's update
+IK_RATIO = 1.0              # contact IK per vaulting character (issue 29), in units of Panda3D's update
 FIND_FACING_US, FIND_OPEN_US = 50.0, 10.0
 MESH_BUILD_S, MESH_QUERY_US = 1.0, 500.0
 SUITE_S = 60.0
