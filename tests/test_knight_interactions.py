@@ -68,3 +68,19 @@ def test_the_authored_joint_ends_on_the_marker(base, knight, model, tmp_path, cl
 def test_a_clip_with_no_contact_is_refused_with_why(model, tmp_path, kind, why):
     with pytest.raises(UsageError, match=why):
         author.write(model, "Idle", kind, str(tmp_path / "idle.warp.json"))
+
+
+def test_the_knight_presses_the_yards_button_once_and_walks_on(tmp_path):
+    """The Knight's Interact ends where it stood, 0.58 m from the yard's waypoint at the button: the
+    autopilot moves on once the interaction a marker names has played there (it pressed the button
+    7 times in 30 s and never reached the ledge before)."""
+    import json
+    import subprocess
+    import sys
+    report = tmp_path / "yard.json"
+    subprocess.run([sys.executable, str(ROOT / "main.py"), "--headless", "--autopilot", "--scene",
+                    str(ROOT / "motionwarp" / "samples" / "scenes" / "yard.json"), "--character",
+                    str(ROOT / "characters" / "knight.json"), "--report", str(report), "--max-seconds", "60"],
+                   check=True, capture_output=True, cwd=tmp_path)
+    kinds = [i["kind"] for i in json.loads(report.read_text())["interactions"]]
+    assert kinds.count("use") == 1 and "jump_onto" in kinds[kinds.index("use"):], kinds

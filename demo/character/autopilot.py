@@ -28,6 +28,7 @@ class Autopilot:
         self._walked = []   # (time walking, position) over the last BLOCKED_S seconds
         self._back_off = (0.0, None)   # (seconds left, direction) of a step back
         self._tries = 0
+        self._marker_done = False   # an interaction a marker names was played on this leg
 
     @property
     def done(self):
@@ -46,6 +47,7 @@ class Autopilot:
             self.demo.say(f"autopilot stopped: {self.stopped['reason']}")
         while self.waypoints and self._reached(self.waypoints[0]):
             self._leg_start = self.waypoints.pop(0)
+            self._marker_done = False
         if not self.waypoints or self.stopped is not None:
             controller.direction = Vec3(0, 0, 0)
             return
@@ -64,6 +66,7 @@ class Autopilot:
         if demo.interact(within=lambda clip: demo.authored_distance.get(clip, demo.skip_distance)):
             self._walked.clear()
             self._tries = 0
+            self._marker_done = TRAVERSAL_KINDS[demo.last_interaction.kind].found_by == "marker"
             return
         self._watch_progress(dt, here)
 
@@ -110,7 +113,11 @@ class Autopilot:
                 f"where its clip starts)")
 
     def _reached(self, waypoint):
-        """Within 0.5 m of the waypoint, or past it along the leg (a vault can carry the character over it)."""
+        """Within 0.5 m of the waypoint, past it along the leg (a vault can carry the character over it),
+        or done with the interaction a marker named there (a clip that presses a button in place ends
+        where it stood, which may be farther: without this it would press again and again)."""
+        if self._marker_done and not self.demo.warper.is_warping:
+            return True
         here = self.demo.actor.getPos(self.demo.base.render).getXy()
         start, end = Vec2(*self._leg_start), Vec2(*waypoint)
         return (here - end).length() < 0.5 or (here - start).dot(end - start) >= (end - start).lengthSquared()
