@@ -739,6 +739,18 @@ def _(folder):
     return result.stderr.strip()[-90:]
 
 
+@case("main.py: a fall 100 km from the origin")
+def _(folder):
+    data = course()
+    data["spawn"]["pos"] = [0, 0, 100000]
+    (folder / "meshes").symlink_to(SAMPLES / "scenes" / "meshes")
+    (folder / "scene.json").write_text(json.dumps(data))
+    result = main_py("--headless", "--autopilot", "--scene", str(folder / "scene.json"), "--max-seconds", "2", expect=0)
+    if "Traceback" in result.stderr or "simulated" not in result.stdout:
+        raise Wrong(f"the fall did not run: {result.stderr[-300:]!r}")
+    return result.stdout.strip()[-90:]
+
+
 @case("main.py: --window-size 100x100 and 800")
 def _(folder):
     answers = [main_py("--window-size", size).stderr.strip() for size in ("100x100", "800")]
