@@ -86,6 +86,18 @@ def test_no_output_is_ever_written_onto_the_model(capsys, game, how, command):
     refused(capsys, game, *args, words=(f"{option} {out}", "the model this command reads", "never writes onto"))
 
 
+@pytest.mark.parametrize("command", ["author --out", "inspect --write-character", "inspect --write-asset"])
+def test_a_read_only_model_given_as_an_output_is_refused_not_written_beside(capsys, game, command):
+    """A read-only model is still the tool's input: refused, never `hero.edited.glb` holding JSON."""
+    glb = game / "hero.glb"
+    glb.chmod(0o444)
+    args = {"author --out": ("author", glb, "Vault", "--kind", "vault", "--out", glb),
+            "inspect --write-character": ("inspect", glb, "--write-character", glb),
+            "inspect --write-asset": ("inspect", glb, "--write-asset", "Vault", glb)}[command]
+    refused(capsys, game, *args, words=(f"{command.split()[1]} {glb}", "the model this command reads"))
+    assert not os.path.exists(edited_path(glb))
+
+
 def test_author_never_writes_its_asset_onto_the_character_file(capsys, game):
     character = game / "characters" / "hero.json"
     refused(capsys, game, "author", game / "hero.glb", "Vault", "--kind", "vault", "--out", character,

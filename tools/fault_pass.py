@@ -884,6 +884,10 @@ case("inspect: --write-character onto its own model")(tool_kept(
     "inspect", "MODEL", "--write-character", "MODEL", words=("the model this command reads",)))
 case("inspect: --write-asset onto its own model")(tool_kept(
     "inspect", "MODEL", "--write-asset", "vault", "./hero.glb", words=("the model this command reads",)))
+for _command in (("author", "MODEL", "vault", "--kind", "vault", "--out", "MODEL"),
+                 ("inspect", "MODEL", "--write-character", "MODEL")):
+    case(f"{_command[0]}: {_command[-2]} onto its own read-only model")(tool_kept(
+        *_command, make=lambda f: os.chmod(f / "hero.glb", 0o444), words=("the model this command reads",)))
 case("inspect: --write-asset and --write-character on one file")(tool_kept(
     "inspect", "MODEL", "--write-asset", "vault", "x.json", "--write-character", "x.json",
     words=("writes that file already",)))

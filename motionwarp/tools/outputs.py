@@ -46,6 +46,7 @@ class OutputPlan:
         """The path `what` (an option, `--out`) is written to: `path`, or `NAME.edited.EXT` beside a
         read-only `path`; a UsageError naming `what` when it cannot be written there."""
         path = os.fspath(path)
+        self._not_an_input(path, _identity(path), what)   # a read-only model is refused, not written beside
         target = path
         if is_read_only(path):
             target = edited_path(path)
@@ -79,13 +80,16 @@ class OutputPlan:
         if kind not in (None, "does not exist"):
             self._fail(what, target, f"it {kind}, and only a regular file is replaced")
         identity = _identity(target)
+        self._not_an_input(target, identity, what)
+        for path, other in self.outputs.items():
+            if _same(target, identity, path, _identity(path)):
+                self._fail(what, target, f"{other} writes that file already: give each output its own path")
+
+    def _not_an_input(self, target, identity, what):
         for name, path, input_identity in self.inputs:
             if _same(target, identity, path, input_identity):
                 self._fail(what, target, f"it is the {name} this command reads ({shown_text(path)}); "
                                          "a tool never writes onto its input: choose another path")
-        for path, other in self.outputs.items():
-            if _same(target, identity, path, _identity(path)):
-                self._fail(what, target, f"{other} writes that file already: give each output its own path")
 
     @staticmethod
     def _fail(what, path, reason):
