@@ -112,12 +112,15 @@ class RootMotionDriver:
             control.loop(restart, first, last)
         driven.started(last)
 
-    def play(self, clip):
-        """`actor.play(clip)`, tracked from its first frame."""
+    def play(self, clip, first=0):
+        """`actor.play(clip, fromFrame=first)`, tracked from that frame (a pose-matched start)."""
         last = self.track(clip).num_frames - 1
         driven = self._clip_named[clip]
         for control in driven.controls:   # what actor.play(clip) does, without looking the controls up
-            control.play()
+            if first:
+                control.play(first, last)
+            else:
+                control.play()
         driven.started(last)
 
     # -- per-frame update -----------------------------------------------------------------

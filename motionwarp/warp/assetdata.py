@@ -38,7 +38,7 @@ PHASE_LIMITS = {
     "switch_off_angle": _Limit(None, 0.0, False, 180.0, "degrees"),
     "max_speed": _Limit(None, 0.0, False, None, "metres per second"),
 }
-_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts"}
+_TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts", "pose_match"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
                "warp_translation", "warp_rotation", "axes", "align_joint", "rotation"} | set(PHASE_LIMITS)
 
@@ -169,6 +169,17 @@ class Traversal:
         return data
 
 
+@dataclasses.dataclass(frozen=True)
+class PoseMatch:
+    """Where a pose-matched start may begin (docs/design.md 4, 5.1): `window` (t0, t1), seconds of the
+    clip, both ends included; the start is the frame in it whose pose best matches the character's."""
+
+    window: tuple
+
+    def to_dict(self):
+        return {"window": list(self.window)}
+
+
 @dataclasses.dataclass
 class AssetData:
     """A warp asset file's content, validated on its own but not yet bound to its model's clip."""
@@ -181,6 +192,8 @@ class AssetData:
     traversal: typing.Optional[Traversal] = None
     #: Which joints touch what, when (motionwarp.contacts.Contact); the contact IK keeps them there.
     contacts: list = dataclasses.field(default_factory=list)
+    #: Where a pose-matched start may begin; None: the clip starts at 0.
+    pose_match: typing.Optional[PoseMatch] = None
     path: typing.Optional[str] = None
 
     @property
@@ -202,6 +215,8 @@ class AssetData:
         data["phases"] = [phase.to_dict() for phase in self.phases]
         if self.contacts:
             data["contacts"] = [contact.to_dict() for contact in self.contacts]
+        if self.pose_match is not None:
+            data["pose_match"] = self.pose_match.to_dict()
         return data
 
 
@@ -232,7 +247,22 @@ def parse_asset(data, path="<asset>", check_order=True):
         parsed.traversal = _read_traversal(check, data["traversal"], len(parsed.phases))
     if "contacts" in data:
         parsed.contacts = read_contacts(check, data, [phase.name for phase in parsed.phases])
+    if "pose_match" in data:
+        parsed.pose_match = _read_pose_match(check, data["pose_match"], parsed.phases)
     return parsed
+
+
+def _read_pose_match(check, data, phases):
+    """`{"window": [t0, t1]}`: 0 <= t0 <= t1, t1 before the first phase ends (a start inside the first
+    phase leaves it at least part of its motion to warp)."""
+    check.object(data, "pose_match", ("window",), required=("window",))
+    low, high = check.numbers(data["window"], "pose_match.window", 2)
+    if not 0.0 <= low <= high:
+        check.fail("pose_match.window", f"expected [t0, t1] seconds of the clip with 0 <= t0 <= t1, got {shown(data['window'])}")
+    if phases and high >= phases[0].end:
+        check.fail("pose_match.window", f"expected t1 before the first phase ({shown(phases[0].name)}) ends "
+                                        f"({phases[0].end} s), got {shown(data['window'])}")
+    return PoseMatch((low, high))
 
 
 def _read_traversal(check, data, phase_count):

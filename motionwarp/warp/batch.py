@@ -309,7 +309,7 @@ class WarpBatch:
         actor, bundle, phase = row.actor, row.bundle, row.phase
         if (warp.state is _IN_PHASE and not actor.isEmpty() and actor.getSx() == row.scale
                 and not bundle.getAnimBlendFlag() and bundle.getControlEffect(row.control) > 0.0
-                and warp.asset.phases[warp.phase_index] is phase and phase.motion is row.motion):
+                and warp.phases[warp.phase_index] is phase and phase.motion is row.motion):
             cur = row.control.getFullFframe()
             if warp.frame - 1e-6 <= cur < row.f1:
                 return cur
@@ -327,7 +327,7 @@ class WarpBatch:
         if (actor.isEmpty() or not 1e-6 < actor.getSx() < math.inf or bundle.getAnimBlendFlag()
                 or bundle.getControlEffect(control) <= 0.0):
             return False
-        phases, cur = warp.asset.phases, control.getFullFframe()
+        phases, cur = warp.phases, control.getFullFframe()
         last = warp.phase_index >= len(phases)
         if (cur < warp.frame - 1e-6 or (last and not control.isPlaying())
                 or (not last and cur >= phases[warp.phase_index].motion.f0)):
@@ -354,7 +354,7 @@ class WarpBatch:
         plan = None if warp is None or warp.state is not _IN_PHASE else warp._phase_plan
         if plan is None or warp.effect is not None or warp._follows:   # a fade (even if blending stopped)
             return None
-        phase = warp.asset.phases[warp.phase_index]
+        phase = warp.phases[warp.phase_index]
         motion = phase.motion
         if not phase.warp_rotation or not is_plain(phase) or plan.weights.motion is not motion:
             return None

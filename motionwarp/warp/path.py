@@ -23,12 +23,13 @@ def _frames(first, last):
     return [first + (last - first) * i / count for i in range(count + 1)]
 
 
-def planned_path(asset, anchors, pose, scale, base_rate, still):
+def planned_path(asset, anchors, pose, scale, base_rate, still, start=None):
     """[(seconds since the warp starts, root position)] along the whole clip, in the actor's parent's
-    space, for targets resolved to `anchors` and the character at `pose` = (position, rotation)."""
+    space, for targets resolved to `anchors` and the character at `pose` = (position, rotation);
+    `start` as for refusal.phase_walk (a pose-matched start)."""
     track, fps = asset.track, asset.track.fps
     pos, quat = Point3(pose[0]), pose[1]
-    path, seconds, frame = [(0.0, Point3(pos))], 0.0, 0.0
+    path, seconds, frame = [(0.0, Point3(pos))], 0.0, 0.0 if start is None else start[0]
 
     def plain(until):
         """The clip's own motion from `frame` to `until`, from the pose (pos, quat) at `frame`."""
@@ -37,7 +38,7 @@ def planned_path(asset, anchors, pose, scale, base_rate, still):
             step = track.between(frame, f)
             path.append((seconds + (f - frame) / (fps * base_rate), pos + quat.xform(Vec3(*step.pos) * scale)))
         seconds += (until - frame) / (fps * base_rate)
-    for phase, _, start, start_quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale):
+    for phase, _, start, start_quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale, start):
         motion = phase.motion
         plain(motion.f0)
         plan = PhasePlan(phase, (start, start_quat), (goal, goal_quat), scale, still)

@@ -98,24 +98,25 @@ def _window(windows, track, previous_end, motion):
     return window
 
 
-def refusal(asset, driven, targets, anchors, rate, pose, scale, settings):
+def refusal(asset, driven, targets, anchors, rate, pose, scale, settings, start=None):
     """Why `asset` cannot play toward `targets` at base `rate` (a sentence), or None.
 
     `driven` is the warper's (root joint, root mode, clip names); `anchors` each target
     resolved to (position, rotation) in the actor's parent's space; `pose` (position,
-    rotation) and `scale` the actor's now; `settings` a MotionWarpSettings.
+    rotation) and `scale` the actor's now; `settings` a MotionWarpSettings; `start` a
+    pose-matched start's (frame, phases as played), None: frame 0 and the asset's phases.
     """
-    cause = refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings)
+    cause = refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings, start)
     return None if cause is None else cause.text
 
 
-def refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings):
+def refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings, start=None):
     """`refusal` as a Cause (its numbers as fields: `stretch`, `behind_m`, `turn_deg`), or None."""
-    cause = _refused(asset, driven, targets, anchors, rate, pose, scale, settings)
+    cause = _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start)
     return Cause(cause) if isinstance(cause, str) else cause
 
 
-def _refused(asset, driven, targets, anchors, rate, pose, scale, settings):
+def _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start):
     """What refuses the warp: a sentence where no number needs to be data, a Cause where one does."""
     root_joint, root_mode, clips = driven
     phases = asset.phases
@@ -132,7 +133,7 @@ def _refused(asset, driven, targets, anchors, rate, pose, scale, settings):
             return f"target of phase {phase.name!r} is not finite (or beyond float32, about 3.4e38): {target}"
     if not ((type(rate) is float or isinstance(rate, numbers.Real)) and 0 < rate <= MAX_BASE_RATE):
         return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
-    for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale):
+    for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale, start):
         if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
             return (f"phase {phase.name!r} would end at a non-finite point "
                     f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
@@ -142,17 +143,18 @@ def _refused(asset, driven, targets, anchors, rate, pose, scale, settings):
     return None
 
 
-def phase_walk(asset, anchors, pose, scale):
+def phase_walk(asset, anchors, pose, scale, start=None):
     """Per phase, where the character starts and must end it if the warp played now from `pose`:
     (phase, its _Window, start pos, start quat, goal, goal quat). A phase starts where the previous
     one ended (or at `pose`) moved by the clip's own motion up to its first frame; it ends on its
-    goal on the axes it warps and where the clip takes it on the others."""
+    goal on the axes it warps and where the clip takes it on the others. `start` is a pose-matched
+    start's (first clip frame, phases as played: the first one from that frame when it is inside)."""
     pos, quat = pose
-    frame = 0.0
+    frame, phases = (0.0, asset.phases) if start is None else start
     windows = _WINDOWS.get(asset.track)
     if windows is None:
         windows = _WINDOWS[asset.track] = {}
-    for phase, anchor in zip(asset.phases, anchors):
+    for phase, anchor in zip(phases, anchors):
         window = _window(windows, asset.track, frame, phase.motion)
         pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
         quat = window.lead_quat * quat

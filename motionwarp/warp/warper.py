@@ -22,6 +22,7 @@ from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
 from .placement import PhasePlan, goal_pose, moved_by, phase_rate, place, place_blended, rate_scale
 from .path import planned_path
+from .posematch import candidates, feature_joints, live_pose, started_phases
 from .refusal import phase_walk, refusal
 from .speedlimit import speed_capped
 from .switchoff import switch_offs
@@ -111,7 +112,7 @@ class MotionWarper:
         the phase's `Warp.rate_scale`. For users who drive playback; 1.0 when no warp plays."""
         return self._warp.control.getPlayRate() if self._warp else 1.0
 
-    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None, path_check=None):
+    def play(self, asset, targets, rate=1.0, blend_in=None, blend_out=None, path_check=None, pose_match=None):
         """Start `asset`'s clip warped toward `targets` (one per phase); WarpRefused says why not.
 
         A target is a WarpTarget, a Point3 or three numbers (heading 0). Bad arguments, or a
@@ -120,8 +121,10 @@ class MotionWarper:
         clip's control effect in from the pose playing before and out after the last phase, when
         the Actor blends (`enableBlend()`); see Warp. With `path_check` (a `scene.pathcheck.PathCheck`),
         a warp whose planned path (Warp.planned_path) runs the character's body into the scene is refused.
+        `pose_match` (None: as the asset's `pose_match` says; False: from frame 0) starts the clip at the
+        frame of the asset's window whose feet and hips best match the pose now (Warp.start_frame).
         """
-        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out, path_check)
+        warp = self._checked_warp(asset, targets, rate, blend_in, blend_out, path_check, pose_match)
         with self._game_errors("play()"):
             if self._warp is not None:
                 self.cancel("a new warp replaced it", blend_out=0.0)
@@ -144,7 +147,7 @@ class MotionWarper:
         """
         return self._checked_warp(asset, targets, rate, None, None, path_check).planned_rates()
 
-    def _checked_warp(self, asset, targets, rate, blend_in, blend_out, path_check):
+    def _checked_warp(self, asset, targets, rate, blend_in, blend_out, path_check, pose_match=None):
         if self.destroyed:
             raise UsageError("MotionWarper.play: this warper was destroyed")
         if isinstance(targets, (str, bytes)) or not hasattr(targets, "__iter__"):
@@ -157,8 +160,15 @@ class MotionWarper:
                              f"{type(path_check).__name__} {shown(path_check)}")
         blend_in = self.settings.blend_in if blend_in is None else self.settings.checked("blend_in", blend_in)
         blend_out = self.settings.blend_out if blend_out is None else self.settings.checked("blend_out", blend_out)
+        if pose_match not in (None, True, False):
+            raise UsageError(f"MotionWarper.play: pose_match: expected True, False or None, got {shown(pose_match)}")
         warp = Warp(self, asset, [WarpTarget.of(target) for target in targets], rate, blend_in, blend_out,
                     announce=self._announce)
+        if pose_match is not False and getattr(asset, "pose_match", None) is not None:
+            warp._match_start()
+        elif pose_match:
+            raise UsageError(f"MotionWarper.play: pose_match=True, but asset {asset.clip!r} names no pose_match "
+                             "window (docs/design.md 5.1)")
         problem = warp._refusal()
         if not problem and path_check is not None:
             problem = path_check.refusal(asset, warp.planned_path())
@@ -377,6 +387,8 @@ class PhaseResult:
     arrived: Point3
     arrived_quat: Quat
     play_rate: float
+    #: The clip frame the warp started at (a pose-matched start's; 0 otherwise).
+    start_frame: int = 0
 
 
 class Warp:
@@ -413,6 +425,10 @@ class Warp:
         self._switch_offs = []    # the phases' SwitchOffs, from where their targets were at the start
         self._pose = None         # within a frame's move: where the warp has the actor so far
         self.results = []         # per phase: target and where the actor arrived
+        #: The clip frame the warp starts at (a pose-matched start's choice; 0 otherwise) and that
+        #: frame's pose distance (None without a match); `phases` are the phases as it plays them.
+        self.start_frame, self.start_cost = 0, None
+        self.phases = list(asset.phases)
         blends = self._bundle.getAnimBlendFlag()
         self.blend_in = blend_in if blends else 0.0
         self.blend_out = blend_out if blends else 0.0
@@ -433,6 +449,27 @@ class Warp:
     def scale(self):
         return self.actor.getSx()
 
+    @property
+    def _start_plan(self):
+        """(first frame, phases as played) for the walks and the path; None for a start at 0."""
+        return (float(self.start_frame), self.phases) if self.start_frame else None
+
+    def _match_start(self):
+        """Choose the start frame in the asset's pose_match window nearest the pose now (warp/posematch.py):
+        the first phase, if the frame is inside it, then warps its remaining motion from here."""
+        driver = self._driver
+        if self.asset.clip not in driver.tracks:
+            return   # the refusal says so
+        joints = feature_joints(self.actor)
+        if not joints:
+            raise WarpRefused(f"asset {self.asset.clip!r} asks for a pose-matched start, but the skeleton of "
+                              f"{self.actor.getName()!r} has no two legs and hips to match")
+        found = candidates(self.actor, driver.control(self.asset.clip).getAnim(), self.track,
+                           self.asset.pose_match.window, joints)
+        frame, self.start_cost = found.best(live_pose(self.actor, joints))
+        self.start_frame = int(frame)
+        self.phases = started_phases(self.asset, float(self.start_frame))
+
     # -- refusing what cannot work --------------------------------------------------------
     def _refusal(self):
         """Why this warp cannot play (section 4's refusals, docs/design.md 4), or None; a shorter
@@ -442,16 +479,16 @@ class Warp:
             return problem
         actor, driver = self.actor, self._driver
         problem = refusal(self.asset, (driver.root_joint, driver.root_mode, driver.tracks), self.targets, self._anchors(),
-                          self.base_rate, (actor.getPos(), actor.getQuat()), self.scale, self._settings)
+                          self.base_rate, (actor.getPos(), actor.getQuat()), self.scale, self._settings, self._start_plan)
         if problem:
             return problem
-        self.blend_out = min(self.blend_out, self._seconds_left(self.asset.phases[-1].motion.f1))
+        self.blend_out = min(self.blend_out, self._seconds_left(self.phases[-1].motion.f1))
         return None
 
     def planned_rates(self):
         """The rate scale each phase would get if the warp started now (see MotionWarper.check)."""
         actor, still = self.actor, self._settings.still_axis_m
-        walk = phase_walk(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale)
+        walk = phase_walk(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale, self._start_plan)
         return [speed_capped(phase_rate(phase, pos, goal, self.scale, still), phase,
                              PhasePlan(phase, (pos, quat), (goal, goal_quat), self.scale, still), self.track.fps,
                              self.base_rate)
@@ -462,7 +499,7 @@ class Warp:
         actor's parent's space (warp/path.py)."""
         actor = self.actor
         return planned_path(self.asset, self._anchors(), (actor.getPos(), actor.getQuat()), self.scale,
-                            self.base_rate, self._settings.still_axis_m)
+                            self.base_rate, self._settings.still_axis_m, self._start_plan)
 
     def _anchors(self):
         """Each target resolved to (position, rotation) in the actor's parent's space."""
@@ -490,7 +527,7 @@ class Warp:
     def _stalled(self):
         """Why the clip will not reach the phases still to come (the game stopped it or set its
         play rate to 0), or None."""
-        if self.phase_index >= len(self.asset.phases):
+        if self.phase_index >= len(self.phases):
             return None
         if not self.control.isPlaying():
             return "the warp's clip was stopped before its last phase ended"
@@ -504,7 +541,7 @@ class Warp:
         must be rotated at the end of phase `index`, read now (a following target moves). A facing
         phase's rotation is foreseen as the refusals foresee it (turning.planned_goal_quat, from
         where the actor is now)."""
-        phase, anchor = self.asset.phases[index], self._anchor(index)
+        phase, anchor = self.phases[index], self._anchor(index)
         goal, goal_quat = goal_pose(phase, anchor, self.scale)
         return goal, planned_goal_quat(phase, anchor[0], self.actor.getPos(), goal, goal_quat) or self.actor.getQuat()
 
@@ -531,9 +568,9 @@ class Warp:
         driver = self._driver
         self.control = driver.control(self.asset.clip)
         self.control.setPlayRate(self.base_rate)
-        driver.play(self.asset.clip)
+        driver.play(self.asset.clip, self.start_frame)
         self.frame = self.control.getFullFframe()
-        self._switch_offs = switch_offs(self.asset.phases, self.targets, self._anchors())
+        self._switch_offs = switch_offs(self.phases, self.targets, self._anchors())
         if self.blend_in > 0.0 or self.blend_out > 0.0:
             self.effect = 0.0 if self.blend_in > 0.0 else 1.0
             self._bundle.setControlEffect(self.control, self.effect)
@@ -612,7 +649,7 @@ class Warp:
             return None
         self._pose = (self.actor.getPos(), self.actor.getQuat())
         blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
-        phases = self.asset.phases
+        phases = self.phases
         while self.state is not _ENDED:
             if self.state is _IN_PHASE:
                 phase = phases[self.phase_index]
@@ -682,7 +719,7 @@ class Warp:
         pos, quat = self._pose
         goal_quat = self._turn.goal(plan, pos)
         self.results.append(PhaseResult(phase.name, Point3(self.origin[0]), Point3(plan.goal), Quat(goal_quat),
-                                        Point3(pos), Quat(quat), self.rate_scale))
+                                        Point3(pos), Quat(quat), self.rate_scale, self.start_frame))
         self.state = WarpState.BETWEEN
         self.phase_index += 1
         self._set_rate(1.0)
