@@ -204,7 +204,8 @@ def test_the_documented_defaults_are_what_the_parser_fills_in():
     without_contacts = {key: value for key, value in bare.items() if key != "contacts"}
     parsed, plain = parse_asset(bare, "bare.warp.json"), parse_asset(without_contacts, "plain.warp.json")
     phase, contact = parsed.phases[0], parsed.contacts[0]
-    filled = {"root_mode": plain.root_mode, "traversal": plain.traversal, "contacts": plain.contacts}
+    filled = {"root_mode": plain.root_mode, "traversal": plain.traversal, "contacts": plain.contacts,
+              "pose_match": plain.pose_match}
     filled.update({f"phases[].{key}": getattr(phase, key) for key in assetdata._PHASE_KEYS - {"name", "start", "end"}})
     filled.update({f"contacts[].{key}": getattr(contact, key) for key in ("phase", "offset")})
     optional = ({key for key in assetdata._TOP_KEYS if key not in bare or key == "contacts"}
