@@ -15,7 +15,7 @@ from panda3d.core import LMatrix4f
 
 from ..animation import rootmotion
 from ..animation.bodyplan import BodyPlan
-from ..animation.poses import rest_positions, standing_height
+from ..animation.poses import ClipPoses, rest_positions, standing_height
 from .asset import joint_parents
 from .phasemotion import PhaseMotion
 
@@ -71,7 +71,11 @@ def candidates(actor, bundle, track, window, joints):
         first = int(np.ceil(window[0] * track.fps - 1e-6))
         last = max(int(np.floor(window[1] * track.fps + 1e-6)), first)
         frames = np.arange(first, min(last, track.num_frames - 1) + 1)
-        positions = [rootmotion.joint_model_matrices(bundle, joint, base)[0][frames, 3, :3] for joint in joints]
+        poses = ClipPoses(bundle, base)   # as authored: the root motion taken back off below
+        undo = np.array([np.linalg.inv(rootmotion.motion_matrix(track.sample(f)[:3], track.sample(f)[3]))
+                         for f in frames])
+        positions = [(np.concatenate([poses.positions[joint][frames], np.ones((len(frames), 1))], axis=1)[:, None]
+                      @ undo)[:, 0, :3] for joint in joints]
         weights = np.array([FOOT_WEIGHT] * (len(joints) - 1) + [HIPS_WEIGHT])
         found = kept[key] = PoseCandidates(bundle.getName(), joints, weights, frames.astype(float),
                                            np.stack(positions, axis=1))
