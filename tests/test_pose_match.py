@@ -131,3 +131,21 @@ def test_without_a_window_or_with_pose_match_false_the_clip_starts_at_0(base, ri
 def test_a_bad_window_names_the_file_and_field(warp_asset_dir, tmp_path, window, expected):
     with pytest.raises(AssetError, match=r"vault\.warp\.json.*" + expected):
         _vault(warp_asset_dir, tmp_path, window)
+
+
+def test_check_foresees_the_rates_of_the_matched_start(base, rig, warp_asset_dir, tmp_path):
+    """check() walks the plan play() will play: the first phase from the matched frame, its rate the
+    clip's remaining distance over the real one (design 4, Play rate), computed here from the track."""
+    actor, warper = rig
+    asset = _vault(warp_asset_dir, tmp_path)
+    _run_to(base, warper, 13)
+    targets = _ahead(actor)
+    matched, plain = warper.check(asset, targets), warper.check(asset, targets, pose_match=False)
+    warp = warper.play(asset, targets)
+    track, phase = asset.track, asset.phases[0]
+    clip = np.array(track.position(phase.end * track.fps)) - np.array(track.position(warp.start_frame))
+    goal = targets[0].pos + Point3(*phase.t_offset)
+    real = (goal - actor.getPos()).length()
+    assert matched[0] == pytest.approx(min(max(np.linalg.norm(clip) / real, phase.min_rate), phase.max_rate), rel=1e-3)
+    assert matched[0] != pytest.approx(plain[0], rel=1e-3)
+    assert matched[1:] == pytest.approx(plain[1:], rel=1e-3)

@@ -136,7 +136,7 @@ class MotionWarper:
             self._warp = warp
         return warp
 
-    def check(self, asset, targets, rate=1.0, path_check=None):
+    def check(self, asset, targets, rate=1.0, path_check=None, pose_match=None):
         """Raise what `play` would raise for these arguments (WarpRefused, UsageError), starting
         nothing; else return the rate scale each phase would get if it played now.
 
@@ -145,7 +145,7 @@ class MotionWarper:
         The rates are foreseen from the clip's own motion up to each phase; a blend-in during the
         lead-up mixes in the pose it fades from, so the played rate can differ slightly.
         """
-        return self._checked_warp(asset, targets, rate, None, None, path_check).planned_rates()
+        return self._checked_warp(asset, targets, rate, None, None, path_check, pose_match).planned_rates()
 
     def _checked_warp(self, asset, targets, rate, blend_in, blend_out, path_check, pose_match=None):
         if self.destroyed:
