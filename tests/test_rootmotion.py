@@ -496,3 +496,24 @@ def test_a_cycle_that_travels_is_closed_an_ending_elsewhere_is_not(base, tmp_pat
     assert driver.loop_range("reach") == (0, driver.tracks["reach"].num_frames - 1)
     driver.destroy()
     actor.cleanup()
+
+
+@pytest.mark.parametrize("joint", ["hips", "foot_l", "hand_r"])
+def test_a_deep_joints_model_matrices_are_where_panda3d_poses_it(base, joint):
+    """joint_model_matrices composes every ancestor's channel from the top down: each frame's
+    position is where Panda3D's own pose of that frame puts the exposed joint (the feet and hands
+    sit under four or more animated joints; composed bottom-up they were 2 m off)."""
+    from motionwarp.animation.rootmotion import joint_model_matrices
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    anim = clip_control(actor, "vault").getAnim()
+    model, parent = joint_model_matrices(anim, joint, character_base(actor))
+    exposed = actor.exposeJoint(None, "modelRoot", joint)
+    try:
+        for frame in range(0, anim.getNumFrames(), 4):
+            actor.pose("vault", frame)
+            actor.update(force=True)
+            assert np.allclose(model[frame, 3, :3], tuple(exposed.getPos(actor)), atol=1e-5), frame
+    finally:
+        actor.cleanup()
+        actor.removeNode()

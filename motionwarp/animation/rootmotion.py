@@ -158,7 +158,7 @@ def joint_model_matrices(bundle, joint, base=None, clip=None):
                         f"it animates: {', '.join(channel_names(bundle)) or 'nothing'}")
     n = bundle.getNumFrames()
     parent = np.broadcast_to(np.eye(4) if base is None else np.asarray(base, dtype=np.float64), (n, 4, 4))
-    for channel in reversed(path[:-1]):
+    for channel in path[:-1]:   # row vectors: a child's model matrix is its local matrix times its parent's
         parent = local_matrices(channel, n) @ parent
     return local_matrices(path[-1], n) @ parent, parent
 
