@@ -393,6 +393,21 @@ def _nearer_end(probe, settings, found):
     return (to_right < to_left) - (to_left < to_right)
 
 
+def _same_stamp(these, those):
+    """Whether two `_judged` stamps agree: the same settings and mirroring, and the very same asset objects
+    with the same stamps (assets compare by identity: an edit replaces one)."""
+    return len(these) == len(those) and all(
+        a[0] == b[0] and a[1] == b[1] and len(a[2]) == len(b[2])
+        and all(x is y and xs == ys for (x, xs), (y, ys) in zip(a[2], b[2])) for a, b in zip(these, those))
+
+
+def _moved(answer, distance):
+    """A copy of a kept answer with the distance of the measurement's copy it is answered for."""
+    again = copy.copy(answer)
+    again.distance = distance
+    return again
+
+
 def _phase_stamp(asset):
     """What an asset's targets read of its phases: their ends and offsets (an edit in place changes them)."""
     return [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
@@ -583,8 +598,8 @@ class TraversalProvider(_Asked):
             beyond = self._beyond_reach(pos, h, asked, highest)
             return beyond if beyond is not None else Refusal(causes=(nothing,))
         answers = []
-        for provider, assets in asked:
-            answers.append(self._playable(provider._judge(found, assets), pos, h, scale))
+        for judged in self._judged(found, asked):
+            answers.append(self._playable(judged, pos, h, scale))
             if answers[-1]:
                 return answers[-1]
         first = answers[0]
@@ -594,6 +609,22 @@ class TraversalProvider(_Asked):
         return Refusal(None, first.node, first.distance, coming, numbers,
                        causes=[cause for answer in answers for cause in answer.causes])
 
+
+    def _judged(self, found, asked):
+        """Each kind's judgement of `found` before the warper's refusal, in order: judged once per kept
+        measurement (design 7, "Kept measurements") for these assets (the same objects, their ranges,
+        tracks and phases unchanged), settings and mirroring, and answered again as copies with the
+        distance of the measurement's copy; only the warper's refusal reads where the character stands."""
+        kept = found.answers
+        if kept is None:
+            return [provider._judge(found, assets) for provider, assets in asked]
+        stamp = [(provider._settings_values(), provider.mirrored, [(asset, _asset_stamp(asset)) for asset in assets])
+                 for provider, assets in asked]
+        judged = kept.get(TraversalProvider)
+        if judged is None or not _same_stamp(judged[0], stamp):
+            judged = kept[TraversalProvider] = (stamp, [provider._judge(found, assets) for provider, assets in asked])
+            return judged[1]
+        return [_moved(answer, found.distance) for answer in judged[1]]
 
     def _beyond_reach(self, pos, h, asked, highest):
         """"too far to vault (2.30 m > 2.00 m)" for what lies beyond `reach` but within LOOK_AHEAD (the face

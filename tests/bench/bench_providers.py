@@ -32,7 +32,7 @@ SAMPLES = samples.folder()
 
 from panda3d.core import NodePath, Point3, Vec3  # noqa: E402
 
-from tests.bench.goals import FIND_FACING_US, FIND_OPEN_US  # noqa: E402
+from tests.bench.goals import FIND_FACING_US, FIND_OPEN_US, WALKING_UP_RATIO  # noqa: E402
 from tests.bench.timing import CpuTimer, Summary, p90  # noqa: E402
 
 
@@ -190,6 +190,9 @@ def main():
         median = statistics.median(values)
         print(f"goal (issue 20): TraversalProvider {label} at most {goal:g} us: {median:.1f} us "
               f"({median / update:.2f}x update): {'met' if median <= goal else 'NOT met'}")
+    ratio = statistics.median(walking_us) / update
+    print(f"goal (issue 29): TraversalProvider walking up, per frame, at most {WALKING_UP_RATIO:g}x update: "
+          f"{ratio:.2f}x: {'met' if ratio <= WALKING_UP_RATIO else 'NOT met'}")
 
 
 if __name__ == "__main__":
