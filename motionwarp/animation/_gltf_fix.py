@@ -229,6 +229,51 @@ class _VectorBakeConverter(_conv.Converter):
         self._accessors = {}  # accessor index: its values (clips share key times)
         self._bind_roots = {}  # character: the Panda3D-axes matrix its joints' binds are taken in
 
+    def update(self, gltf_data):
+        super().update(gltf_data)
+        self._fold_morph_characters()
+
+    def _fold_morph_characters(self):
+        """A mesh with morph targets and no skin inside a skeleton's Character (RobotExpressive's face,
+        rigid on the head joint) gets a Character of its own from panda3d-gltf, with a copy of every clip
+        driving its sliders alone: the Actor then lists each clip twice more (`Idle.1`...), and readers
+        of a model's clips find bundles without joints under the clips' names. The skeleton's Character
+        already has that mesh's sliders and their channels in its clips (panda3d-gltf makes them for
+        every mesh under its root): the mesh is bound to those and its own Character removed."""
+        outers = {info.character.this: info for info in self.characters.values()}
+        geom_meshes = {geom_node.this: meshid for meshid, geom_node in self.meshes.items()}
+        for scene in self.scenes.values():
+            for inner in scene.find_all_matches("**/+Character"):
+                outer = self._enclosing(inner, outers)
+                meshes = [child for child in inner.get_children() if child.node().this in geom_meshes]
+                if outer is None or not meshes or not all(
+                        self._has_sliders(outer, child.node(), geom_meshes[child.node().this]) for child in meshes):
+                    continue
+                for child in meshes:
+                    self.combine_mesh_morphs(child.node(), geom_meshes[child.node().this], outer)
+                    child.reparent_to(inner.get_parent())
+                inner.remove_node()
+
+    @staticmethod
+    def _enclosing(inner, outers):
+        """The CharInfo of the skeleton Character above `inner`, or None."""
+        above = inner.get_parent()
+        while not above.is_empty():
+            if above.node().this in outers:
+                return outers[above.node().this]
+            above = above.get_parent()
+        return None
+
+    @staticmethod
+    def _has_sliders(charinfo, geom_node, meshid):
+        """True when `charinfo` has a slider for every morph target of the mesh's geoms."""
+        names = {name for mesh, name in charinfo.cvsmap if mesh == meshid}
+        for geom in geom_node.get_geoms():
+            vformat = geom.get_vertex_data().get_format()
+            if any(vformat.get_morph_delta(i).get_basename() not in names for i in range(vformat.get_num_morphs())):
+                return False
+        return True
+
     def load_skin(self, skinid, gltf_skin, gltf_data):
         """panda3d-gltf's skin, or, when an earlier skin already has the same skeleton root (the common
         ancestor of its joints and meshes), that earlier skin for this one's meshes. panda3d-gltf keeps
