@@ -229,6 +229,92 @@ class _VectorBakeConverter(_conv.Converter):
         self._accessors = {}  # accessor index: its values (clips share key times)
         self._bind_roots = {}  # character: the Panda3D-axes matrix its joints' binds are taken in
 
+    def update(self, gltf_data):
+        super().update(gltf_data)
+        self._fold_morph_characters()
+
+    def _fold_morph_characters(self):
+        """A mesh with morph targets and no skin inside a skeleton's Character (RobotExpressive's face,
+        rigid on the head joint) gets a Character of its own from panda3d-gltf, with a copy of every clip
+        driving its sliders alone: the Actor then lists each clip twice more (`Idle.1`...), and readers
+        of a model's clips find bundles without joints under the clips' names. The skeleton's Character
+        already has that mesh's sliders and their channels in its clips (panda3d-gltf makes them for
+        every mesh under its root): the mesh is bound to those and its own Character removed."""
+        outers = {info.character.this: info for info in self.characters.values()}
+        geom_meshes = {geom_node.this: meshid for meshid, geom_node in self.meshes.items()}
+        for scene in self.scenes.values():
+            for inner in scene.find_all_matches("**/+Character"):
+                outer = self._enclosing(inner, outers)
+                meshes = [child for child in inner.get_children() if child.node().this in geom_meshes]
+                if outer is None or not meshes or not all(
+                        self._has_sliders(outer, child.node(), geom_meshes[child.node().this]) for child in meshes):
+                    continue
+                for child in meshes:
+                    self.combine_mesh_morphs(child.node(), geom_meshes[child.node().this], outer)
+                    child.reparent_to(inner.get_parent())
+                inner.remove_node()
+
+    @staticmethod
+    def _enclosing(inner, outers):
+        """The CharInfo of the skeleton Character above `inner`, or None."""
+        above = inner.get_parent()
+        while not above.is_empty():
+            if above.node().this in outers:
+                return outers[above.node().this]
+            above = above.get_parent()
+        return None
+
+    @staticmethod
+    def _has_sliders(charinfo, geom_node, meshid):
+        """True when `charinfo` has a slider for every morph target of the mesh's geoms."""
+        names = {name for mesh, name in charinfo.cvsmap if mesh == meshid}
+        for geom in geom_node.get_geoms():
+            vformat = geom.get_vertex_data().get_format()
+            if any(vformat.get_morph_delta(i).get_basename() not in names for i in range(vformat.get_num_morphs())):
+                return False
+        return True
+
+    def load_skin(self, skinid, gltf_skin, gltf_data):
+        """panda3d-gltf's skin, or, when an earlier skin already has the same skeleton root (the common
+        ancestor of its joints and meshes), that earlier skin for this one's meshes. panda3d-gltf keeps
+        one skin per root (`skeletons`), so it builds a Character for the last skin only and fails
+        (KeyError: the first skin) on a mesh of another: RobotExpressive's 4 skins, BrainStem's 59, one
+        per mesh, all alike. A skin that binds differently than the one kept cannot share its joints
+        and is refused. The meshes are re-pointed here, before panda3d-gltf reads their `skin`."""
+        kept = dict(self.skeletons)
+        super().load_skin(skinid, gltf_skin, gltf_data)
+        root = next(node for node, skin in self.skeletons.items() if skin == skinid)
+        if root not in kept:
+            return
+        first = kept[root]
+        self.skeletons[root] = first
+        self._require_same_binds(first, skinid, root, gltf_data)
+        for node in gltf_data["nodes"]:
+            if node.get("skin") == skinid:
+                node["skin"] = first
+
+    def _require_same_binds(self, first, other, root, gltf_data):
+        """ValueError unless skins `first` and `other` bind the same joints, in order, with the same inverse
+        bind matrices (to float32 rounding; identity where a skin has none, as the spec says)."""
+        skins, name = gltf_data["skins"], gltf_data["nodes"][root].get("name", f"node{root}")
+        where = f"skins[{other}] and skins[{first}] share skeleton root node {root} ({name!r})"
+        if skins[other]["joints"] != skins[first]["joints"]:
+            raise ValueError(f"{where} but list different joints ({len(skins[other]['joints'])} and "
+                             f"{len(skins[first]['joints'])}); expected one joint list per skeleton")
+        binds = [self._inverse_binds(skins[i], gltf_data) for i in (first, other)]
+        size = 1.0 + float(np.abs(binds[0]).max())
+        worst = float(np.abs(binds[0] - binds[1]).max())
+        if worst > 1e-5 * size:
+            joint = int(np.abs(binds[0] - binds[1]).reshape(len(binds[0]), -1).max(axis=1).argmax())
+            raise ValueError(f"{where} but bind joint {joint} differently (inverse bind matrices {worst:.6g} apart); "
+                             "expected the same inverse bind matrices for one skeleton")
+
+    def _inverse_binds(self, gltf_skin, gltf_data):
+        """A skin's inverse bind matrices (n, 16), identity where the skin gives none."""
+        if "inverseBindMatrices" not in gltf_skin:
+            return np.tile(np.eye(4).ravel(), (len(gltf_skin["joints"]), 1))
+        return self._accessor_array(gltf_data, gltf_skin["inverseBindMatrices"])[:len(gltf_skin["joints"])].astype(np.float64)
+
     def build_character_joints(self, char, root_nodeids, affected_nodeids, skinid, gltf_data):
         """panda3d-gltf's joints, their binds (inverse bind matrices inverted) taken in the frame that
         puts the skin's top joint at its own rest transform. panda3d-gltf takes them in the Character's
