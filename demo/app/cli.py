@@ -189,13 +189,21 @@ def run_headless(base, demo, args):
         # sun's shadow map) are skipped by the render loop, and the simulation does not need them
         # (a report run has no window at all).
         set_drawing(base, False)
+    drawn = False
     while frames < last_frame and frames != shot_frame and not demo.done:
+        # The saved frame is drawn inside its own step, after the warper and the contact IK: a frame
+        # rendered after the step would redraw the character from its plain animation.
+        drawn = bool(args.screenshot) and frames + 1 in (last_frame, shot_frame)
+        if drawn:
+            set_drawing(base, True)
         base.taskMgr.step()
         frames += 1
     try:
         if args.screenshot:
-            set_drawing(base, True)
-            base.graphicsEngine.renderFrame()
+            if not drawn:   # the run ended early (or --at 0): one more frame of it, drawn
+                set_drawing(base, True)
+                base.taskMgr.step()
+                frames += 1
             save_screenshot(base.win, args.screenshot)
         if report is not None:
             report.write(args.report, frames)

@@ -83,12 +83,15 @@ class CourseRun:
         self.run_until(lambda: self.frames >= end)
 
     def shoot(self, path):
+        """Save the next frame as the game draws it: stepped with drawing on, so the picture shows
+        the warper's and the contact IK's pose (a render after the step redraws the plain animation)."""
         set_drawing(self.base, True)
-        self.base.graphicsEngine.renderFrame()
+        self.base.taskMgr.step()
+        self.frames += 1
         save_screenshot(self.base.win, str(path))
 
     def shoot_at(self, seconds, path):
-        self.run_until(lambda: self.seconds >= seconds - 1e-9)
+        self.run_until(lambda: self.seconds >= seconds - 1.0 / FPS - 1e-9)
         self.shoot(path)
 
     def destroy(self):
