@@ -21,7 +21,8 @@ import sys
 
 from motionwarp import WarpAsset, WarpPhase
 from motionwarp.warp.asset import Traversal
-from motionwarp.warp.contacts import Contact
+from motionwarp.warp.assetdata import TRAVERSAL_KINDS
+from motionwarp.warp.contacts import UP, Contact
 from motionwarp.animation.loader import load_model_node
 from motionwarp.animation.rootmotion import track_for
 
@@ -149,8 +150,9 @@ def jump(clip, track):
             phase("landing", take_off, land, track, points["landing"], rates="jump_landing")], points
 
 
-def contacts(clip, phases, points):
-    """The asset's contacts from the clip's ground truth, each at the offset it was authored at.
+def contacts(clip, phases, points, normal=UP):
+    """The asset's contacts from the clip's ground truth, each at the offset it was authored at;
+    target contacts touch a surface facing `normal` (None: a marker's point itself).
 
     A hand grabs the target of the phase that ends as it plants; a foot touching down at or after
     the last phase's end stands on that phase's target (the landing point, the ledge top: found
@@ -166,11 +168,16 @@ def contacts(clip, phases, points):
             continue   # the seat: the phase's own target (aligned), not a limb the contact IK holds
         if name is not None:
             offset = tuple(round(p - t, 4) for p, t in zip(pos, points[name]))
-            found.append(Contact(truth["joint"], start, end, "target", name, offset))
+            found.append(Contact(truth["joint"], start, end, "target", name, offset, normal))
         else:
             offset = tuple(round(p - s, 4) for p, s in zip(pos, truth["surface"]))
             found.append(Contact(truth["joint"], start, end, "surface", offset=offset))
     return found
+
+
+def _marker_normal(traversal):
+    """A marker kind's hand goes to the marker itself (None); a traversal's touches the top (up)."""
+    return None if TRAVERSAL_KINDS[traversal["kind"]].found_by == "marker" else UP
 
 
 def write_warp_assets(out_dir, model_path, contacts_path):
@@ -201,7 +208,7 @@ def write_warp_assets(out_dir, model_path, contacts_path):
         path = out_dir / f"{name}.warp.json"
         phases, points = builders[clip](truth[clip], track)
         asset = WarpAsset(model=model, clip=clip, root_joint="root", phases=phases, traversal=Traversal(**traversal),
-                          contacts=contacts(truth[clip], phases, points), path=str(path))
+                          contacts=contacts(truth[clip], phases, points, _marker_normal(traversal)), path=str(path))
         asset.save()
         WarpAsset.load(path)
         written.append(path)

@@ -27,6 +27,8 @@ LIMBS = {"hand_l": ("upper_arm_l", "forearm_l"), "hand_r": ("upper_arm_r", "fore
          "foot_l": ("thigh_l", "shin_l"), "foot_r": ("thigh_r", "shin_r")}
 #: Sort of the measuring task: after the warper (45) and the IK (47), before igLoop renders (50).
 MEASURE_SORT = 49
+#: The mannequin's pelvis joint: how far the IK lowers the body.
+HIPS = "hips"
 #: The mannequin's ankle (foot joint) above its sole, as authored.
 ANKLE = 0.08
 
@@ -53,7 +55,7 @@ class Level:
 
 class ContactRun:
     """One traversal over `level`, with the contact IK or without; `frames` holds, per frame,
-    the clip time, dt, each end joint's world position and each limb joint's local rotation."""
+    the clip time, dt, each end joint's and the hips' world position and each limb joint's local rotation."""
 
     def __init__(self, base, level, assets, fps, ik=True, heading=0.0, **ik_settings):
         actor = load_actor(MANNEQUIN)
@@ -97,6 +99,7 @@ class ContactRun:
             frame["pos"][end] = self._world(end)
             for joint, parent in ((upper, None), (mid, upper), (end, mid)):
                 frame["rot"][joint] = self._local_rotation(joint, parent)
+        frame["pos"][HIPS] = self._world(HIPS)
         self.frames.append(frame)
         return task.cont
 

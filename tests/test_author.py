@@ -239,3 +239,44 @@ def test_the_command_writes_lists_and_refuses_in_one_line(bipeds, tmp_path, caps
         status, stderr = tool_in_process(capsys, "author", bipeds["metre"].path, *args, "--out", tmp_path / "bad.warp.json")
         assert status == 2 and stderr.count("\n") == 1 and message in stderr, stderr
         assert not (tmp_path / "bad.warp.json").exists()
+
+
+class _Limb:
+    def __init__(self, joint):
+        self.joint, self.is_foot, self.role = joint, joint.startswith("foot"), joint
+
+
+class _Plant:
+    def __init__(self, joint, start, end):
+        self.limb, self.start, self.end = _Limb(joint), start, end
+
+
+class _Clip:
+    """What `author` reads of a clip's facts to write contacts: a hand planting at 1.0 s (the
+    phase's end) at (0.1, 0.5, 1.2), a foot planting at 0.2 s; 30 fps, 2 s long."""
+    fps = 30
+
+    class facts:
+        seconds = 2.0
+        contacts = [_Plant("hand_r", 1.0, 1.4), _Plant("foot_l", 0.2, 0.6)]
+
+    @staticmethod
+    def joint(name, seconds):
+        return np.array([0.1, 0.5, 1.2]) if name == "hand_r" else np.array([0.0, 0.1, 0.08])
+
+    @staticmethod
+    def root(seconds):
+        return np.array([0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("kind, normal", [("use", None), ("pick_up", None), ("vault", "absent")])
+def test_a_marker_kinds_hand_goes_to_the_marker_point(kind, normal):
+    """A hand planting as a marker kind's phase ends touches the marker's point itself (`"normal":
+    null`, design 5.1): the level designer put it where the hand goes. A traversal's hand touches the
+    top (no normal written: up). Its offset is from the target either way; feet stand on the surface."""
+    target = np.array([0.1, 0.5, 1.0])
+    written = author._contacts(_Clip, [("hand", 0.0, 1.0, target)], kind)
+    hand, foot = sorted(written, key=lambda c: c["joint"], reverse=True)
+    assert (hand["touches"], hand["phase"], hand["offset"]) == ("target", "hand", [0.0, 0.0, 0.2])
+    assert hand.get("normal", "absent") == normal
+    assert foot["touches"] == "surface" and "normal" not in foot

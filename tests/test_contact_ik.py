@@ -171,6 +171,12 @@ def _asset_data(asset, contacts):
     ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "surface", "offset": [0, 1]},
      "contacts[0].offset", "three finite numbers"),
     ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "surface", "grip": 1}, "contacts[0].grip", "unknown key"),
+    ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "target", "phase": "close_edge", "normal": [0, 0, 0]},
+     "contacts[0].normal", "not all zero"),
+    ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "target", "phase": "close_edge", "normal": "up"},
+     "contacts[0].normal", "three finite numbers"),
+    ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "surface", "normal": [0, 0, 1]},
+     "contacts[0].normal", "expected no normal"),
 ])
 def test_bad_contacts_name_the_field(warp_assets, contact, field, expected):
     with pytest.raises(AssetError) as info:
@@ -188,6 +194,17 @@ def test_contacts_round_trip_and_stay_optional(warp_assets, tmp_path):
     data = _asset_data(vault, [])
     del data["contacts"]
     assert WarpAsset.from_dict(data).contacts == []
+
+
+def test_a_contacts_normal_is_a_unit_direction_or_null_and_round_trips(warp_assets):
+    """`normal` [0, -2, 0] reads as the unit (0, -1, 0), null as None (the target point itself),
+    absent as up; each is written back as read (up left out, as the shipped files have it)."""
+    base = {"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "target", "phase": "close_edge"}
+    given = [dict(base, normal=[0, -2, 0]), dict(base, normal=None), dict(base)]
+    asset = WarpAsset.from_dict(_asset_data(warp_assets["vault"], given), "vault.warp.json")
+    assert [c.normal for c in asset.contacts] == [(0.0, -1.0, 0.0), None, (0.0, 0.0, 1.0)]
+    written = [c.to_dict() for c in asset.contacts]
+    assert [w.get("normal", "absent") for w in written] == [[0.0, -1.0, 0.0], None, "absent"]
 
 
 def test_settings_and_cleanup(base):

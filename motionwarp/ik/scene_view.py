@@ -67,16 +67,25 @@ class SceneView:
 
     def _resolved(self, warp, phase, contact):
         """target_points, computed. The joint sits at its offset from the target (in the target's
-        frame) across, and at the offset's height above the surface a ray finds under that
-        point (a curved, sloped, dipped or stacked top is not level with the edge target); at the
-        offset itself when no surface is there or there is no probe."""
+        frame), at the offset's height along the contact's normal above the surface a ray finds
+        along that normal (a curved, sloped or stacked top is not level with the edge target; a
+        button stands proud of its wall): from `ik_ray_above` out of the target's surface to
+        `ik_surface_reach` into it. At the offset itself when no surface is there, the contact has
+        no normal (a marker's point) or there is no probe: never on whatever lies farther (the
+        floor under a thin top a hand is past the end of)."""
         pos, quat = warp.targets[phase].resolve(self.render, self.render)
         goal, goal_quat = warp.phase_goal(phase)  # the root at the phase end
         parent = self.actor.getParent()
         touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
-        point = pos + quat.xform(Vec3(*contact.offset))
-        if self.probe is not None:
-            hit = self.probe.drop(point.x, point.y, pos.z + self.settings.ik_ray_above, pos.z - self.settings.ik_ray_below)
+        offset = quat.xform(Vec3(*contact.offset))
+        point = pos + offset
+        if self.probe is not None and contact.normal is not None:
+            normal = quat.xform(Vec3(*contact.normal))
+            normal.normalize()
+            height = offset.dot(normal)
+            surface = point - normal * height   # where the target's own surface lies under the offset
+            hit = self.probe.ray(surface + normal * self.settings.ik_ray_above,
+                                 surface - normal * self.settings.ik_surface_reach)
             if hit is not None:
-                point.z += hit[0] - pos.z
+                point = Point3(hit.pos) + normal * height
         return point, touchdown

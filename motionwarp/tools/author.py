@@ -318,7 +318,7 @@ def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
             "root_joint": joint, "root_mode": mode,
             "traversal": {"kind": kind, **{name: [_r(v if TRAVERSAL_KINDS[kind].signed else max(v, 0.0))
                                                   for v in values] for name, values in ranges.items()}},
-            "phases": phases, **({"contacts": contacts} if (contacts := _contacts(a, points)) else {})}
+            "phases": phases, **({"contacts": contacts} if (contacts := _contacts(a, points, kind)) else {})}
 
 
 def _given_range(name, values):
@@ -332,9 +332,11 @@ def _given_range(name, values):
     return [float(v) for v in values]
 
 
-def _contacts(a, points):
+def _contacts(a, points, kind):
     """Hands grab the target of the phase that ends as they plant; a foot planting at or after the last
-    phase's end stands on its target; other feet stand on whatever is under them (design 5.1)."""
+    phase's end stands on its target; other feet stand on whatever is under them (design 5.1). A
+    marker kind's target is the point itself (`normal` null): the designer put it where the hand goes."""
+    marker = TRAVERSAL_KINDS[kind].found_by == "marker"
     ends = {round(end, 4): (name, target) for name, _, end, target in points}
     last_name, _, last_end, last_target = points[-1]
     found = []
@@ -351,7 +353,7 @@ def _contacts(a, points):
             continue
         if aimed is not None:
             found.append({"joint": p.limb.joint, "start": start, "end": end, "touches": "target", "phase": aimed[0],
-                          "offset": [_r(v) for v in pos - aimed[1]]})
+                          "offset": [_r(v) for v in pos - aimed[1]], **({"normal": None} if marker else {})})
         elif p.limb.is_foot:
             ground = a.root(p.start)[2]
             found.append({"joint": p.limb.joint, "start": start, "end": end, "touches": "surface",

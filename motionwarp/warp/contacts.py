@@ -3,18 +3,24 @@
 A contact names an end joint (a hand or a foot; the chain the IK bends is its parent and
 grandparent), the window `[start, end]` in clip seconds, and what it touches:
 - `"target"`: the target point of phase `phase` (the point that phase warps to, without the
-  phase's own `t_offset`), the joint sitting at `offset` from it in the target's frame;
+  phase's own `t_offset`), the joint sitting at `offset` from it in the target's frame, above
+  the surface facing `normal` there (up for a top; the IK looks for that surface along it, near
+  the target), or exactly there with `normal` None (a marker a level designer put where the hand
+  grabs or presses);
 - `"surface"`: whatever a ray finds under the joint, the joint sitting at `offset` from the hit
   point (e.g. `[0, 0, 0.08]`: an ankle 8 cm above the sole).
 `offset` is where the joint was, as authored, relative to what it touches.
 """
 from typing import Optional
 import dataclasses
+import math
 
 from ..base.errors import shown
 
 TOUCHES = ("target", "surface")
-_KEYS = ("joint", "start", "end", "touches", "phase", "offset")
+_KEYS = ("joint", "start", "end", "touches", "phase", "offset", "normal")
+#: Which way a target contact's surface faces, in the target's frame, unless the contact says.
+UP = (0.0, 0.0, 1.0)
 
 
 @dataclasses.dataclass
@@ -27,6 +33,9 @@ class Contact:
     touches: str
     phase: Optional[str] = None
     offset: tuple = (0.0, 0.0, 0.0)
+    #: Target contacts: the unit direction the touched surface faces, in the target's frame; None:
+    #: the joint goes to the target itself (no surface is looked for).
+    normal: Optional[tuple] = UP
     #: Computed on load: where the clip puts the joint at `start`, in the root's frame at the end of
     #: the contact's phase (target contacts: where it lands when the phase ends on its target), or
     #: at `start` (surface contacts).
@@ -51,6 +60,8 @@ class Contact:
         if self.phase is not None:
             data["phase"] = self.phase
         data["offset"] = list(self.offset)
+        if self.normal != UP:
+            data["normal"] = None if self.normal is None else list(self.normal)
         return data
 
 
@@ -62,7 +73,8 @@ def read_contacts(check, data, phases):
         check.object(item, field, _KEYS, required=("joint", "start", "end", "touches"))
         contact = Contact(joint=check.string(item, "joint", field), start=check.number(item, "start", field),
                           end=check.number(item, "end", field), touches=item["touches"], phase=item.get("phase"),
-                          offset=check.vector(item, "offset", field))
+                          offset=check.vector(item, "offset", field),
+                          normal=_normal(check, item, field))
         if contact.end <= contact.start:
             check.fail(f"{field}.end", f"expected a time after start ({contact.start}), got {contact.end}")
         if contact.touches not in TOUCHES:
@@ -72,8 +84,21 @@ def read_contacts(check, data, phases):
                                          f"joint touches, got {shown(contact.phase)}")
         if contact.touches == "surface" and "phase" in item:
             check.fail(f"{field}.phase", "expected no phase: a surface contact touches what is under the joint")
+        if contact.touches == "surface" and "normal" in item:
+            check.fail(f"{field}.normal", "expected no normal: a surface contact touches what is under the joint")
         contacts.append(contact)
     return contacts
+
+
+def _normal(check, item, field):
+    """A contact's `normal`: up when absent, None when null, else scaled to length 1."""
+    if "normal" in item and item["normal"] is None:
+        return None
+    vector = check.vector(item, "normal", field, default=list(UP))
+    length = math.sqrt(sum(v * v for v in vector))
+    if length < 1e-6:
+        check.fail(f"{field}.normal", f"expected a direction (three numbers, not all zero) or null, got {list(vector)}")
+    return tuple(v / length for v in vector)
 
 
 def check_contacts(check, contacts, model, parents, duration):
