@@ -19,7 +19,7 @@ The level, walked from (0, -3) along +Y, one prop about every 5 m:
     y =  3   fence_simple      x2.5, turned 200 deg   (something to vault)
     y =  7   log_large         x1.5, turned 200 deg   marker `sit` on its top, facing away from it
     y = 12   table_long        x0.8, turned 90 deg    a cup, marker `pick_up` at the cup
-    y = 17.5 box_large (crate) x1.35, turned 30 deg   marker `use` on its front face (the latch)
+    y = 17.5 box_large (crate) x1.35, turned 30 deg   marker `use` on a latch on its front panel
     y = 22.5 log_stackLarge    x2.0, turned 90 deg
     y = 27.5 cliff_block_rock  x1.5, turned 30 deg
     y = 32   box_large (crate) x0.55, turned 200 deg
@@ -52,7 +52,7 @@ LAYOUT = [
 ]
 #: The pick-up clip grabs 0.14 m above the table top, 0.08 m in from its near edge (as the yard's table).
 GRAB_ABOVE, GRAB_IN = 0.14, 0.08
-#: The use clip's hand meets the latch 1.15 m up, 0.08 m out from the crate's face (as the yard's button).
+#: The use clip's hand meets the latch 1.15 m up, 0.08 m out from the crate's panel (as the yard's button).
 USE_HEIGHT, USE_OUT = 1.15, 0.08
 
 
@@ -133,6 +133,26 @@ def add_cup(parent, world_pos, radius=0.04, height=0.1):
     return cup
 
 
+def add_latch(parent, at, heading, size=(0.12, USE_OUT, 0.1)):
+    """A small latch block on the panel, from the panel out to where the hand meets it (as the yard's button)."""
+    mesh = bpy.data.meshes.new("latch_block")
+    (w, d, h) = size
+    verts = [(x, y, z) for z in (-h / 2, h / 2) for y in (0.0, d) for x in (-w / 2, w / 2)]
+    faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    mesh.from_pydata(verts, [], faces)
+    mesh.update()
+    material = bpy.data.materials.new("latch_steel")
+    material.use_nodes = True
+    material.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.55, 0.58, 0.62, 1.0)
+    mesh.materials.append(material)
+    block = bpy.data.objects.new("latch_block", mesh)
+    bpy.context.scene.collection.objects.link(block)
+    block.parent = parent
+    block.matrix_parent_inverse = Matrix.Identity(4)
+    block.matrix_world = placement(at, heading, z=at.z)
+    return block
+
+
 def build():
     clear_scene()
     props, imported = {}, {}
@@ -168,12 +188,19 @@ def build():
     add_cup(mesh, Vector((grab.x, grab.y + 0.03, top)))
     add_marker("pick_up", mesh, placement(grab, 0.0, z=grab.z), "cup_grab")
 
-    # The crate's latch: the middle of its front face (its local -Y side), the hand facing into it.
+    # The crate's latch: on the middle of its front panel (its local -Y side), which is sunk behind the
+    # crate's jutting frame: found with a ray into the mesh, the hand facing into it.
     mesh, pos, heading, scale = props["crate_latch"]
     low, high = local_bounds(mesh)
-    face = mesh.matrix_world @ Vector(((low.x + high.x) / 2, low.y, 0.0))
+    inverse = mesh.matrix_world.inverted()
+    height = (inverse @ Vector((0.0, 0.0, USE_HEIGHT))).z
+    hit, panel, _, _ = mesh.ray_cast(Vector(((low.x + high.x) / 2, low.y - 1.0, height)), Vector((0.0, 1.0, 0.0)))
+    if not hit:
+        raise RuntimeError("no front panel found on the crate")
+    panel = mesh.matrix_world @ panel
     out = Matrix.Rotation(math.radians(heading), 4, "Z") @ Vector((0.0, -USE_OUT, 0.0, 0.0))
-    latch = Vector((face.x + out.x, face.y + out.y, USE_HEIGHT))
+    latch = Vector((panel.x + out.x, panel.y + out.y, USE_HEIGHT))
+    add_latch(mesh, latch, heading)
     add_marker("use", mesh, placement(latch, heading, z=latch.z), "latch")
     bpy.context.view_layer.update()
     for obj in bpy.data.objects:
