@@ -32,8 +32,12 @@ def shared_props():
     return sorted(SHARED.glob("*/*.glb")) if SHARED is not None else []
 
 
+#: Files in COPIED made here from the copies, not copies themselves (authoring/make_blender_level.py).
+MADE_HERE = ("blender_level",)
+
+
 def copied_props():
-    return sorted(COPIED.glob("*.glb"))
+    return sorted(path for path in COPIED.glob("*.glb") if path.stem not in MADE_HERE)
 
 
 #: The KayKit props (every other real prop is the Nature Kit's).

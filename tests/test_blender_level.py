@@ -1,0 +1,145 @@
+"""The level Blender made of the real props (issue 26): props/real/blender_level.glb, written by
+Blender's own glTF exporter (authoring/make_blender_level.py), carries its marker empties' custom
+properties, Panda3D's loader puts the tagged nodes where the file says, and the MarkerProvider offers
+each marker to a character come to it.
+
+The oracle is the GLB's own JSON, read here with json and struct: its nodes' extras, and each node's
+world transform composed from the node tree (translation, rotation, scale or matrix), turned from
+glTF's y-up into Panda3D's z-up as (x, y, z) -> (x, -z, y).
+"""
+import json
+import math
+import struct
+
+import numpy
+import pytest
+from panda3d.core import Filename, NodePath, Point3, Vec3
+
+from motionwarp import SceneProbe, WarpAsset
+from motionwarp.scene.markers import MARKER_TAG, MarkerProvider
+
+from .conftest import SAMPLES
+
+LEVEL = SAMPLES / "scenes" / "props" / "real" / "blender_level.glb"
+#: The marker empties the script adds: {node name: kind}.
+MARKERS = {"seat": "sit", "cup_grab": "pick_up", "latch": "use"}
+
+
+def read_glb(path):
+    """The JSON chunk of a GLB file (header: magic, version, length; then chunks of length, type, data)."""
+    data = path.read_bytes()
+    magic, version, length = struct.unpack_from("<4sII", data, 0)
+    assert magic == b"glTF" and version == 2 and length == len(data)
+    chunk_length, chunk_type = struct.unpack_from("<II", data, 12)
+    assert chunk_type == 0x4E4F534A   # "JSON"
+    return json.loads(data[20:20 + chunk_length])
+
+
+def local_matrix(node):
+    """A glTF node's local 4x4 matrix (column vectors): its `matrix`, else T * R * S."""
+    if "matrix" in node:
+        return numpy.array(node["matrix"], float).reshape(4, 4).T
+    x, y, z, w = node.get("rotation", (0.0, 0.0, 0.0, 1.0))
+    rotation = numpy.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    matrix = numpy.eye(4)
+    matrix[:3, :3] = rotation * numpy.array(node.get("scale", (1.0, 1.0, 1.0)), float)
+    matrix[:3, 3] = node.get("translation", (0.0, 0.0, 0.0))
+    return matrix
+
+
+def world_matrices(doc):
+    """{node index: world matrix} for every node under the default scene's roots (glTF frame)."""
+    scene = doc["scenes"][doc.get("scene", 0)]
+    found, stack = {}, [(index, numpy.eye(4)) for index in scene["nodes"]]
+    while stack:
+        index, parent = stack.pop()
+        found[index] = parent @ local_matrix(doc["nodes"][index])
+        stack.extend((child, found[index]) for child in doc["nodes"][index].get("children", ()))
+    return found
+
+
+def to_panda(vector):
+    """glTF y-up to Panda3D z-up."""
+    x, y, z = vector
+    return Point3(x, -z, y)
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return read_glb(LEVEL)
+
+
+@pytest.fixture(scope="module")
+def level(showbase):
+    """The level as the demo loads it, under a root of its own, apart from render (which each test's
+    `base` empties); no ground: the markers stand on props."""
+    root = NodePath("blender level")
+    model = showbase.loader.loadModel(Filename.fromOsSpecific(str(LEVEL)))
+    model.reparentTo(root)
+    yield root
+    root.removeNode()
+
+
+def test_the_level_is_small_and_every_marker_empty_carries_its_extras(doc):
+    assert LEVEL.stat().st_size < 2_000_000
+    assert "Khronos glTF Blender I/O" in doc["asset"].get("generator", "")
+    tagged = {node["name"]: node["extras"] for node in doc["nodes"] if MARKER_TAG in node.get("extras", {})}
+    assert tagged == {name: {MARKER_TAG: kind} for name, kind in MARKERS.items()}
+    parents = {child: node["name"] for node in doc["nodes"] for child in node.get("children", ())}
+    by_name = {node["name"]: index for index, node in enumerate(doc["nodes"])}
+    for name in MARKERS:   # each marker is a child of its prop's mesh node, as the provider needs
+        parent = doc["nodes"][by_name[parents[by_name[name]]]]
+        assert "mesh" in parent, (name, parent["name"])
+
+
+def test_the_loaded_markers_stand_where_the_gltf_node_tree_puts_them(doc, level):
+    worlds = world_matrices(doc)
+    loaded = {node.getName(): node for node in level.findAllMatches(f"**/={MARKER_TAG}")}
+    assert {name: node.getTag(MARKER_TAG) for name, node in loaded.items()} == MARKERS
+    for index, node in enumerate(doc["nodes"]):
+        if node["name"] not in MARKERS:
+            continue
+        world = worlds[index]
+        expected = to_panda(world[:3, 3])
+        marker = loaded[node["name"]]
+        assert (marker.getPos(level) - expected).length() < 1e-3, node["name"]
+        # Panda3D's +Y (the way the character faces on arrival) is glTF's -Z.
+        forward = to_panda(world[:3, :3] @ numpy.array((0.0, 0.0, -1.0)))
+        forward.normalize()
+        assert (marker.getQuat(level).getForward() - forward).length() < 1e-3, node["name"]
+    # Blender's +Y is Panda3D's +Y: the cup's grab faces +Y, the walking line, 0.94 m up beside the cup.
+    grab = loaded["cup_grab"]
+    assert grab.getH(level) == pytest.approx(0.0, abs=0.01)
+    assert grab.getZ(level) == pytest.approx(0.94, abs=1e-3)
+    assert not level.find("**/cup").isEmpty()
+
+
+@pytest.fixture(scope="module")
+def markers(level, warp_asset_dir):
+    assets = [WarpAsset.load(path) for path in sorted(warp_asset_dir.glob("*.warp.json"))]
+    return MarkerProvider(SceneProbe.from_geometry(level), level, assets)
+
+
+@pytest.mark.parametrize("name, clip", [("cup_grab", "pick_up_table"), ("seat", "sit"), ("latch", "use")])
+def test_a_character_1_m_in_front_of_a_marker_facing_it_is_offered_it(level, markers, name, clip):
+    """1 m from the marker on its ground, facing it: for pick_up and use the marker's own heading (the
+    character faces its +Y), for sit the opposite (it arrives facing the marker's -Y and turns round)."""
+    assert markers.problems == []
+    marker = level.find(f"**/{name}")
+    h = marker.getH(level) + (180.0 if clip == "sit" else 0.0)
+    facing = Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0.0)
+    character = level.attachNewNode("character")
+    try:
+        at = marker.getPos(level) - facing * 1.0
+        character.setPos(at.x, at.y, 0.0)
+        character.setH(h)
+        found = markers.find(character)
+        assert found, found.reason
+        assert found.node == marker and found.kind == MARKERS[name] and found.asset.clip == clip
+        assert found.distance == pytest.approx(1.0, abs=1e-3)
+        assert found.height == pytest.approx(marker.getZ(level), abs=1e-3)
+    finally:
+        character.removeNode()
+
