@@ -143,3 +143,30 @@ def test_a_character_1_m_in_front_of_a_marker_facing_it_is_offered_it(level, mar
     finally:
         character.removeNode()
 
+
+
+def test_walking_straight_at_the_table_the_cup_is_offered_before_jumping_onto_the_table(showbase, level, warp_asset_dir):
+    """The demo's chooser, walking up x = 0 toward the table whose cup carries a pick_up marker (the
+    table 0.8 m high, 1.56 m deep: a jump onto it fits): from 3.4 m to 0.9 m of the marker every
+    answer about the table is the pick-up (too far until 1.4 m, then offered), never jump onto or
+    mantling the cup (with the markers looked for within 2 m only, jump onto was offered 2.08 m
+    from the marker; with no Interaction the nearer "too far to mantle" the cup won)."""
+    from demo.app.app import _providers
+    from motionwarp.base.config import MotionWarpSettings
+    from .obstacles import box_profile, prism
+    assets = {path.name: WarpAsset.load(path) for path in sorted(warp_asset_dir.glob("*.warp.json"))}
+    world = NodePath("world")
+    level.instanceTo(world)
+    prism(world, "ground", box_profile(80.0, 0.1), 40.0, pos=(0, 0, -0.1))
+    chooser = _providers(SceneProbe.from_geometry(world), assets, world, MotionWarpSettings())
+    grab = world.find("**/cup_grab").getPos(world)
+    kinds = set()
+    for step in range(26):
+        distance = 3.4 - 0.1 * step
+        found = chooser.find_at(Point3(0.0, grab.y - distance, 0.0), 0.0)
+        assert found.kind == "pick_up", (distance, found.kind, getattr(found, "reason", None))
+        if abs(distance - 1.4) > 0.05:   # the asset's distance range ends at 1.4 m (the marker is off the line)
+            assert bool(found) == (distance < 1.4), (distance, getattr(found, "reason", None))
+        kinds.add(bool(found))
+    assert kinds == {True, False}
+    world.removeNode()

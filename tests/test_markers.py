@@ -342,3 +342,24 @@ def test_reasons_say_pick_up_in_words(base, rigs, tmp_path, pos, h, wall, reason
     actor = place(base, folder / "reach.glb", Point3(0, 0, 0), 0.0)
     found = MarkerProvider(SceneProbe.from_geometry(root), base.render, [WarpAsset.load(path)], reach=3.0).find(actor)
     assert not found and found.reason == reason and found.kind == "pick_up"
+
+
+@pytest.mark.parametrize("name", ["pick_up", "pick_up_table", "use", "sit"])
+def test_a_shipped_marker_asset_is_offered_over_its_whole_distance_range(warp_asset_dir, name):
+    """Straight on, the marker at the middle of the asset's height range: at both ends of its
+    `traversal.distance` (the range a chooser reads as "comes closer and it is offered") the
+    provider offers it, the warper taking the stretch; 5 cm past the far end it is too far. The
+    pick-ups and use said 1.6 m, where the warper refused them (a 3.28x stretch at 1.5 m)."""
+    asset = WarpAsset.load(warp_asset_dir / f"{name}.warp.json")
+    root = level()
+    marker = root.attachNewNode(name)
+    marker.setTag(MARKER_TAG, asset.traversal.kind)
+    marker.setH(180.0 if asset.traversal.kind == "sit" else 0.0)   # a seat faces the sitter
+    provider = MarkerProvider(SceneProbe.from_geometry(root), root, [asset], reach=3.0)
+    near, far = asset.traversal.distance
+    for distance, offered in ((near, True), (far, True), (far + 0.05, False)):
+        marker.setPos(0.0, distance, sum(asset.traversal.height) / 2)
+        provider.refresh()
+        found = provider.find_at(Point3(0, 0, 0), 0.0)
+        assert bool(found) == offered, (distance, getattr(found, "reason", None))
+        assert offered or found.too_far

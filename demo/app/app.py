@@ -422,7 +422,10 @@ def _providers(probe, assets, space, warp_settings):
         providers.append(JumpProvider(probe, assets.values(), space=space, reach=JUMP_REACH,
                                       warp_settings=warp_settings))
     if kinds & set(MARKER_KINDS):
-        providers.append(MarkerProvider(probe, space, assets.values(), space=space, warp_settings=warp_settings))
+        # as far as a jump reaches: a marker on a prop is seen (too far, until closer) before the
+        # jump onto that prop is offered, so the chooser offers what the marker names
+        providers.append(MarkerProvider(probe, space, assets.values(), space=space, reach=JUMP_REACH,
+                                        warp_settings=warp_settings))
     return InteractionChooser(providers, space=space) if providers else _NoTraversal()
 
 

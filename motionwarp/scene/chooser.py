@@ -12,7 +12,8 @@ obstacle (the same node, or a marker placed on it), the kind the level means com
 (KIND_ORDER: what a marker names on a prop before traversing the prop, a vault before a jump
 onto), whatever each provider's reach: a kind refused only as too far (walking closer offers it)
 is answered before a later kind's Interaction. With no Interaction, the nearest Refusal that is
-too far, else the Refusal of the nearest thing refused, with every provider's causes about that
+too far (about its obstacle, the kind first in KIND_ORDER: "too far to pick up" the cup on a table
+before "too far to mantle" the table), else the Refusal of the nearest thing refused, with every provider's causes about that
 same thing (its own first); when none met anything, what each looked for.
 """
 from panda3d.core import NodePath
@@ -60,7 +61,8 @@ class InteractionChooser:
 def best(answers):
     """The nearest Interaction (earlier first within TIE), or, about its obstacle, the answer of the kind
     first in KIND_ORDER among Interactions and too-far Refusals; else the nearest Refusal that is too far
-    (what comes next on the way), else the nearest Refusal that names a distance, else the first."""
+    (what comes next on the way; about its obstacle, the kind first in KIND_ORDER), else the nearest
+    Refusal that names a distance, else the first."""
     found = [answer for answer in answers if answer]
     placed = [answer for answer in answers if answer.distance is not None]
     if found:
@@ -71,7 +73,11 @@ def best(answers):
         return chosen if chosen else _joined(chosen, placed)
     if placed:
         coming = [answer for answer in placed if answer.too_far]
-        return _joined(_nearest(coming or placed), placed)
+        if coming:   # about the obstacle coming next, the kind the level means (the marker on it first)
+            first = _nearest(coming)
+            about = [answer for answer in coming if answer is first or _same_obstacle(answer, first)]
+            return _joined(min(about, key=lambda answer: (_rank(answer.kind), _index(answers, answer))), placed)
+        return _joined(_nearest(placed), placed)
     return _nothing(answers) if answers else Refusal(NOTHING_AT_ALL)
 
 
@@ -115,7 +121,7 @@ def _joined(refusal, refusals):
     same.insert(0, refusal)
     numbers = {k: v for other in reversed(same) for k, v in other.numbers.items()}
     return Refusal(None, refusal.node, refusal.distance, refusal.kind, numbers, refusal.too_far,
-                   causes=[cause for other in same for cause in other.causes])
+                   causes=[cause for other in same for cause in other.causes], prop=refusal.prop)
 
 
 def _nearest(answers):

@@ -161,7 +161,7 @@ class MarkerProvider(_Asked):
 
         def refuse(cause, **numbers):
             return Refusal.of(cause, marker, ground, kind, {"height": height, "distance": ground, "turn_deg": turn,
-                                                            **numbers})
+                                                            **numbers}, prop=_prop(marker, self._root))
 
         problem = _tag_problem(marker, kind)
         if problem is not None:

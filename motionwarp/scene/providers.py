@@ -67,6 +67,7 @@ class Refusal:
     numbers: dict = dataclasses.field(default_factory=dict)
     too_far: bool = False
     causes: tuple = ()
+    prop: Optional[NodePath] = None     # markers: the prop the marker is placed on (the chooser's "same obstacle")
 
     def __post_init__(self):
         self.causes = tuple(self.causes) if self.causes else ((Cause(self.reason),) if self.reason is not None else ())
@@ -75,14 +76,14 @@ class Refusal:
         self.too_far = bool(self.too_far or any(cause.too_far for cause in self.causes))
 
     @classmethod
-    def of(cls, cause, node=None, distance=None, kind=None, numbers=()):
+    def of(cls, cause, node=None, distance=None, kind=None, numbers=(), prop=None):
         """A Refusal for one cause (a Cause, or a sentence with no number to keep), its numbers to 0.1 mm."""
         cause = cause if isinstance(cause, Cause) else Cause(cause)
         numbers = dict(numbers)
         if cause.name is not None and cause.value is not None:
             numbers[cause.name] = cause.value
         return cls(None, node, distance, kind, {k: round(v, 4) for k, v in numbers.items() if v is not None},
-                   causes=(cause,))
+                   causes=(cause,), prop=prop)
 
     def __bool__(self):
         return False
@@ -185,7 +186,7 @@ class _Asked:
         if problem is None:
             return answer
         return Refusal.of(problem, answer.node, answer.distance, answer.kind,
-                          {"height": answer.height, "depth": answer.depth})
+                          {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
 
 
 def _anchor(target, space):
