@@ -106,6 +106,35 @@ def test_a_real_prop_is_offered_what_fits_it_and_the_warp_completes(base, assets
         root.removeNode()
 
 
+#: (prop, scale, heading): a corner of the prop's square top turned toward the character, on its line.
+CORNERS = [("cliff_block_rock", 1.5, 45.0), ("cliff_block_rock", 1.5, 225.0), ("cliff_block_rock", 2.0, 315.0),
+           ("box_large", 1.0, 135.0), ("box_large", 1.35, 45.0)]
+
+
+@pytest.mark.parametrize("name, scale, heading", CORNERS)
+def test_a_corner_turned_toward_the_character_is_mantled_along_its_line(base, assets, name, scale, heading):
+    """Both faces of the corner are faced (45 degrees each): the top is measured along the character's
+    own line, its close edge where the prop's triangles under that line first reach the top (the
+    corner itself) and its depth to where they leave it; the mantle climbs straight along the line
+    (it was moved a capsule radius along one face and refused: "phase 'ledge_top' needs 0.65 m ...")."""
+    placed = PlacedProp(COPIED / f"{name}.glb", heading, scale, 0.0)
+    assert "mantle" in fitting(assets, placed.size())
+    ys, z, _ = placed.line()
+    on_top = ys[z >= placed.size()[0] - 0.01]
+    root, _ = level(base.render, base.loader, placed)
+    try:
+        found, y = walk_up(chooser(root, assets))
+        assert found is not None, f"{name} x{scale} at {heading}: {y.reason}"
+        assert found.kind == "mantle" and found.targets[0].h == pytest.approx(0.0, abs=0.5)
+        edge = found.close_edge
+        assert abs(edge.x) <= 0.01 and edge.y == pytest.approx(on_top.min(), abs=0.02), edge
+        assert found.depth == pytest.approx(on_top.max() - on_top.min(), abs=0.03)
+        finished, _ = played(base, found, y)
+        assert finished
+    finally:
+        root.removeNode()
+
+
 @pytest.mark.parametrize("name, scale, heading, reason", OUT_OF_RANGE)
 def test_a_real_prop_no_asset_fits_is_refused_with_a_reason(base, assets, name, scale, heading, reason):
     placed = PlacedProp(COPIED / f"{name}.glb", heading, scale, 0.0)

@@ -274,6 +274,12 @@ def _from_face(probe, settings, pos, forward, hit, normal, max_height, again, he
     along_edge = _edge_direction(probe, pos, forward, found) if ends and found.close_edge is not None else None
     if along_edge is not None:
         shift = _off_the_end(probe, settings, along_edge, found)
+        if abs(shift) > settings.edge_tolerance and _corner_in_line(probe, settings, pos, forward, found,
+                                                                     along_edge, -math.copysign(1.0, shift)):
+            # A corner turned toward the character: both its faces are faced, and it is climbed over along
+            # the character's own line (moved to a capsule radius along one face, the warp would have to
+            # carry the clip sideways and turn it toward that face).
+            return _from_face(probe, settings, pos, forward, hit, -forward, max_height, False, held, ends=False)
         if abs(shift) > settings.edge_tolerance:   # the line meets the top near its end: in from it
             shifted = pos + along_edge * shift
             face = _face(probe, settings, shifted, forward)
@@ -301,6 +307,18 @@ def _edge_direction(probe, pos, forward, found):
     hit = probe.ray(origin, origin + forward * (found.distance + _INSIDE_EDGE))
     normal = _horizontal(hit.normal) if hit is not None and hit.node == found.node else None
     return None if normal is None else normal.cross(_UP)
+
+
+def _corner_in_line(probe, settings, pos, forward, found, along_edge, toward_end):
+    """Whether the top's end `toward_end` (+1 or -1 along `along_edge`, the face the line meets) is a
+    corner within the face sweep's radius of the character's line whose other face the character also
+    faces (within `max_approach_deg`): a ray along the way that far beside the line, just under the
+    top, meets the same obstacle on a face turned more than _SAME_FACE_DEG from the line's own."""
+    start = Point3(pos.x, pos.y, found.close_edge.z - _OFF_TOP) + along_edge * (toward_end * settings.face_radius)
+    hit = probe.ray(start, start + forward * (found.distance + settings.probe_step))
+    other = _horizontal(hit.normal) if hit is not None and hit.node == found.node else None
+    return (other is not None and other.dot(_UP.cross(along_edge)) < math.cos(math.radians(_SAME_FACE_DEG))
+            and -forward.dot(other) >= math.cos(math.radians(settings.max_approach_deg)))
 
 
 def _off_the_end(probe, settings, side, found):
