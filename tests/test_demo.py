@@ -122,6 +122,8 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
                      ("tall crate", "vault"), ("chamfered ledge", "mantle"), ("high ledge", "mantle_high")]
     for interaction in report["interactions"]:
         assert interaction["completed"]
+        # met in their middle, from the source assets' first frame; nothing there moves to switch off
+        assert not interaction["mirrored"] and interaction["start_frame"] == 0 and not interaction["switched_off"]
         assert len(interaction["phases"]) == (3 if interaction["kind"] == "vault" else 1)
         for phase in interaction["phases"]:
             assert phase["error_m"] < 1e-3 and phase["error_deg"] < 0.1
@@ -220,3 +222,42 @@ def test_headless_report_takes_what_the_path_meets_after_a_fall(tmp_path, warp_a
     assert report["stopped"] is None
     x, y, z = report["end"]["pos"]
     assert z == pytest.approx(0.0, abs=1e-4) and 13.0 < y < 14.5
+
+
+def test_headless_report_records_mirrored_vaults_and_pose_matched_starts(tmp_path, warp_asset_dir):
+    """Three 1.2 m crates across the line x = 0: shifted 0.45 m left (its right end 0.15 m from the
+    line, the left 1.05 m), centred, shifted right. Only the first has its nearer end to the right, so
+    only its vault plays mirrored (design 7); the report keeps `asset` the source's name. The vault's
+    `pose_match.window` is one frame wide, [0.2, 0.2] s: every vault starts at that clip frame, which
+    the test computes from the clip's own frame rate, and still ends each phase on its target."""
+    from motionwarp import WarpAsset
+    assets = tmp_path / "assets"
+    assets.mkdir()
+    for source in warp_asset_dir.iterdir():
+        data = json.loads(source.read_text()) if source.name.endswith(".warp.json") else None
+        if data is not None:
+            data["model"] = str(SAMPLES / "assets" / "mannequin.glb")
+            if data["clip"] == "vault":
+                data["pose_match"] = {"window": [0.2, 0.2]}
+            (assets / source.name).write_text(json.dumps(data))
+        else:
+            (assets / source.name).write_bytes(source.read_bytes())
+    fps = WarpAsset.load(assets / "vault.warp.json").track.fps
+    crates = [("right end near", -0.45, 2.0), ("centred", 0.0, 7.0), ("left end near", 0.45, 12.0)]
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
+    scene["obstacles"] = [{"name": name, "shape": "box", "pos": [x, y, 0], "size": [1.2, 0.6, 1.0], "h": 0}
+                          for name, x, y in crates]
+    scene["autopilot"] = [[0, -3], [0, 16]]
+    (tmp_path / "scene.json").write_text(json.dumps(scene))
+    out = tmp_path / "report.json"
+    result = run_main("--headless", "--autopilot", "--assets", str(assets), "--scene", str(tmp_path / "scene.json"),
+                      "--report", str(out), env=without_display())
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    taken = [(i["obstacle"], i["asset"], i["mirrored"]) for i in report["interactions"]]
+    assert taken == [("right end near", "vault", True), ("centred", "vault", False), ("left end near", "vault", False)]
+    for interaction, (_, x, y) in zip(report["interactions"], crates):
+        assert interaction["start_frame"] == round(0.2 * fps)
+        assert interaction["completed"] and not interaction["switched_off"] and "reason" not in interaction
+        assert all(phase["error_m"] < 1e-3 and phase["error_deg"] < 0.1 for phase in interaction["phases"])
+        assert interaction["final_pos"][1] > y + 0.3   # landed beyond the crate's far face

@@ -57,6 +57,7 @@ def test_a_target_moving_past_the_distance_switches_the_warp_off(base, rig):
     assert kind == "cancelled"
     assert reason.startswith("the target of phase 'approach' moved 0.3")
     assert "(switch_off_distance 0.3 m)" in reason
+    assert warp.switched_off == reason   # the warp says a rule ended it, and why
     passed = 0.3 / 0.5
     assert passed <= when + 1e-9 <= passed + 1.0 / FPS + 1e-9   # the first frame past the limit, or the next
     assert warp.results == []   # the phase never ended
@@ -77,6 +78,7 @@ def test_within_the_limits_the_warp_follows_its_target_to_the_end(base, rig):
     mover = Mover(base, speed=0.2, turn=10.0)   # 0.2 m and 10 degrees in the 1 s phase
     warp, events = run(base, rig, walk_asset(switch_off_distance=0.3, switch_off_angle=30.0, max_rate=1.6), mover)
     assert [kind for _, kind, _ in events] == ["finished"]
+    assert warp.switched_off is None
     result = warp.results[0]
     assert (result.arrived - result.target).length() < 1e-3
     assert result.target[0] > 0.15   # it followed the target that moved
@@ -120,5 +122,6 @@ def test_the_run_report_records_the_switch_off_reason(base, rig):
     mover.remove()
     report.ignoreAll()
     record = report.interactions[0]
-    assert record["completed"] is False
+    assert record["completed"] is False and record["switched_off"] is True
     assert record["reason"].startswith("the target of phase 'approach' moved")
+    assert record["mirrored"] is False and record["start_frame"] == 0 and record["asset"] == asset.clip

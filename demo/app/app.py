@@ -5,7 +5,9 @@ from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
 from motionwarp import (CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
-                        MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpRefused, samples)
+                        MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused, mirror_clip,
+                        samples)
+from motionwarp.animation.mirror import mirrored_name
 from motionwarp.scene.jumps import KINDS as JUMP_KINDS
 from motionwarp.scene.markers import MARKER_KINDS
 from motionwarp.scene.providers import Refusal, authored_target
@@ -88,6 +90,10 @@ class Demo(DirectObject):
         self.actor.setPos(*scene.spawn_pos)
         self.actor.setH(scene.spawn_h)
         self.actor.setBlend(frameBlend=True)
+        #: The traversal clips (vault, mantle, jump over) the actor also plays mirrored, left for right: the
+        #: providers offer an asset's mirrored twin when the edge's nearer end lies to the right (design 7,
+        #: "Mirrored assets offered"). Given to the actor before the warper's driver is made (design 3.4).
+        self.mirrored_clips = _mirror_traversal_clips(self.actor, self.assets)
         #: How tall the character is as loaded (its bind pose, metres): the camera frames it by this.
         self.height = model_height(self.actor, render)
         self.lights.follow(self.actor)
@@ -100,7 +106,8 @@ class Demo(DirectObject):
                                    blend_in=blend_time, blend_out=blend_time, max_behind_m=0.1, min_stretch=0.0)
         self._built.append(self.warper.destroy)
         # The prompt offers only what this warper plays (its limits, not the defaults).
-        self.traversal = _providers(self.probe, self.assets, render, self.warper.settings)
+        self.traversal = _providers(self.probe, self.assets, render, self.warper.settings,
+                                    mirrored=bool(self.mirrored_clips))
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
                                     taskmgr=base.taskMgr, render=render, steps=planted_steps(self.actor)) \
             if self.character.contact_ik else None
@@ -121,6 +128,8 @@ class Demo(DirectObject):
         #: starts, read from the asset, within the `traversal.distance` range the asset accepts): where the
         #: autopilot starts it, by clip.
         self.authored_distance = {asset.clip: _start_distance(asset) for asset in self.assets.values()}
+        self.authored_distance.update({mirrored_name(asset.clip): self.authored_distance[asset.clip]
+                                       for asset in self.assets.values() if asset.clip in self.mirrored_clips})
         #: Where the autopilot gives up on an obstacle no clip can take.
         self.skip_distance = max(self.authored_distance.values(), default=0.0)
         #: Hooks for reports: on_start(obstacle name, interaction, warp) and on_skip(obstacle name, reason).
@@ -411,13 +420,33 @@ def _start_distance(asset):
     return authored if accepted is None else min(max(authored, accepted[0]), accepted[1])
 
 
-def _providers(probe, assets, space, warp_settings):
+#: The asset kinds TraversalProvider offers, and so may offer mirrored.
+TRAVERSAL_PROVIDER_KINDS = frozenset(provider.kind for provider in TraversalProvider.KINDS)
+
+
+def _mirror_traversal_clips(actor, assets):
+    """Give `actor` each traversal asset's clip mirrored (`mirror_clip`, its joints paired by their names);
+    returns the source clips mirrored. A skeleton whose sides the names do not pair (a joint without its
+    partner) gets none: its providers offer the source assets only."""
+    clips = sorted({asset.clip for asset in assets.values()
+                    if asset.traversal is not None and asset.traversal.kind in TRAVERSAL_PROVIDER_KINDS})
+    try:
+        for clip in clips:
+            mirror_clip(actor, clip)
+    except UsageError:
+        return frozenset()
+    return frozenset(clips)
+
+
+def _providers(probe, assets, space, warp_settings, mirrored=False):
     """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17),
-    each answering as a warper with `warp_settings` would play."""
+    each answering as a warper with `warp_settings` would play. With `mirrored` (the actor has the
+    traversal clips mirrored), vault, mantle and jump over offer the mirrored twin by the edge's side."""
     kinds = {asset.traversal.kind for asset in assets.values() if asset.traversal is not None}
     providers = []
-    if kinds & {provider.kind for provider in TraversalProvider.KINDS}:
-        providers.append(TraversalProvider(probe, assets.values(), space=space, warp_settings=warp_settings))
+    if kinds & TRAVERSAL_PROVIDER_KINDS:
+        providers.append(TraversalProvider(probe, assets.values(), space=space, warp_settings=warp_settings,
+                                           mirrored=mirrored))
     if kinds & set(JUMP_KINDS):
         providers.append(JumpProvider(probe, assets.values(), space=space, reach=JUMP_REACH,
                                       warp_settings=warp_settings))

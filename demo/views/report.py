@@ -6,6 +6,7 @@ from direct.showbase.DirectObject import DirectObject
 
 from motionwarp import CANCELLED, FINISHED
 from motionwarp.base.atomicfile import write_text_atomic
+from motionwarp.animation.mirror import MIRRORED
 from motionwarp.base.jsonfields import dumps
 from motionwarp.warp.warpmath import angle_between
 
@@ -39,9 +40,13 @@ class RunReport(DirectObject):
         self.accept(CANCELLED, self._ended, [False])
 
     def _started(self, name, interaction, warp):
-        record = {"obstacle": name, "kind": interaction.kind, "asset": interaction.asset.clip,
+        asset = interaction.asset
+        mirrored = asset.mirror is not None   # the source asset's mirrored twin (design 7)
+        record = {"obstacle": name, "kind": interaction.kind,
+                  "asset": asset.clip[:-len(MIRRORED)] if mirrored and asset.clip.endswith(MIRRORED) else asset.clip,
+                  "mirrored": mirrored, "start_frame": int(warp.start_frame),
                   "obstacle_height": round(interaction.height, 4), "obstacle_depth": round(interaction.depth, 4),
-                  "completed": False, "final_pos": None, "phases": []}
+                  "completed": False, "switched_off": False, "final_pos": None, "phases": []}
         self.interactions.append(record)
         self._open = (record, warp)
 
@@ -65,6 +70,7 @@ class RunReport(DirectObject):
         record["completed"] = completed
         if not completed:
             record["reason"] = reason   # why it was cancelled: a switch-off, another clip, ...
+        record["switched_off"] = warp.switched_off is not None   # a switch-off rule (design 4, End) ended it
         record["final_pos"] = _vec(warper.actor.getPos(self.demo.base.render))
         for result in warp.results:
             error_m, error_deg = arrival_error(result)

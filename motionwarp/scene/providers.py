@@ -375,11 +375,15 @@ class _Provider(_Asked):
 
 #: How far along the close edge its ends are looked for, to either side, and in what steps (metres).
 END_REACH, END_STEP = 1.2, 0.05
+#: How much nearer one end must be than the other to count as the nearer (metres): a crate met in its
+#: middle, its ends a few centimetres apart from a step off the line, is met in the middle.
+END_MARGIN = 0.1
 
 
 def _nearer_end(probe, settings, found):
     """+1 when the close edge's nearer end (within END_REACH of where the character's line meets it) is
-    to the right of the character, -1 when to the left, 0 when neither end is that near or both are as near."""
+    to the right of the character, -1 when to the left, 0 when neither end is that near or both are as
+    near (within END_MARGIN)."""
     right = Vec3(found.inward.y, -found.inward.x, 0)
     behind = found.close_edge + found.inward * _INSIDE_EDGE
 
@@ -391,7 +395,8 @@ def _nearer_end(probe, settings, found):
                 return i
         return steps + 1
     to_right, to_left = end(1.0), end(-1.0)
-    return (to_right < to_left) - (to_left < to_right)
+    margin = round(END_MARGIN / END_STEP)
+    return (to_left - to_right >= margin) - (to_right - to_left >= margin)
 
 
 def _same_stamp(these, those):

@@ -423,6 +423,8 @@ class Warp:
         self._phase_plan = None   # its PhasePlan
         self._turn = None         # its PhaseTurn
         self._switch_offs = []    # the phases' SwitchOffs, from where their targets were at the start
+        #: Why a switch-off rule ended the warp (the CANCELLED event's reason), None while it has not.
+        self.switched_off = None
         self._pose = None         # within a frame's move: where the warp has the actor so far
         self.results = []         # per phase: target and where the actor arrived
         #: The clip frame the warp starts at (a pose-matched start's choice; 0 otherwise) and that
@@ -698,6 +700,7 @@ class Warp:
 
     def _switch_off(self, reason):
         """End the warp as cancel() does: a fading warp fades out, otherwise the clip stops now."""
+        self.switched_off = reason
         if self.effect is not None and self.blend_out > 0.0:
             self._fade_out(self.blend_out, CANCELLED, reason)
         else:
