@@ -25,6 +25,9 @@ _COMPONENTS = {5120: "i1", 5121: "u1", 5122: "i2", 5123: "u2", 5125: "u4", 5126:
 _WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 #: The most a walkable top inclines (degrees): the providers' default max_incline_deg (design 7).
 MAX_INCLINE_DEG = 35.0
+#: Half the character's body width and its height (metres): the providers' default capsule_radius and
+#: capsule_height (design 7).
+BODY_HALF_WIDTH, BODY_HEIGHT = 0.3, 1.8
 
 
 def shared_props():
@@ -178,6 +181,16 @@ class PlacedProp:
         """How far ahead of the origin a horizontal ray along +Y at height `z` on the line x meets the prop (inf: never)."""
         return self.hits((x, -1.0, z), (0.0, 1.0, 0.0))[0] - 1.0
 
+    def near(self, half_width=BODY_HALF_WIDTH, low=0.05, high=BODY_HEIGHT):
+        """How far ahead of the origin the character's body first meets the prop on its way: the least
+        distance at which horizontal rays along +Y, on lines every 5 cm across the body's width and every
+        5 cm from just over the ground to the head, meet it (the footprint's near side, 0, when that is
+        square to the way; further on a long prop turned 45 degrees with its corner off the line), or the
+        footprint's near side when no ray meets it (stones lower than the rays)."""
+        met = min(self.face(z, x) for x in numpy.arange(-half_width, half_width + 1e-9, 0.05)
+                  for z in numpy.arange(low, high + 1e-9, 0.05))
+        return met if math.isfinite(met) else 0.0
+
     def line(self, x=0.0, step=0.01):
         """(ys, z, |cos|) of down rays every `step` metres along the line x across the whole footprint."""
         ys = numpy.arange(self.low[1] - step, self.high[1] + step, step)
@@ -244,19 +257,20 @@ def fitting(assets, size):
 
 #: The kinds a prop's geometry offers (markers are the marker provider's).
 TRAVERSED = ("vault", "mantle", "jump_onto")
-#: Where a character walking up to a prop asks what it can do: 3.0 m down to 0.2 m from its near side.
+#: Where a character walking up to a prop asks what it can do: 3.0 m down to 0.2 m before its body meets it.
 WALK = tuple(round(0.1 * k, 1) for k in range(30, 1, -1))
 
 
-def walk_up(chooser):
+def walk_up(chooser, near=0.0):
     """(the first Interaction offered to a character walking up the line at heading 0 from WALK's
-    distances, the feet's y there), or (None, the Refusal answered 0.5 m away)."""
+    distances before `near` (where its body meets the prop: PlacedProp.near), the feet's y there), or
+    (None, the Refusal answered 0.5 m before it)."""
     from panda3d.core import Point3
     refused = None
     for distance in WALK:
-        found = chooser.find_at(Point3(0, -distance, 0), 0.0)
+        found = chooser.find_at(Point3(0, near - distance, 0), 0.0)
         if found:
-            return found, -distance
+            return found, near - distance
         if distance == 0.5:
             refused = found
     return None, refused

@@ -5,7 +5,8 @@ motionwarp/samples/scenes/props/real/ at sampled headings and scales, and every 
 The oracle is each prop's own triangles, read from its GLB bytes with numpy (tests/real_props.py):
 its bounds, and down rays of the test's own give the height and depth of the top a character meets
 (a stance wide, walkable, above the knee), hence which shipped assets' ranges hold it. A character
-walks up the line from 3 m to 0.2 m asking the demo's chooser; what it is first offered must be a
+walks up the line from 3 m to 0.2 m before its body meets the prop (the triangles again: PlacedProp.near)
+asking the demo's chooser; what it is first offered must be a
 kind whose range holds the size, its height between the triangles' top under the stance and the
 highest walkable surface under the body's width (2 cm either way), and the real
 MotionWarper must play it to its end. A prop no asset fits is refused, with a reason.
@@ -23,6 +24,7 @@ from .real_props import COPIED, PlacedProp, fitting, level, walk_up
 #: (prop, scale, heading): each copied prop at its three scales, a head-on and a turned heading.
 CASES = [("box_large", 0.55, 45.0), ("box_large", 1.0, 0.0), ("box_large", 1.2, 90.0), ("box_large", 1.35, 225.0),
          ("table_long", 0.55, 90.0), ("table_long", 1.0, 0.0), ("table_long", 1.35, 270.0),
+         ("table_long", 1.0, 135.0), ("table_long", 1.35, 45.0),
          ("log_large", 2.0, 0.0), ("log_large", 2.0, 135.0), ("log_large", 3.0, 90.0),
          ("log_stackLarge", 2.0, 90.0), ("log_stackLarge", 2.0, 315.0), ("log_stackLarge", 3.0, 270.0),
          ("cliff_block_rock", 1.5, 0.0), ("cliff_block_rock", 2.0, 270.0),
@@ -89,7 +91,7 @@ def test_a_real_prop_is_offered_what_fits_it_and_the_warp_completes(base, assets
     assert kinds, f"{name} x{scale} at {heading}: {size} fits no asset (the case list is wrong)"
     root, _ = level(base.render, base.loader, placed)
     try:
-        found, y = walk_up(chooser(root, assets))
+        found, y = walk_up(chooser(root, assets), placed.near())
         assert found is not None, f"{name} x{scale} at {heading} ({size}): refused at 0.5 m: {y.reason}"
         assert found.kind in kinds, (found.kind, kinds, size)
         # At least the top under the stance, at most the highest walkable surface under the body's width.
@@ -123,7 +125,7 @@ def test_a_corner_turned_toward_the_character_is_mantled_along_its_line(base, as
     on_top = ys[z >= placed.size()[0] - 0.01]
     root, _ = level(base.render, base.loader, placed)
     try:
-        found, y = walk_up(chooser(root, assets))
+        found, y = walk_up(chooser(root, assets), placed.near())
         assert found is not None, f"{name} x{scale} at {heading}: {y.reason}"
         assert found.kind == "mantle" and found.targets[0].h == pytest.approx(0.0, abs=0.5)
         edge = found.close_edge
@@ -141,7 +143,7 @@ def test_a_real_prop_no_asset_fits_is_refused_with_a_reason(base, assets, name, 
     assert not fitting(assets, placed.size())
     root, _ = level(base.render, base.loader, placed)
     try:
-        found, refusal = walk_up(chooser(root, assets))
+        found, refusal = walk_up(chooser(root, assets), placed.near())
         assert found is None and reason in refusal.reason, refusal
     finally:
         root.removeNode()
@@ -168,7 +170,7 @@ def test_every_shared_prop_is_offered_what_fits_or_refused_with_a_reason(base, a
         kinds = fitting(assets, placed.size())
         root, _ = level(base.render, base.loader, placed)
         try:
-            found, refusal = walk_up(chooser(root, assets))
+            found, refusal = walk_up(chooser(root, assets), placed.near())
         finally:
             root.removeNode()
         if found is None:

@@ -147,7 +147,8 @@ def props_table(base, assets):
 def real_table(base, assets):
     """Every real prop (../shared/props/, else the copies in the samples) at 8 headings and 3 scales:
     the size its own triangles give, the kinds whose ranges hold it, what a character walking up is
-    offered first (or the refusal 0.5 m away), and whether the warp played to its end."""
+    offered first and how far before its body meets the prop (or the refusal 0.5 m before), and
+    whether the warp played to its end."""
     from tests.real_props import HEADINGS, PlacedProp, copied_props, fitting, level, scales, shared_props, walk_up
     from tests.test_real_props import chooser, played
     props = shared_props() or copied_props()
@@ -161,8 +162,9 @@ def real_table(base, assets):
                 size = placed.size()
                 kinds = fitting(assets, size)
                 root, _ = level(base.render, base.loader, placed)
-                found, y = walk_up(chooser(root, assets))
-                answer = f"refused: {y.reason}" if found is None else f"{found.kind} at {-y:.1f} m"
+                near = placed.near()
+                found, y = walk_up(chooser(root, assets), near)
+                answer = f"refused: {y.reason}" if found is None else f"{found.kind} at {near - y:.1f} m"
                 row[0] += 1
                 row[1] += bool(kinds)
                 if kinds and found is not None and found.kind in kinds:
