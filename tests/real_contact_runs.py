@@ -13,6 +13,7 @@ measured against the prop's own triangles (read from its GLB bytes, never the pr
 """
 import math
 
+import numpy
 from panda3d.core import Vec3
 
 from .contact_helpers import ContactRun, truth
@@ -80,9 +81,15 @@ def foot_gaps(run, level):
 
 
 def hips_drops(with_ik, without):
-    """[(clip time, no-IK hips z - IK hips z)] frame by frame (the runs step the same clock)."""
-    return [(held["t"], plain["pos"]["hips"].z - held["pos"]["hips"].z)
-            for held, plain in zip(with_ik.frames, without.frames)]
+    """[(clip time, no-IK hips z - IK hips z)] for every IK frame, the no-IK hips at the same clip time
+    (linear between its two frames around it; the two runs' clip times part by a clip frame after a
+    phase now and then, so frames are not paired by index); frames outside the no-IK run's times are left out."""
+    times = numpy.array([frame["t"] for frame in without.frames])
+    heights = numpy.array([frame["pos"]["hips"].z for frame in without.frames])
+    if len(times) < 2 or numpy.any(numpy.diff(times) <= 0):
+        raise AssertionError("the no-IK run's clip times do not rise frame by frame")
+    return [(held["t"], float(numpy.interp(held["t"], times, heights)) - held["pos"]["hips"].z)
+            for held in with_ik.frames if times[0] <= held["t"] <= times[-1]]
 
 
 class Measured:
@@ -93,7 +100,8 @@ class Measured:
         self.with_ik = ContactRun(base, self.level, None, fps, found=found, pos=(0.0, y, 0.0))
         self.without = ContactRun(base, self.level, None, fps, ik=False, found=found, pos=(0.0, y, 0.0))
         self.finished = self.with_ik.finished and self.without.finished
-        self.frames_match = len(self.with_ik.frames) == len(self.without.frames)
+        #: Did both runs play the same clip times? (Not always: see hips_drops.)
+        self.frames_match = [f["t"] for f in self.with_ik.frames] == [f["t"] for f in self.without.frames]
         self.hands = hand_gaps(self.with_ik, self.level)
         self.feet = foot_gaps(self.with_ik, self.level)
         self.drops = hips_drops(self.with_ik, self.without)
