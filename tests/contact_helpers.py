@@ -55,11 +55,14 @@ class Level:
 
 class ContactRun:
     """One traversal over `level`, with the contact IK or without; `frames` holds, per frame,
-    the clip time, dt, each end joint's and the hips' world position and each limb joint's local rotation."""
+    the clip time, dt, each end joint's and the hips' world position and each limb joint's local rotation.
+    The interaction is TraversalProvider's at the origin, or `found` (any provider's Interaction) played
+    from feet at `pos`."""
 
-    def __init__(self, base, level, assets, fps, ik=True, heading=0.0, **ik_settings):
+    def __init__(self, base, level, assets, fps, ik=True, heading=0.0, found=None, pos=(0.0, 0.0, 0.0), **ik_settings):
         actor = load_actor(MANNEQUIN)
         actor.reparentTo(base.render)
+        actor.setPos(*pos)
         actor.setH(heading)
         warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
         probe = SceneProbe.from_geometry(level.root)
@@ -69,9 +72,10 @@ class ContactRun:
         self.render = base.render
         self.actor_np = actor
         self.frames = []
-        found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), heading)
+        if found is None:
+            found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), heading)
         assert hasattr(found, "targets"), f"no interaction found: {found}"
-        self.asset = found.asset
+        self.asset, self.found = found.asset, found
         base.taskMgr.add(self._measure, "test-contact-measure", sort=MEASURE_SORT)
         try:
             self.warp = warper.play(found.asset, found.targets)

@@ -28,7 +28,10 @@ size (from its own numbers) is inside an asset's range.
 
 Real props (`real`): every prop of ../shared/props/ (else the six copied into the samples) at 8
 headings and 3 scales, sized from its own GLB triangles (tests/real_props.py), walked up to with the
-demo's chooser, and the warp played when a fitting kind is offered; a summary per prop.
+demo's chooser, and the warp played when a fitting kind is offered; a summary per prop. Each completed
+traversal is played again with the contact IK and without at 30 fps and measured against the prop's own
+triangles (tests/real_contact_runs.py): the hand gap, the feet's lowest / highest, the hips' drop below
+the no-IK run (issue 26's targets: 15 mm, 10 mm, 100 mm), and the worst of each per prop.
 """
 import pathlib
 import sys
@@ -148,12 +151,21 @@ def real_table(base, assets):
     """Every real prop (../shared/props/, else the copies in the samples) at 8 headings and 3 scales:
     the size its own triangles give, the kinds whose ranges hold it, what a character walking up is
     offered first and how far before its body meets the prop (or the refusal 0.5 m before), and
-    whether the warp played to its end."""
+    whether the warp played to its end; each completed traversal played again with the contact IK
+    and without at 30 fps (tests/real_contact_runs.py) and measured against the prop's own
+    triangles: hand gap, feet lowest / highest, hips drop (mm)."""
+    from tests.real_contact_runs import Measured
     from tests.real_props import HEADINGS, PlacedProp, copied_props, fitting, level, scales, shared_props, walk_up
     from tests.test_real_props import chooser, played
     props = shared_props() or copied_props()
-    print(f"{'prop':<26}{'scale':>6}{'head':>5}{'height':>7}{'depth':>7} {'fits':<17}answer")
-    totals = {}
+    print("IK columns (30 fps, every completed placement): hand = largest |planted hand z - palm - prop surface under\n"
+          "  the touched point| (mm), apart = hand frames whose touched point is off the prop or over a surface more\n"
+          "  than 15 cm below the target (the IK keeps the target there), feet = lowest / highest planted sole above\n"
+          "  what is under it (mm), hips = most the hips are below the no-IK run's in a frame (mm). Targets: hand <= 15,\n"
+          "  feet -10..+10 (issue 26: within 1 cm), hips < 100.")
+    print(f"{'prop':<26}{'scale':>6}{'head':>5}{'height':>7}{'depth':>7} {'fits':<17}{'answer':<34}"
+          f"{'hand':>6}{'apart':>6}{'feet':>14}{'hips':>6}")
+    totals, worst = {}, {}
     for path in props:
         row = totals.setdefault(path.stem, [0, 0, 0, 0])   # placements, in range, offered a fitting kind, completed
         for scale in scales(path):
@@ -167,19 +179,66 @@ def real_table(base, assets):
                 answer = f"refused: {y.reason}" if found is None else f"{found.kind} at {near - y:.1f} m"
                 row[0] += 1
                 row[1] += bool(kinds)
+                measured = ""
                 if kinds and found is not None and found.kind in kinds:
                     row[2] += 1
                     finished, _ = played(base, found, y)
                     row[3] += finished
                     answer += ", completed" if finished else ", NOT completed"
+                    if finished:
+                        run = Measured(base, root, placed, found, y)
+                        hand = f"{1000 * run.hand:>6.1f}" if run.hand is not None else f"{'-':>6}"
+                        measured = (f"{hand}{run.apart:>6}{1000 * run.low:>7.1f}/{1000 * run.high:<+6.1f}"
+                                    f"{1000 * run.hips:>6.0f}" + ("" if run.finished else "  IK run NOT completed"))
+                        mine = worst.setdefault(path.stem, _Worst())
+                        mine.add(run, scale, heading, found.kind)
                 shown = f"{size[0]:>7.2f}{size[1]:>7.2f}" if size[0] is not None else f"{'-':>7}{'-':>7}"
-                print(f"{path.stem:<26}{scale:>6.2f}{heading:>5.0f}{shown} {','.join(sorted(kinds)) or '-':<17}{answer}")
+                print(f"{path.stem:<26}{scale:>6.2f}{heading:>5.0f}{shown} {','.join(sorted(kinds)) or '-':<17}"
+                      f"{answer:<34}{measured}")
                 root.removeNode()
     print(f"\n{'prop':<26}{'placed':>7}{'in range':>9}{'offered':>8}{'completed':>10}")
     for name, (placed, in_range, offered, completed) in totals.items():
         print(f"{name:<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}")
     placed, in_range, offered, completed = (sum(row[k] for row in totals.values()) for k in range(4))
     print(f"{'all':<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}")
+    print("\nWith the contact IK, worst per prop over its completed placements (mm; where: scale@heading kind)")
+    print(f"{'prop':<26}{'runs':>5}{'hand':>7} {'where':<18}{'apart':>6}{'feet low':>9} {'where':<18}"
+          f"{'high':>7} {'where':<18}{'hips':>6} {'where':<18}{'fail':>5}")
+    everything = _Worst()
+    for name, mine in worst.items():
+        print(f"{name:<26}{mine.row()}")
+        everything.merge(mine)
+    print(f"{'all':<26}{everything.row()}")
+
+
+class _Worst:
+    """Worst of a prop's measured runs, and where each was (scale, heading, kind)."""
+
+    def __init__(self):
+        self.runs, self.apart, self.failing = 0, 0, 0
+        self.hand = self.high = self.hips = (0.0, "")
+        self.low = (0.0, "")
+
+    def add(self, run, scale, heading, kind):
+        where = f"x{scale:g}@{heading:.0f} {kind}"
+        self.runs += 1
+        self.apart += run.apart
+        self.hand = max(self.hand, (run.hand or 0.0, where))
+        self.low = min(self.low, (run.low, where))
+        self.high = max(self.high, (run.high, where))
+        self.hips = max(self.hips, (run.hips, where))
+        self.failing += (run.hand or 0.0) > 0.015 or run.low < -0.01 or run.high > 0.01 or run.hips >= 0.1
+
+    def merge(self, other):
+        self.runs, self.apart, self.failing = (self.runs + other.runs, self.apart + other.apart,
+                                               self.failing + other.failing)
+        self.hand, self.high, self.hips = max(self.hand, other.hand), max(self.high, other.high), max(self.hips, other.hips)
+        self.low = min(self.low, other.low)
+
+    def row(self):
+        return (f"{self.runs:>5}{1000 * self.hand[0]:>7.1f} {self.hand[1]:<18}{self.apart:>6}"
+                f"{1000 * self.low[0]:>9.1f} {self.low[1]:<18}{1000 * self.high[0]:>+7.1f} {self.high[1]:<18}"
+                f"{1000 * self.hips[0]:>6.0f} {self.hips[1]:<18}{self.failing:>5}")
 
 
 def main():
