@@ -112,45 +112,41 @@ def add_marker(kind, parent, world, name):
     return empty
 
 
+def painted_object(name, verts, faces, paint, parent, world):
+    """An object `name` (and its mesh) of `verts` and `faces`, in one colour (`paint`: material
+    name, RGBA), a child of `parent` placed at the world matrix `world`."""
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    mesh.update()
+    material = bpy.data.materials.new(paint[0])
+    material.use_nodes = True
+    material.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = paint[1]
+    mesh.materials.append(material)
+    thing = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(thing)
+    thing.parent = parent
+    thing.matrix_parent_inverse = Matrix.Identity(4)
+    thing.matrix_world = world
+    return thing
+
+
 def add_cup(parent, world_pos, radius=0.04, height=0.1):
-    mesh = bpy.data.meshes.new("cup")
     segments = 12
     verts = [(radius * math.cos(2 * math.pi * k / segments), radius * math.sin(2 * math.pi * k / segments), z)
              for z in (0.0, height) for k in range(segments)]
     faces = [tuple(range(segments - 1, -1, -1)), tuple(range(segments, 2 * segments))]
     faces += [(k, (k + 1) % segments, segments + (k + 1) % segments, segments + k) for k in range(segments)]
-    mesh.from_pydata(verts, [], faces)
-    mesh.update()
-    material = bpy.data.materials.new("cup_paint")
-    material.use_nodes = True
-    material.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.75, 0.2, 0.15, 1.0)
-    mesh.materials.append(material)
-    cup = bpy.data.objects.new("cup", mesh)
-    bpy.context.scene.collection.objects.link(cup)
-    cup.parent = parent
-    cup.matrix_parent_inverse = Matrix.Identity(4)
-    cup.matrix_world = Matrix.Translation(world_pos)
-    return cup
+    return painted_object("cup", verts, faces, ("cup_paint", (0.75, 0.2, 0.15, 1.0)), parent,
+                          Matrix.Translation(world_pos))
 
 
 def add_latch(parent, at, heading, size=(0.12, USE_OUT, 0.1)):
     """A small latch block on the panel, from the panel out to where the hand meets it (as the yard's button)."""
-    mesh = bpy.data.meshes.new("latch_block")
     (w, d, h) = size
     verts = [(x, y, z) for z in (-h / 2, h / 2) for y in (0.0, d) for x in (-w / 2, w / 2)]
     faces = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    mesh.from_pydata(verts, [], faces)
-    mesh.update()
-    material = bpy.data.materials.new("latch_steel")
-    material.use_nodes = True
-    material.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.55, 0.58, 0.62, 1.0)
-    mesh.materials.append(material)
-    block = bpy.data.objects.new("latch_block", mesh)
-    bpy.context.scene.collection.objects.link(block)
-    block.parent = parent
-    block.matrix_parent_inverse = Matrix.Identity(4)
-    block.matrix_world = placement(at, heading, z=at.z)
-    return block
+    return painted_object("latch_block", verts, faces, ("latch_steel", (0.55, 0.58, 0.62, 1.0)), parent,
+                          placement(at, heading, z=at.z))
 
 
 def build():

@@ -77,7 +77,7 @@ def _accessor(doc, binary, index):
     return numpy.lib.stride_tricks.as_strided(rows.view(dtype), (count, width), (stride, dtype.itemsize)).copy()
 
 
-def _node_matrix(node):
+def node_matrix(node):
     """A glTF node's local 4x4 matrix (column vectors)."""
     if "matrix" in node:
         return numpy.array(node["matrix"], float).reshape(4, 4).T
@@ -98,7 +98,7 @@ def triangles(path):
 
     def visit(index, parent):
         node = doc["nodes"][index]
-        matrix = parent @ _node_matrix(node)
+        matrix = parent @ node_matrix(node)
         if "mesh" in node:
             for primitive in doc["meshes"][node["mesh"]]["primitives"]:
                 if primitive.get("mode", 4) != 4:

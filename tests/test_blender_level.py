@@ -19,6 +19,7 @@ from motionwarp import SceneProbe, WarpAsset
 from motionwarp.scene.markers import MARKER_TAG, MarkerProvider
 
 from .conftest import SAMPLES
+from .real_props import node_matrix
 
 LEVEL = SAMPLES / "scenes" / "props" / "real" / "blender_level.glb"
 #: The marker empties the script adds: {node name: kind}.
@@ -35,27 +36,13 @@ def read_glb(path):
     return json.loads(data[20:20 + chunk_length])
 
 
-def local_matrix(node):
-    """A glTF node's local 4x4 matrix (column vectors): its `matrix`, else T * R * S."""
-    if "matrix" in node:
-        return numpy.array(node["matrix"], float).reshape(4, 4).T
-    x, y, z, w = node.get("rotation", (0.0, 0.0, 0.0, 1.0))
-    rotation = numpy.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    matrix = numpy.eye(4)
-    matrix[:3, :3] = rotation * numpy.array(node.get("scale", (1.0, 1.0, 1.0)), float)
-    matrix[:3, 3] = node.get("translation", (0.0, 0.0, 0.0))
-    return matrix
-
-
 def world_matrices(doc):
     """{node index: world matrix} for every node under the default scene's roots (glTF frame)."""
     scene = doc["scenes"][doc.get("scene", 0)]
     found, stack = {}, [(index, numpy.eye(4)) for index in scene["nodes"]]
     while stack:
         index, parent = stack.pop()
-        found[index] = parent @ local_matrix(doc["nodes"][index])
+        found[index] = parent @ node_matrix(doc["nodes"][index])
         stack.extend((child, found[index]) for child in doc["nodes"][index].get("children", ()))
     return found
 

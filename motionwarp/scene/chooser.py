@@ -66,20 +66,22 @@ def best(answers):
     found = [answer for answer in answers if answer]
     placed = [answer for answer in answers if answer.distance is not None]
     if found:
-        first = _nearest(found)
-        about = [answer for answer in answers if answer is first or (_same_obstacle(answer, first)
-                                                                   and (answer or answer.too_far))]
-        chosen = min(about, key=lambda answer: (_rank(answer.kind), _index(answers, answer)))
+        chosen = _meant(_nearest(found), [answer for answer in answers if answer or answer.too_far], answers)
         return chosen if chosen else _joined(chosen, placed)
     if placed:
         coming = [answer for answer in placed if answer.too_far]
         if coming:   # about the obstacle coming next, the kind the level means (the marker on it first)
-            first = _nearest(coming)
-            about = [answer for answer in coming if answer is first or _same_obstacle(answer, first)]
-            return _joined(min(about, key=lambda answer: (_rank(answer.kind), _index(answers, answer))), placed)
+            return _joined(_meant(_nearest(coming), coming, answers), placed)
         return _joined(_nearest(placed), placed)
     return _nothing(answers) if answers else Refusal(NOTHING_AT_ALL)
 
+
+
+def _meant(first, candidates, answers):
+    """Among `first` and the `candidates` about its obstacle, the one of the kind first in KIND_ORDER
+    (earlier in `answers` among equals)."""
+    about = [answer for answer in candidates if answer is first or _same_obstacle(answer, first)]
+    return min(about, key=lambda answer: (_rank(answer.kind), _index(answers, answer)))
 
 
 def _rank(kind):
