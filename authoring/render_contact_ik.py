@@ -27,8 +27,8 @@ def main(argv=None):
     from direct.gui.OnscreenText import OnscreenText
     from direct.showbase.ShowBase import ShowBase
     from panda3d.core import ClockObject, Filename, OrthographicLens, PNMImage
-    from demo.views.looks import Looks
-    from demo.level.world import Lights, add_box
+    from motionwarp_demo.views.looks import Looks
+    from motionwarp_demo.level.world import Lights, add_box
     from motionwarp import ContactIK, MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 
     base = ShowBase()

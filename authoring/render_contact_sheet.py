@@ -20,7 +20,7 @@ CELL_W, CELL_H = 260, 330
 
 def box_between(parent, name, bmin, bmax, color):
     """A demo box spanning the corners bmin..bmax."""
-    from demo.level.world import add_box
+    from motionwarp_demo.level.world import add_box
     size = [hi - lo for lo, hi in zip(bmin, bmax)]
     bottom_centre = ((bmin[0] + bmax[0]) / 2, (bmin[1] + bmax[1]) / 2, bmin[2])
     return add_box(parent, name, bottom_centre, size, color=color)

@@ -10,9 +10,9 @@ import json
 import numpy as np
 import pytest
 
-from demo.app.app import Demo
-from demo.character.character_file import Character
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.character_file import Character
+from motionwarp_demo.level.scene import Scene
 from motionwarp.tools.inspector import Model
 
 from . import biped_samples, scaled_rigs

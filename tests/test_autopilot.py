@@ -1,7 +1,7 @@
 """The autopilot in a window, where the real-time clock can hitch: a frame longer than its blocked window."""
-from demo.app.app import Demo
-from demo.character.autopilot import BLOCKED_S
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.autopilot import BLOCKED_S
+from motionwarp_demo.level.scene import Scene
 
 from .conftest import SAMPLES, run_for, step
 

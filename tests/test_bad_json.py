@@ -7,7 +7,7 @@ import shutil
 import numpy as np
 import pytest
 
-from demo.level.scene import Scene, SceneError
+from motionwarp_demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, WarpAsset
 
 from .conftest import SAMPLES

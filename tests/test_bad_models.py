@@ -9,7 +9,7 @@ import shutil
 import pytest
 from panda3d.core import LightAttrib
 
-from demo.level.scene import Scene, SceneError
+from motionwarp_demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, LoadError, WarpAsset, load_actor
 from motionwarp.animation.loader import load_model_node
 
@@ -116,8 +116,8 @@ def test_main_reports_a_bad_scene_model_in_one_line(tmp_path):
 
 def test_a_broken_character_stops_the_demo_with_a_load_error(base, tmp_path):
     import json
-    from demo.app.app import Demo
-    from demo.character.character_file import Character
+    from motionwarp_demo.app.app import Demo
+    from motionwarp_demo.character.character_file import Character
     (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
     data = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
     (tmp_path / "mannequin.json").write_text(json.dumps(dict(data, model="mannequin.glb")))
@@ -139,8 +139,8 @@ def test_a_demo_that_fails_midway_leaves_nothing_behind(base, tmp_path, warp_ass
     """Before its warper exists (a character that does not load) or after (fault injected into the
     controller): the game keeps no half-built level, character, light, task or HUD."""
     import json
-    from demo.app import app
-    from demo.character.character_file import Character
+    from motionwarp_demo.app import app
+    from motionwarp_demo.character.character_file import Character
     character = Character.load(SAMPLES / "characters" / "mannequin.json")
     if fails_in == "the character":
         (tmp_path / "mannequin.glb").write_bytes(b"glTF truncated")
@@ -159,7 +159,7 @@ def test_a_demo_that_fails_midway_leaves_nothing_behind(base, tmp_path, warp_ass
 
 
 def test_destroy_takes_the_level_down_too(base, warp_asset_dir):
-    from demo.app.app import Demo
+    from motionwarp_demo.app.app import Demo
     before = _what_the_game_has(base)
     demo = Demo(base, Scene.load(SAMPLES / "scenes" / "course.json"), asset_dir=warp_asset_dir)
     assert _what_the_game_has(base) != before

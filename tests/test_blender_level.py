@@ -138,7 +138,7 @@ def test_walking_straight_at_the_table_the_cup_is_offered_before_jumping_onto_th
     answer about the table is the pick-up (too far until 1.4 m, then offered), never jump onto or
     mantling the cup (with the markers looked for within 2 m only, jump onto was offered 2.08 m
     from the marker; with no Interaction the nearer "too far to mantle" the cup won)."""
-    from demo.app.app import _providers
+    from motionwarp_demo.app.app import _providers
     from motionwarp.base.config import MotionWarpSettings
     from .obstacles import box_profile, prism
     assets = {path.name: WarpAsset.load(path) for path in sorted(warp_asset_dir.glob("*.warp.json"))}

@@ -6,9 +6,9 @@ import math
 import pytest
 from panda3d.core import Vec3
 
-from demo.app.app import Demo
-from demo.character.character_file import Character, CharacterError
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.character_file import Character, CharacterError
+from motionwarp_demo.level.scene import Scene
 
 from .conftest import ROOT, SAMPLES, run_for
 from .pose_oracle import KNIGHT, untouched_actor

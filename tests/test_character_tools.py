@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from panda3d.core import Vec3
 
-from demo.app.app import Demo
-from demo.character.character_file import Character
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.character_file import Character
+from motionwarp_demo.level.scene import Scene
 from motionwarp.animation.rootmotion import RootMotionTrack
 from motionwarp.tools import clipfacts
 from motionwarp.tools.inspector import Model, report

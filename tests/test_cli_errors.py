@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from demo.app.cli import parse_args
+from motionwarp_demo.app.cli import parse_args, script
 
 from .test_demo import run_main, without_display
 
@@ -30,7 +30,7 @@ def test_numeric_options_out_of_range(tmp_path, capsys, option, value, expected)
     with pytest.raises(SystemExit) as exited:
         parse_args([*HEADLESS, *extra, option, value])
     assert exited.value.code == 2
-    assert capsys.readouterr().err == f"main.py: argument {option}: expected {expected}, got {value} (see --help)\n"
+    assert capsys.readouterr().err == f"python -m motionwarp_demo: argument {option}: expected {expected}, got {value} (see --help)\n"
 
 
 def test_fps_must_be_a_whole_number():
@@ -88,7 +88,7 @@ class HalfWritingWindow:
 
 
 def test_a_failed_screenshot_keeps_the_old_image(tmp_path):
-    from demo.app.cli import save_screenshot
+    from motionwarp_demo.app.cli import save_screenshot
     shot = tmp_path / "shot.png"
     shot.write_bytes(b"the old image")
     with pytest.raises(OSError) as caught:

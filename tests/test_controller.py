@@ -10,9 +10,9 @@ import math
 import pytest
 from panda3d.core import ButtonThrower, KeyboardButton, ModifierButtons, MouseWatcher, VirtualMouse
 
-from demo.app.app import Demo
-from demo.character.body import BodySettings
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.body import BodySettings
+from motionwarp_demo.level.scene import Scene
 
 from .conftest import CONTACTS, SAMPLES, run_for, step
 

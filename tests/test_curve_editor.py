@@ -11,7 +11,7 @@ import pytest
 from direct.showbase.MessengerGlobal import messenger
 from panda3d.core import Point3
 
-from demo.editor.panel_map import Grab, dragged, grab_at
+from motionwarp_demo.editor.panel_map import Grab, dragged, grab_at
 from motionwarp import FINISHED, WarpAsset
 
 from .conftest import run_for

@@ -43,12 +43,12 @@ def test_no_display_is_one_clear_line():
                                    "7680x4320, like 1920x1080, got 100x100"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
-    """In process: main.py's `main` refuses these before it opens a window or loads a model (the
+    """In process: the demo's `main` (named as `python -m motionwarp_demo`) refuses these before it opens a window or loads a model (the
     subprocess tests around it cover the entry point)."""
-    from demo.app.cli import main
+    from motionwarp_demo.app.cli import main
     status, stderr = in_process(main, args, capsys)
     assert status == 2
-    assert len(stderr.splitlines()) == 1 and message in stderr and stderr.startswith("main.py: ")
+    assert len(stderr.splitlines()) == 1 and message in stderr and stderr.startswith("python -m motionwarp_demo: ")
 
 
 def test_window_size_sets_the_screenshots_size_and_nothing_else_is_printed(tmp_path, warp_asset_dir):

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from demo.app.app import Demo
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.level.scene import Scene
 
 from .conftest import ROOT, SAMPLES, run_for, step
 
@@ -233,7 +233,7 @@ def test_e_without_a_dodge_clip_says_so(base, demo):
 def test_pause_stops_a_real_time_clock_and_a_step_lets_one_frame_through():
     from panda3d.core import ClockObject
 
-    from demo.editor.compare import TimeControl
+    from motionwarp_demo.editor.compare import TimeControl
     clock = ClockObject(ClockObject.MNormal)
     time = TimeControl(clock)
     time.toggle_pause()

@@ -1,8 +1,8 @@
 """The demo asks the providers: its prompt says what Space would do, or why not, and names the obstacle."""
 import pytest
 
-from demo.app.app import Demo
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.level.scene import Scene
 
 from .conftest import SAMPLES, step
 from .test_demo_hud import card_box, window_size  # noqa: F401 (a fixture)

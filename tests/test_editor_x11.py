@@ -16,14 +16,14 @@ import time
 
 import pytest
 
-from demo.editor.curves import BOX as PANEL_BOX
+from motionwarp_demo.editor.curves import BOX as PANEL_BOX
 from motionwarp import WarpAsset
 
 from .conftest import ROOT, SAMPLES, copy_warp_assets
 
 DEADLINE_S = 60.0
 POLL_S = 0.1
-HOVER, HELD = (255, 255, 102), (255, 140, 26)  # a handle under the mouse, and held by it (demo/editor/curves.py)
+HOVER, HELD = (255, 255, 102), (255, 140, 26)  # a handle under the mouse, and held by it (motionwarp_demo/editor/curves.py)
 
 
 def _tools():

@@ -13,11 +13,11 @@ import struct
 import numpy as np
 import pytest
 
-from demo.app.app import Demo
-from demo.character.camera import VIEW_HEIGHT_M
-from demo.character.character_file import Character
-from demo.level.scene import Scene
-from demo.views.hud import FrameRate, key_lines
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.camera import VIEW_HEIGHT_M
+from motionwarp_demo.character.character_file import Character
+from motionwarp_demo.level.scene import Scene
+from motionwarp_demo.views.hud import FrameRate, key_lines
 
 from .conftest import ROOT, SAMPLES, step
 from .pose_oracle import KNIGHT

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from panda3d.core import LMatrix4f, Vec3
 
-from demo.app.app import Demo
-from demo.character.character_file import Character
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.character_file import Character
+from motionwarp_demo.level.scene import Scene
 
 from .conftest import ROOT, SAMPLES, run_for
 from .pose_oracle import KNIGHT

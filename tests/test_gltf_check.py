@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from demo.level.scene import Scene, SceneError
+from motionwarp_demo.level.scene import Scene, SceneError
 from motionwarp import LoadError, load_actor
 from motionwarp.animation import gltf_check
 from motionwarp.animation.gltf_check import MAX_CLIP_SECONDS, check_gltf

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from panda3d.core import Point3
 
-from demo.app.app import Demo
-from demo.character.character_file import Character, CharacterError
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.character_file import Character, CharacterError
+from motionwarp_demo.level.scene import Scene
 from motionwarp import (Interaction, MotionWarper, MantleProvider, Refusal, SceneProbe, TraversalProvider,
                         UsageError, VaultProvider, WarpAsset, load_actor)
 from motionwarp.base.config import ProviderSettings
@@ -176,7 +176,7 @@ def test_a_missing_asset_names_the_character_file_and_entry(rig_dir):
 def test_the_tuner_edits_and_saves_an_asset_of_any_character(rig_dir, tmp_path):
     """The demo's asset hotkeys on a generated rig's in-place asset, named by a path under the asset
     folder: K moves the phase's t_offset 1 cm back, F5 writes the file, which loads with the edit."""
-    from demo.editor.tuner import EDITS, AssetTuner
+    from motionwarp_demo.editor.tuner import EDITS, AssetTuner
     folder = tmp_path / "hero"
     folder.mkdir()
     shutil.copy(rig_dir / "rig.glb", tmp_path / "rig.glb")

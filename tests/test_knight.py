@@ -8,9 +8,9 @@ import shutil
 import numpy as np
 import pytest
 
-from demo.app.app import Demo
-from demo.character.character_file import Character
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.character_file import Character
+from motionwarp_demo.level.scene import Scene
 from motionwarp import WarpAsset
 from motionwarp.tools.character_writer import character_data
 from motionwarp.tools.inspector import Model

@@ -29,7 +29,7 @@ CLIPS = [("Sit_Chair_Down", "sit", "hips", 0.48), ("PickUp", "pick_up", "hand.r"
 
 @pytest.fixture(scope="module")
 def knight():
-    from demo.character.character_file import Character
+    from motionwarp_demo.character.character_file import Character
     return Character.load(str(ROOT / "characters" / "knight.json"))
 
 

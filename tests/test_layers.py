@@ -14,7 +14,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: Package -> its layer; a module may import its own package and packages on lower layers only.
 LAYERS = {
     "motionwarp": {"base": 0, "samples": 1, "animation": 1, "warp": 2, "scene": 3, "ik": 3, "tools": 4},
-    "demo": {"level": 0, "character": 1, "views": 1, "editor": 2, "app": 3},
+    "motionwarp_demo": {"level": 0, "character": 1, "views": 1, "editor": 2, "app": 3},
 }
 
 
@@ -60,7 +60,7 @@ def test_imports_only_go_down(top):
         own = LAYERS[top][package[1]]
         for module in imported_modules(path, package):
             parts = module.split(".")
-            if top == "motionwarp" and parts[0] == "demo":
+            if top == "motionwarp" and parts[0] == "motionwarp_demo":
                 wrong.append(f"{path.relative_to(ROOT)} imports the demo ({module})")
             if parts[0] != top or len(parts) < 2:
                 continue

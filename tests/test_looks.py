@@ -1,10 +1,10 @@
-"""The demo's look (demo/views/looks.py, demo/level/world.py): colours keep their meaning under simplepbr, the ground does
-not shimmer, and the sun's shadow camera rides with the character."""
+"""The demo's look (motionwarp_demo/views/looks.py, motionwarp_demo/level/world.py): colours keep their
+meaning under simplepbr, the ground does not shimmer, and the sun's shadow camera rides with the character."""
 import pytest
 from panda3d.core import CardMaker, LightAttrib, NodePath, SamplerState, Vec3
 
-from demo.views.looks import Looks, srgb_to_linear, untonemapped
-from demo.level.world import SUN_DIRECTION, Lights, checker_texture, surface
+from motionwarp_demo.views.looks import Looks, srgb_to_linear, untonemapped
+from motionwarp_demo.level.world import SUN_DIRECTION, Lights, checker_texture, surface
 
 
 @pytest.mark.parametrize("srgb, linear", [(0.0, 0.0), (0.04, 0.04 / 12.92), (0.5, 0.21404), (0.8, 0.60383), (1.0, 1.0)])

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from demo.level.scene import Scene, SceneError
+from motionwarp_demo.level.scene import Scene, SceneError
 from motionwarp import AssetError, LoadError, WarpAsset, load_actor
 from motionwarp.base.errors import TEXT_LIMIT, shown_text
 

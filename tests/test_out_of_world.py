@@ -9,10 +9,10 @@ from panda3d.core import Vec3
 
 from motionwarp import SceneProbe
 
-from demo.app.app import Demo
-from demo.character.body import CharacterBody
-from demo.level.scene import KILL_DEPTH_M, Scene, SceneError
-from demo.views.report import RunReport
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.character.body import CharacterBody
+from motionwarp_demo.level.scene import KILL_DEPTH_M, Scene, SceneError
+from motionwarp_demo.views.report import RunReport
 
 from .conftest import SAMPLES, step
 

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 from panda3d.core import Filename, PNMImage
 
-from demo.app.cli import parse_args, save_screenshot
+from motionwarp_demo.app.cli import parse_args, save_screenshot
 from motionwarp.base.atomicfile import write_atomic, write_text_atomic
 
 from .conftest import SAMPLES
@@ -171,7 +171,7 @@ def refused(capsys, *argv):
 def test_report_and_screenshot_on_one_file_are_refused(capsys, tmp_path):
     shot = tmp_path / "x.png"
     assert refused(capsys, *HEADLESS, "--report", str(shot), "--screenshot", str(shot)) == (
-        f"main.py: --report and --screenshot name the same file ({shot}); each needs its own (see --help)\n")
+        f"python -m motionwarp_demo: --report and --screenshot name the same file ({shot}); each needs its own (see --help)\n")
     os.symlink(shot, tmp_path / "link.png")   # the same file under another name
     assert "name the same file" in refused(capsys, *HEADLESS, "--report", str(tmp_path / "link.png"),
                                            "--screenshot", str(tmp_path / "." / "x.png"))
@@ -179,12 +179,12 @@ def test_report_and_screenshot_on_one_file_are_refused(capsys, tmp_path):
 
 def test_at_without_a_screenshot_is_refused(capsys):
     assert refused(capsys, *HEADLESS, "--at", "2") == (
-        "main.py: --at needs --screenshot (it is the screenshot's time) (see --help)\n")
+        "python -m motionwarp_demo: --at needs --screenshot (it is the screenshot's time) (see --help)\n")
 
 
 def test_at_past_max_seconds_is_refused(capsys, tmp_path):
     assert refused(capsys, *HEADLESS, "--screenshot", str(tmp_path / "x.png"), "--at", "30", "--max-seconds", "5") == (
-        "main.py: --at 30 is past the run's end (--max-seconds 5) (see --help)\n")
+        "python -m motionwarp_demo: --at 30 is past the run's end (--max-seconds 5) (see --help)\n")
 
 
 def test_a_report_onto_a_fifo_exits_2_and_leaves_the_fifo(tmp_path):

@@ -106,3 +106,21 @@ def test_ci_runs_exactly_the_readme_test_command():
 
 def test_the_demo_install_line_is_requirements_txt():
     assert sh_blocks(readme_section("Install")) == ["pip install .", "pip install -r requirements.txt"]
+
+
+def test_the_wheel_carries_the_demo_and_its_script():
+    """Every folder of the demo with Python in it is a package the wheel's `include` finds, and the
+    `motionwarp-demo` script names a function that exists: the README's `python -m motionwarp_demo`
+    runs after a plain install (CI installs the wheel in a fresh environment and runs it)."""
+    setuptools = pytest.importorskip("setuptools")
+    include = PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]
+    found = set(setuptools.find_packages(where=str(ROOT), include=include))
+    for package in ("motionwarp", "motionwarp_demo"):
+        folders = {path.parent for path in (ROOT / package).rglob("*.py") if "samples" not in path.parts}
+        expected = {".".join(folder.relative_to(ROOT).parts) for folder in folders}
+        assert expected <= found, sorted(expected - found)
+    assert (ROOT / "motionwarp_demo" / "__main__.py").is_file()
+    module, function = PYPROJECT["project"]["scripts"]["motionwarp-demo"].split(":")
+    import importlib
+    assert callable(getattr(importlib.import_module(module), function))
+    assert "python -m motionwarp_demo" in readme_section("Bring your own character")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from demo.editor.phase_edit import EditHistory, move_phase, phase_motion, resize_phase, snap
+from motionwarp_demo.editor.phase_edit import EditHistory, move_phase, phase_motion, resize_phase, snap
 from motionwarp import WarpAsset
 
 from .conftest import MANNEQUIN

@@ -41,7 +41,7 @@ def assets(warp_asset_dir):
 
 
 def chooser(root, assets):
-    """The demo's chooser over the prop's level (demo/app/app.py: jumps reach 3.5 m)."""
+    """The demo's chooser over the prop's level (motionwarp_demo/app/app.py: jumps reach 3.5 m)."""
     probe = SceneProbe.from_geometry(root)
     return InteractionChooser([TraversalProvider(probe, assets), JumpProvider(probe, assets, reach=3.5)])
 
@@ -184,7 +184,7 @@ def test_every_shared_prop_is_offered_what_fits_or_refused_with_a_reason(base, a
 
 def test_the_real_scene_is_a_course_of_the_copied_props():
     """scenes/real.json names only the copied props, each at a scale in its README's range."""
-    from demo.level.scene import Scene
+    from motionwarp_demo.level.scene import Scene
     scene = Scene.load(COPIED.parents[1] / "real.json")
     for obstacle in scene.obstacles:
         path = (COPIED.parents[1] / obstacle.path).resolve()

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from demo.level.scene import Scene, SceneError
+from motionwarp_demo.level.scene import Scene, SceneError
 
 from .conftest import SAMPLES
 
@@ -88,7 +88,7 @@ def test_missing_scene_file(tmp_path):
 def test_the_grounds_build_cost_is_bounded_whatever_its_size(size):
     """At most MAX_TILES x MAX_TILES quads (two triangles each), and the whole square covered."""
     from panda3d.core import NodePath
-    from demo.level.world import MAX_TILES, add_ground
+    from motionwarp_demo.level.world import MAX_TILES, add_ground
     ground = add_ground(NodePath("level"), size)
     triangles = sum(geom.getNumPrimitives() for node in ground.findAllMatches("**/+GeomNode")
                     for geom in (node.node().getGeom(i).decompose().getPrimitive(0)

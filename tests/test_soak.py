@@ -14,8 +14,8 @@ import tracemalloc
 
 import pytest
 
-from demo.app.app import Demo
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.level.scene import Scene
 from motionwarp.scene.measure import _LINES, _MOST_KEYS, _MOST_LINES
 
 from .conftest import step

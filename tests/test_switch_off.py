@@ -108,7 +108,7 @@ def test_the_run_report_records_the_switch_off_reason(base, rig):
     """The headless report (docs/design.md 8) keeps the CANCELLED event's reason."""
     import types
 
-    from demo.views.report import RunReport
+    from motionwarp_demo.views.report import RunReport
     demo = types.SimpleNamespace(base=base, actor=rig[0], on_start=None, on_skip=None)
     report = RunReport(demo, "course.json", FPS)
     asset = walk_asset(switch_off_distance=0.3, max_rate=1.6)

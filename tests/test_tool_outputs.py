@@ -164,7 +164,7 @@ def test_the_edited_name_is_the_demo_editors_rule(tmp_path):
     assert save_path(path) == str(path)
     path.chmod(0o400)
     assert save_path(path) == str(tmp_path / "vault.edited.warp.json")
-    from demo.editor import tuner
+    from motionwarp_demo.editor import tuner
     assert tuner.save_path is save_path
 
 

@@ -4,8 +4,8 @@ import shutil
 
 import pytest
 
-from demo.app.app import Demo
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.level.scene import Scene
 
 from .conftest import SAMPLES, copy_warp_assets
 

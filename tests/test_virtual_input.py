@@ -1,5 +1,5 @@
 """The demo driven through Panda3D's own mouse and key input on the offscreen window: a VirtualMouse
-in the data graph (demo/character/virtual_input.py), the way demo/app/pictures.py makes the editor picture.
+in the data graph (motionwarp_demo/character/virtual_input.py), the way motionwarp_demo/app/pictures.py makes the editor picture.
 
 Oracles: a window pixel is worked out here from the window's size alone (a2dBottomLeft is
 aspect2d's (-aspect, -1), aspect2d is render2d scaled by 1 / aspect across, render2d spans the
@@ -7,7 +7,7 @@ window from -1 to 1), and the dragged edge from the pixels moved and the clip's 
 """
 import pytest
 
-from demo.character.virtual_input import VirtualInput
+from motionwarp_demo.character.virtual_input import VirtualInput
 
 from .conftest import step
 from .test_tuner import course_demo

@@ -11,8 +11,8 @@ import pytest
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
-from demo.app.app import Demo
-from demo.level.scene import Scene
+from motionwarp_demo.app.app import Demo
+from motionwarp_demo.level.scene import Scene
 from motionwarp import PHASE_END
 from motionwarp.scene.markers import MARKER_TAG
 

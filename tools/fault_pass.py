@@ -294,7 +294,7 @@ def _(folder):
 
 
 def scene_error(folder, data, *words):
-    from demo.level.scene import Scene, SceneError
+    from motionwarp_demo.level.scene import Scene, SceneError
     (folder / "scene.json").write_text(json.dumps(data))
     with contextlib.suppress(FileExistsError):
         os.symlink(SAMPLES / "scenes" / "meshes", folder / "meshes")
@@ -311,7 +311,7 @@ for _label, _name in {"a line break": "a\nmain.py: fine", "an escape": "\x1b[2J"
 
 @case("scene: a 10,000-character path")
 def _(folder):
-    from demo.level.scene import Scene, SceneError
+    from motionwarp_demo.level.scene import Scene, SceneError
     message = refused(lambda: Scene.load("/tmp/" + "d" * 10_000 + "/scene.json"), SceneError)
     if len(message) > 400:
         raise Wrong(f"{len(message)} characters")
@@ -321,7 +321,7 @@ def _(folder):
 @case("scene: a huge ground")
 def _(folder):
     from panda3d.core import NodePath
-    from demo.level.world import add_ground
+    from motionwarp_demo.level.world import add_ground
     start = time.monotonic()
     add_ground(NodePath("level"), 1e5)
     if time.monotonic() - start > 3:
@@ -338,7 +338,7 @@ def character_file(folder, **changes):
 
 @case("character: a root joint the model lacks")
 def _(folder):
-    from demo.character.character_file import Character, CharacterError
+    from motionwarp_demo.character.character_file import Character, CharacterError
     return refused(lambda: Character.load(character_file(folder, root_joint="pelvis")).load_actor(), CharacterError,
                    "hero.json", "root_joint")
 
@@ -383,7 +383,7 @@ def _(folder):
 
 @case("character: a walk that is a single pose")
 def _(folder):
-    from demo.character.character_file import Character, CharacterError
+    from motionwarp_demo.character.character_file import Character, CharacterError
     move = [("root", "translation", [0.0, 1.0], [[0, 0, 0], [0, 1, 0]])]
     pose = [("root", "translation", [0.0], [[0, 0, 0]])]
     sample(folder, "poser.glb", {"idle": move, "walk": pose, "run": move, "fall": move, "land": move})
@@ -796,7 +796,7 @@ case("main.py: --at without --screenshot")(lambda folder: main_py("--headless", 
 
 @case("outputs: a full disk keeps the old report and screenshot")
 def _(folder):
-    from demo.app.cli import save_screenshot
+    from motionwarp_demo.app.cli import save_screenshot
     from motionwarp.base.atomicfile import write_text_atomic
     disk = folder / "disk"
     disk.mkdir()

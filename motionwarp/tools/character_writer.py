@@ -11,7 +11,7 @@ from ..base.errors import FieldError, UsageError, shown
 from ..base.jsonfields import read_json
 
 FORMAT = "motionwarp.character/1"
-#: Roles the demo needs, and the optional ones (demo/character/character_file.py).
+#: Roles the demo needs, and the optional ones (motionwarp_demo/character/character_file.py).
 REQUIRED = ("idle", "walk", "run", "fall", "land")
 OPTIONAL = ("dodge",)
 

@@ -4,7 +4,7 @@ same demo on one box and to Panda3D's own update of the character's pose.
     python tests/bench/bench_boxes.py [--boxes 5000] [--frames 300]
 
 Issue 28: 5,000 boxes cost 15 to 27 ms a frame and 1.7 to 3.6 s to start. Each configuration runs in a
-process of its own (a ShowBase's PRC is read once), as `main.py --headless` opens it (demo.app.cli.open_base,
+process of its own (a ShowBase's PRC is read once), as `main.py --headless` opens it (motionwarp_demo.app.cli.open_base,
 which turns ShowBase's state garbage collection off), with the autopilot walking between the boxes; the
 last configuration opens ShowBase with its default (the collection on, tests/bench/headless.py) to show
 what that costs. Frame and start-up times are CPU
@@ -58,15 +58,15 @@ def measure(scene_path, frames, collect_states):
         from tests.bench.headless import windowless_base
         base, clock = windowless_base(prc=["garbage-collect-states true"])
     else:
-        from demo.app.cli import open_base
+        from motionwarp_demo.app.cli import open_base
         base = open_base(headless=True, render_frames=False)
         clock = ClockObject.getGlobalClock()
         clock.setMode(ClockObject.MNonRealTime)
         clock.setFrameRate(60)
     if ConfigVariableBool("garbage-collect-states").getValue() != collect_states:
         raise RuntimeError("the demo's garbage-collect-states is not what this benchmark expects: update it")
-    from demo.app.app import Demo
-    from demo.level.scene import Scene
+    from motionwarp_demo.app.app import Demo
+    from motionwarp_demo.level.scene import Scene
     from motionwarp import SceneProbe
     timer = CpuTimer()
     scene = Scene.load(scene_path)

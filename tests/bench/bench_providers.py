@@ -91,8 +91,8 @@ def yard_chooser(timer, rng, queries):
     front of its bench: fresh from a random place 0.6 to 1.6 m before it, and every frame of walking
     up from 1.8 m to 0.4 m before it."""
     from direct.showbase.Loader import Loader
-    from demo.app.app import _providers
-    from demo.level.scene import Scene
+    from motionwarp_demo.app.app import _providers
+    from motionwarp_demo.level.scene import Scene
     from motionwarp import MotionWarpSettings, SceneProbe, WarpAsset
     root = NodePath("yard")
     scene = Scene.load(SAMPLES / "scenes" / "yard.json")

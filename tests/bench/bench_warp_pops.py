@@ -65,8 +65,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     loadPrcFileData("bench", "window-type none\naudio-library-name null\nnotify-level-device fatal")
     from direct.showbase.ShowBase import ShowBase
-    from demo.app.app import Demo
-    from demo.level.scene import Scene
+    from motionwarp_demo.app.app import Demo
+    from motionwarp_demo.level.scene import Scene
     base = ShowBase()
     demo = Demo(base, Scene.load(args.scene), autopilot=True)
     peaks = {clip: peak_joint_speed(clip) for clip in WARP_CLIPS}

@@ -3,7 +3,7 @@
 An offscreen buffer gets no MouseWatcher from ShowBase. A VirtualMouse poses as the window's
 mouse and keyboard, so the MouseWatcher and ButtonThrower under it feed the demo exactly as
 a window's would: pointer position, held buttons and the events ("mouse1", "p"). The README's
-editor picture (demo/app/pictures.py) is made through it.
+editor picture (motionwarp_demo/app/pictures.py) is made through it.
 """
 from panda3d.core import ButtonThrower, MouseButton, MouseWatcher, Point3, VirtualMouse
 

@@ -1,5 +1,5 @@
 """A HUD panel: a warp asset's root-motion curves with its phase windows, their edge handles, a time
-ruler and a playhead. demo/editor/curve_editor.py makes it a mouse editor; demo/editor/panel_map.py maps it."""
+ruler and a playhead. motionwarp_demo/editor/curve_editor.py makes it a mouse editor; motionwarp_demo/editor/panel_map.py maps it."""
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import CardMaker, LineSegs, TextNode, TransparencyAttrib
 

@@ -1,4 +1,4 @@
 """The playable character: its file, controller, body, locomotion, input, camera and autopilot.
 
-May import: motionwarp, demo.level.
+May import: motionwarp, motionwarp_demo.level.
 """

@@ -251,7 +251,7 @@ class Hud(DirectObject):
     def show_info(self, clip, warper, last_warp, clock="", comparison=None):
         """Once a frame, after stack(): refresh the info panel (and place the help under it): frame rate
         (real frames per real second), clip (and `clock`: slow motion, pause), the warp in progress, the
-        last warp's arrival errors; for the `comparison` (C, demo.editor.compare.Comparison) how far from
+        last warp's arrival errors; for the `comparison` (C, motionwarp_demo.editor.compare.Comparison) how far from
         the warp's targets the unwarped clip ended."""
         fps = self.frame_rate.tick()
         compared = comparison is not None and comparison.warp is last_warp

@@ -57,7 +57,7 @@ def grab_at(box, duration, windows, x, z, reach=EDGE_REACH):
 
 def dragged(asset, grab, box, x_from, x_to):
     """`asset` after dragging `grab` (a phase's edge or body) from panel x `x_from` to `x_to`:
-    snapped to frames and stopped by the neighbours and the clip's ends (demo/editor/phase_edit.py)."""
+    snapped to frames and stopped by the neighbours and the clip's ends (motionwarp_demo/editor/phase_edit.py)."""
     left, right = box[0], box[1]
     seconds = (x_to - x_from) / (right - left) * asset.track.duration
     if grab.part == "body":

@@ -1,7 +1,10 @@
-"""The demo's command line (main.py): options, the window or a headless run, the report and screenshot.
+"""The demo's command line: options, the window or a headless run, the report and screenshot.
 
-    python main.py                                   # a window; the keys are shown on screen
-    python main.py --headless --autopilot --report out/course.json [--screenshot out/course.png]
+    python -m motionwarp_demo                        # a window; the keys are shown on screen
+    python -m motionwarp_demo --headless --autopilot --report out/course.json [--screenshot out/course.png]
+
+The same runs as `motionwarp-demo` (the wheel's script) and as `python main.py` in a clone; each
+names itself in its messages.
 """
 import argparse
 import contextlib
@@ -19,7 +22,7 @@ from motionwarp.base.errors import shown_text
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         """One line and exit status 2, instead of argparse's usage block."""
-        self.exit(2, f"main.py: {message} (see --help)\n")
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
 #: Accepted ranges of the numeric options (a run is simulated frame by frame: keep it finite).
@@ -58,8 +61,13 @@ def _window_size(text):
     return size
 
 
-def parse_args(argv):
-    parser = _Parser(description="motionwarp demo: vault and mantle with motion warping")
+#: How the installed package is run; `python main.py` in a clone passes its own name.
+PROG = "python -m motionwarp_demo"
+
+
+def parse_args(argv, prog=PROG):
+    """The options; `args.prog` is the command as the user typed it, for messages."""
+    parser = _Parser(prog=prog, description="motionwarp demo: vault and mantle with motion warping")
     parser.add_argument("--scene", default=samples.path("scenes/course.json"),
                         help="obstacle course (default the samples' scenes/course.json)")
     parser.add_argument("--headless", action="store_true", help="no window: simulate, then report or screenshot")
@@ -95,6 +103,7 @@ def parse_args(argv):
                      "each needs its own")
     if args.headless and not args.autopilot:
         parser.error("--headless needs --autopilot (without a window nothing else moves the character)")
+    args.prog = prog
     return args
 
 
@@ -106,15 +115,15 @@ def _same_file(first, second):
         return os.path.realpath(first) == os.path.realpath(second)
 
 
-def open_base(headless, render_frames, window_size=None):
-    """A ShowBase, or None with one line saying why there is no window; `window_size` (width, height)
-    in pixels, or Panda3D's default window (800x600) and HEADLESS_SIZE headless.
+def open_base(headless, render_frames, window_size=None, prog=PROG):
+    """A ShowBase, or None with one line saying why there is no window (beginning with `prog`);
+    `window_size` (width, height) in pixels, or Panda3D's default window (800x600) and HEADLESS_SIZE headless.
 
     Headless frames render with p3headlessgl (Mesa), or the software p3tinydisplay where
     that does not work.
     """
     # The demo reads no gamepads: without /dev/input, Panda3D's device manager would print errors.
-    from demo.views.looks import window_prc
+    from motionwarp_demo.views.looks import window_prc
     # ShowBase's state garbage collection walks every TransformState each frame: with a scene of 5,000 boxes,
     # 0.4 s a frame; without it a state is freed when its last user lets go (tests/bench/bench_boxes.py).
     loadPrcFileData("main", "window-title motionwarp demo\naudio-library-name null\nsync-video true\n"
@@ -127,7 +136,7 @@ def open_base(headless, render_frames, window_size=None):
     width, height = window_size or (HEADLESS_SIZE if headless else (800, 600))
     loadPrcFileData("main-size", f"win-size {width} {height}")
     from direct.showbase.ShowBase import ShowBase
-    from demo.level.quiet import captured_output
+    from motionwarp_demo.level.quiet import captured_output
     for display in displays:
         if display:
             loadPrcFileData("main-display", f"load-display {display}")
@@ -140,10 +149,16 @@ def open_base(headless, render_frames, window_size=None):
         advice = ("neither p3headlessgl nor p3tinydisplay could open an offscreen buffer: install Mesa's EGL "
                   "(libegl1), or leave out --screenshot (a report needs no window)")
     else:
-        advice = ("no display here: run it on a desktop, or under a virtual display (xvfb-run python main.py), "
-                  "or without a window: python main.py --headless --autopilot --report out/course.json")
-    print(f"main.py: cannot open a window ({problem}); {advice}", file=sys.stderr)
+        command = _command(prog)
+        advice = (f"no display here: run it on a desktop, or under a virtual display (xvfb-run {command}), "
+                  f"or without a window: {command} --headless --autopilot --report out/course.json")
+    print(f"{prog}: cannot open a window ({problem}); {advice}", file=sys.stderr)
     return None
+
+
+def _command(prog):
+    """The command line that runs `prog` again: a script's name needs its interpreter."""
+    return f"python {prog}" if prog.endswith(".py") else prog
 
 
 def save_screenshot(window, path):
@@ -173,7 +188,7 @@ def set_drawing(base, active):
 
 def run_headless(base, demo, args):
     """Step the simulation at --fps until the autopilot is done (or --max-seconds); 0 on success."""
-    from demo.views.report import RunReport
+    from motionwarp_demo.views.report import RunReport
     report = RunReport(demo, args.scene, args.fps) if args.report else None
     clock = ClockObject.getGlobalClock()
     clock.setMode(ClockObject.MNonRealTime)
@@ -208,38 +223,44 @@ def run_headless(base, demo, args):
         if report is not None:
             report.write(args.report, frames)
     except OSError as exc:
-        print(f"main.py: could not write {shown_text(exc.filename)}: {exc.strerror}", file=sys.stderr)
+        print(f"{args.prog}: could not write {shown_text(exc.filename)}: {exc.strerror}", file=sys.stderr)
         return 2
     if shot_frame is not None and frames < shot_frame:
-        print(f"main.py: the run ended at {frames / args.fps:.2f} s, before --at {args.at:g}: "
+        print(f"{args.prog}: the run ended at {frames / args.fps:.2f} s, before --at {args.at:g}: "
               "the screenshot shows its last frame", file=sys.stderr)
     print(f"{frames / args.fps:.2f} s simulated: {demo.status.getText() or 'walking'}")
     return 0
 
 
-def main(argv=None):
-    args = parse_args(argv)
+def script():
+    """The `motionwarp-demo` console script: the demo under the name the user typed."""
+    return main(prog="motionwarp-demo")
+
+
+def main(argv=None, prog=PROG):
+    """Run the demo with `argv` (default the command line's); the exit status."""
+    args = parse_args(argv, prog)
     from motionwarp import MotionWarpError
-    from demo.level.scene import Scene
-    from demo.character.character_file import Character
+    from motionwarp_demo.level.scene import Scene
+    from motionwarp_demo.character.character_file import Character
     try:
         scene = Scene.load(args.scene)
         character = Character.load(args.character)
     except MotionWarpError as exc:
-        print(f"main.py: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    base = open_base(args.headless, render_frames=bool(args.screenshot), window_size=args.window_size)
+    base = open_base(args.headless, render_frames=bool(args.screenshot), window_size=args.window_size, prog=prog)
     if base is None:
         return 2
-    from demo.app.app import Demo
-    from demo.views.looks import Looks
+    from motionwarp_demo.app.app import Demo
+    from motionwarp_demo.views.looks import Looks
     looks = Looks.choose(base)
     looks.install(base)
     try:
         demo = Demo(base, scene, autopilot=args.autopilot, view=args.view, asset_dir=args.assets and pathlib.Path(args.assets),
                     character=character, looks=looks)
     except MotionWarpError as exc:  # a scene model, the character or a warp asset that does not load
-        print(f"main.py: {exc}", file=sys.stderr)
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     if args.debug_view:
         demo.debug.toggle()

@@ -48,7 +48,7 @@ class Demo(DirectObject):
     """
 
     #: Camera offsets from the point looked at, in the character's frame, for a character of the mannequin's
-    #: height (scaled by the character's: demo.character.camera.framed). A player's "follow" camera is behind
+    #: height (scaled by the character's: motionwarp_demo.character.camera.framed). A player's "follow" camera is behind
     #: the character, raised (the keys walk away from it); the autopilot's turns with the character from
     #: behind and to its right, so that what the character is about to take is beside it on screen, not
     #: behind it (the pictures and headless screenshots).

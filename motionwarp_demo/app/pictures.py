@@ -1,4 +1,4 @@
-"""Regenerate the README's demo pictures: `PYTHONPATH=. python -m demo.app.pictures` (headless, ~12 s).
+"""Regenerate the README's demo pictures: `PYTHONPATH=. python -m motionwarp_demo.app.pictures` (headless, ~12 s).
 
 docs/demo_vault.png: four moments of the first vault, side view, tiled 2x2 at half size.
 docs/demo_hud.png: the HUD and the debug view (targets, edges, root trails) as that vault lands, side view.
@@ -8,7 +8,7 @@ docs/editor.png: the curve editor mid-drag, in front of the first crate with the
 docs/hud_800x600.png: the HUD in an 800x600 window with two long refusals, wrapped.
 
 Each picture is one run of the course in this process, by the autopilot, or for the editor by
-Panda3D's mouse and key input (demo/character/virtual_input.py), drawn in the demo's own look (demo.views.looks)
+Panda3D's mouse and key input (motionwarp_demo/character/virtual_input.py), drawn in the demo's own look (motionwarp_demo.views.looks)
 and only at the frames saved.
 """
 import pathlib

@@ -1,1 +1,0 @@
-"""The motionwarp demo (main.py): a walkable course of obstacles to vault and mantle."""

@@ -1,5 +1,0 @@
-"""The demo application: the Demo that wires everything together, its command line (main.py)
-and the README's pictures.
-
-May import: motionwarp and every demo package.
-"""
