@@ -95,3 +95,19 @@ def test_a_failed_screenshot_keeps_the_old_image(tmp_path):
         save_screenshot(HalfWritingWindow(), str(shot))
     assert caught.value.filename == str(shot) and "could not save the image" in caught.value.strerror
     assert shot.read_bytes() == b"the old image" and os.listdir(tmp_path) == ["shot.png"]
+
+
+@pytest.mark.parametrize("call, name", [(lambda argv: parse_args(argv, prog="main.py"), "main.py"),
+                                        (lambda argv: parse_args(argv), "python -m motionwarp_demo")])
+def test_each_entry_point_names_itself(capsys, call, name):
+    with pytest.raises(SystemExit):
+        call(["--warp-speed"])
+    assert capsys.readouterr().err == f"{name}: unrecognized arguments: --warp-speed (see --help)\n"
+
+
+def test_the_console_script_names_itself(capsys, monkeypatch):
+    monkeypatch.setattr("sys.argv", ["motionwarp-demo", "--report", "r.json"])
+    with pytest.raises(SystemExit) as exited:
+        script()
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.startswith("motionwarp-demo: --report, --screenshot and --at need --headless")
