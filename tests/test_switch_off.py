@@ -109,9 +109,10 @@ def test_the_run_report_records_the_switch_off_reason(base, rig):
     import types
 
     from motionwarp_demo.views.report import RunReport
-    demo = types.SimpleNamespace(base=base, actor=rig[0], on_start=None, on_skip=None)
-    report = RunReport(demo, "course.json", FPS)
     asset = walk_asset(switch_off_distance=0.3, max_rate=1.6)
+    demo = types.SimpleNamespace(base=base, actor=rig[0], on_start=None, on_skip=None,
+                                 asset_name=lambda played: "takedown" if played is asset else None)
+    report = RunReport(demo, "course.json", FPS)
     mover = Mover(base, speed=0.5)
     _, warper = rig
     warp = warper.play(asset, [WarpTarget(Point3(0, 0, 0), follow=mover.node)])
@@ -124,4 +125,4 @@ def test_the_run_report_records_the_switch_off_reason(base, rig):
     record = report.interactions[0]
     assert record["completed"] is False and record["switched_off"] is True
     assert record["reason"].startswith("the target of phase 'approach' moved")
-    assert record["mirrored"] is False and record["start_frame"] == 0 and record["asset"] == asset.clip
+    assert record["mirrored"] is False and record["start_frame"] == 0 and record["asset"] == "takedown"

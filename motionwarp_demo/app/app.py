@@ -292,6 +292,15 @@ class Demo(DirectObject):
         self.debug.warp_started(self.last_warp, start)
         return self.last_warp
 
+    def asset_name(self, asset):
+        """The character file's name of `asset`: the asset itself, one loaded from the same file, or its
+        mirrored twin. Two assets on one clip, like jump_onto and jump_gap on running_jump, stay apart."""
+        for name, known in self.assets.items():
+            if known is asset or (known.path is not None and known.path == asset.path
+                                  and asset.clip in (known.clip, mirrored_name(known.clip))):
+                return name
+        raise ValueError(f"{asset.clip!r} ({asset.path}) is none of the character's warp assets ({', '.join(self.assets)})")
+
     def obstacle_name(self, node):
         """The scene obstacle a probed node belongs to (its own name when it is not one of them): the
         nearest of its ancestors that is one, looked up (a scan of 5,000 obstacles cost 0.4 ms a frame)."""

@@ -6,7 +6,6 @@ from direct.showbase.DirectObject import DirectObject
 
 from motionwarp import CANCELLED, FINISHED
 from motionwarp.base.atomicfile import write_text_atomic
-from motionwarp.animation.mirror import MIRRORED
 from motionwarp.base.jsonfields import dumps
 from motionwarp.warp.warpmath import angle_between
 
@@ -43,7 +42,7 @@ class RunReport(DirectObject):
         asset = interaction.asset
         mirrored = asset.mirror is not None   # the source asset's mirrored twin (design 7)
         record = {"obstacle": name, "kind": interaction.kind,
-                  "asset": asset.clip[:-len(MIRRORED)] if mirrored and asset.clip.endswith(MIRRORED) else asset.clip,
+                  "asset": self.demo.asset_name(asset),
                   "mirrored": mirrored, "start_frame": int(warp.start_frame),
                   "obstacle_height": round(interaction.height, 4), "obstacle_depth": round(interaction.depth, 4),
                   "completed": False, "switched_off": False, "final_pos": None, "phases": []}
