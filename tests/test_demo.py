@@ -192,14 +192,16 @@ def test_headless_report_names_what_was_skipped(tmp_path, warp_asset_dir):
     assert tower_face - 0.5 < y + capsule_radius <= tower_face + 1e-4
 
 
-def test_a_character_without_warp_assets_stops_naming_the_obstacle(tmp_path, warp_asset_dir):
-    """With no warp assets the providers name nothing; `stopped` still names the box across the path."""
+@pytest.mark.parametrize("height", [3.0, 0.9])
+def test_a_character_without_warp_assets_stops_naming_the_obstacle(tmp_path, warp_asset_dir, height):
+    """With no warp assets the providers name nothing; `stopped` still names the box across the path,
+    one below the chest too (the Knight's autopilot stopped "at something" before a 1 m crate)."""
     character = json.loads((SAMPLES / "characters" / "mannequin.json").read_text())
     del character["warp_assets"]
     character["model"] = str(SAMPLES / "assets" / "mannequin.glb")
     (tmp_path / "plain.json").write_text(json.dumps(character))
     scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
-    scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]}]
+    scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, height]}]
     scene["autopilot"] = [[0, -3], [0, 12]]
     (tmp_path / "scene.json").write_text(json.dumps(scene))
     out = tmp_path / "report.json"
@@ -208,7 +210,8 @@ def test_a_character_without_warp_assets_stops_naming_the_obstacle(tmp_path, war
     assert result.returncode == 0, result.stderr
     report = json.loads(out.read_text())
     assert report["stopped"] == {"obstacle": "tower",
-                                 "reason": "this character has no warp assets to vault or mantle with"}
+                                 "reason": f"this character has no warp assets to vault or mantle with ({tmp_path / 'plain.json'} "
+                                           "lists none in warp_assets; `python -m motionwarp author` writes them)"}
     assert report["end"]["pos"][1] + 0.3 == pytest.approx(1.0, abs=0.5)   # the capsule against the tower's face
 
 

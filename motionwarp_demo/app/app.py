@@ -30,8 +30,9 @@ from ..views.looks import Looks
 from ..level.world import Lights
 
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
-#: Height above the feet at which the demo looks for what blocks the character (metres).
-CHEST_HEIGHT = 1.2
+#: Heights, as fractions of the character's, at which the demo looks for what blocks it: the chest,
+#: the hips, the shins (a crate below the chest blocks too; the Knight's 1 m crate was "something").
+BLOCK_PROBE_HEIGHTS = (0.7, 0.4, 0.15)
 #: Metres from a face within which the autopilot starts any clip (the capsule stops the chest 0.31 m from it).
 UP_CLOSE = 0.5
 
@@ -107,7 +108,7 @@ class Demo(DirectObject):
         self._built.append(self.warper.destroy)
         # The prompt offers only what this warper plays (its limits, not the defaults).
         self.traversal = _providers(self.probe, self.assets, render, self.warper.settings,
-                                    mirrored=bool(self.mirrored_clips))
+                                    mirrored=bool(self.mirrored_clips), character=self.character.path)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
                                     taskmgr=base.taskMgr, render=render, steps=planted_steps(self.actor)) \
             if self.character.contact_ik else None
@@ -313,12 +314,16 @@ class Demo(DirectObject):
         return node.getName()
 
     def obstacle_ahead(self, reach=1.0):
-        """The scene node right in front of the character's chest, within `reach` metres (None when
-        nothing is): what blocks it when the providers name nothing (a character without warp assets)."""
+        """The scene node right in front of the character's chest, hips or shins, within `reach` metres (None
+        when nothing is): what blocks it when the providers name nothing (a character without warp assets)."""
         render = self.base.render
-        chest = self.actor.getPos(render) + Vec3(0, 0, CHEST_HEIGHT)
-        hit = self.probe.ray(chest, chest + self.actor.getQuat(render).getForward() * reach)
-        return hit.node if hit is not None else None
+        feet, ahead = self.actor.getPos(render), self.actor.getQuat(render).getForward() * reach
+        for fraction in BLOCK_PROBE_HEIGHTS:
+            start = feet + Vec3(0, 0, fraction * self.height)
+            hit = self.probe.ray(start, start + ahead)
+            if hit is not None:
+                return hit.node
+        return None
 
     def offer(self):
         """The providers' find in front of the character (an Interaction or a Refusal), None while warping.
@@ -447,7 +452,7 @@ def _mirror_traversal_clips(actor, assets):
     return frozenset(clips)
 
 
-def _providers(probe, assets, space, warp_settings, mirrored=False):
+def _providers(probe, assets, space, warp_settings, mirrored=False, character=None):
     """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17),
     each answering as a warper with `warp_settings` would play. With `mirrored` (the actor has the
     traversal clips mirrored), vault, mantle and jump over offer the mirrored twin by the edge's side."""
@@ -464,12 +469,16 @@ def _providers(probe, assets, space, warp_settings, mirrored=False):
         # jump onto that prop is offered, so the chooser offers what the marker names
         providers.append(MarkerProvider(probe, space, assets.values(), space=space, reach=JUMP_REACH,
                                         warp_settings=warp_settings))
-    return InteractionChooser(providers, space=space) if providers else _NoTraversal()
+    return InteractionChooser(providers, space=space) if providers else _NoTraversal(character)
 
 
 class _NoTraversal:
-    """The traversal provider of a character without warp assets: it never finds anything."""
+    """The traversal provider of a character without warp assets: it never finds anything, and says
+    which file would list them."""
 
-    @staticmethod
-    def find(actor):
-        return Refusal("this character has no warp assets to vault or mantle with")
+    def __init__(self, character):
+        self.refusal = Refusal(f"this character has no warp assets to vault or mantle with ({character} lists none "
+                               "in warp_assets; `python -m motionwarp author` writes them)")
+
+    def find(self, actor):
+        return self.refusal

@@ -99,10 +99,10 @@ class Autopilot:
             self._back_off = (BACK_OFF_S, away)
             return
         node = found.node if found.node is not None else demo.obstacle_ahead()
-        name = demo.obstacle_name(node) if node is not None else "something"
+        name = demo.obstacle_name(node) if node is not None else None   # None: nothing the probe can name
         reason = demo.last_refusal.get(name) or (found.reason if not found else self._not_started(found))
         self.stopped = {"obstacle": name, "reason": reason}
-        demo.say(f"autopilot stopped at {name}: {reason}")
+        demo.say(f"autopilot stopped at {name}: {reason}" if name else f"autopilot stopped: {reason}")
 
     def _not_started(self, found):
         """Why an Interaction offered in front of the character was never started: it stood farther from
