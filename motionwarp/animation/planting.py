@@ -165,9 +165,10 @@ class Skeleton:
     @functools.cached_property
     def limbs(self):
         """The feet and hands: {role: Limb}. Feet are the two legs' ankles found by shape (BodyPlan), a
-        joint named for the foot on the same leg taken over its ankle, sides from the names or else
-        from where they stand; without two legs, the joints named so. Hands are named (`hand_R`, a
-        wrist when there is no hand) or else where an arm's chain ends meet."""
+        joint named for the foot on the same leg (or standing at its ankle, anywhere: an IK foot under a
+        root bone) taken over its ankle, sides from the names or else from where they stand; without
+        two legs, the joints named so. Hands are named (`hand_R`, a wrist when there is no hand) or else
+        where an arm's chain ends meet."""
         return dict(sorted(self._found_limbs[0].items()))
 
     @functools.cached_property
