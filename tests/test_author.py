@@ -260,6 +260,9 @@ class _Clip:
         seconds = 2.0
         contacts = [_Plant("hand_r", 1.0, 1.4), _Plant("foot_l", 0.2, 0.6)]
 
+    class model:   # each limb's joint has a parent and a grandparent: the IK can bend it
+        joints = {"hand_r": "forearm", "forearm": "arm", "arm": None, "foot_l": "shin", "shin": "thigh", "thigh": None}
+
     @staticmethod
     def joint(name, seconds):
         return np.array([0.1, 0.5, 1.2]) if name == "hand_r" else np.array([0.0, 0.1, 0.08])

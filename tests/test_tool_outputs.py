@@ -273,7 +273,7 @@ def test_a_missing_idle_is_named_in_plain_words():
     """No idle and no walk are the problems that keep a character from playing, in plain words (an
     idle, a walk), with the roles the clips were guessed as; the first clip stands in for both."""
     clips, notes, problems = character_writer.choose_clips(_Clips({"Wave": "action"}))
-    assert problems == ["no clip looks like an idle (roles guessed: action)",
+    assert [str(p) for p in problems] == ["no clip looks like an idle (roles guessed: action)",
                         "no clip looks like a walk (roles guessed: action)"]
     assert clips["idle"] == clips["walk"] == "Wave"
     clips, notes, problems = character_writer.choose_clips(_Clips({"Stand": "idle", "Stroll": "walk"}))

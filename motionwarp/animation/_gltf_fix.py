@@ -34,7 +34,7 @@ import struct
 import gltf._converter as _conv
 from gltf._converter_maps import COMPONENT_FORMT_STR_MAP, COMPONENT_NUM_MAP
 import numpy as np
-from panda3d.core import (CS_yup_right, CS_zup_right, AnimChannelMatrixXfmTable, CPTA_stdfloat, LMatrix4, LQuaternion,
+from panda3d.core import (CS_yup_right, CS_zup_right, AnimChannelMatrixXfmTable, CharacterJoint, CPTA_stdfloat, LMatrix4, LQuaternion,
                           LVector3, NodePath, PandaNode, PTA_stdfloat, TransformState, decompose_matrix,
                           get_default_coordinate_system)
 
@@ -228,10 +228,104 @@ class _VectorBakeConverter(_conv.Converter):
         self._rest_poses = {}  # (character, joint name): its rest pose, the same for every clip
         self._accessors = {}  # accessor index: its values (clips share key times)
         self._bind_roots = {}  # character: the Panda3D-axes matrix its joints' binds are taken in
+        self._character_nodes = {}  # character: the glTF node it was made for
 
     def update(self, gltf_data):
         super().update(gltf_data)
         self._fold_morph_characters()
+        self._unnest_joint_nodes()
+
+    def build_character(self, charinfo, nodeid, gltf_data, recurse=True):
+        self._character_nodes[charinfo.character.this] = nodeid
+        super().build_character(charinfo, nodeid, gltf_data, recurse)
+
+    def _above_skeleton(self, char, root_nodeids, gltf_data):
+        """The transform (Panda3D axes, row vectors) of the glTF nodes between the Character's node and
+        the skeleton's top joints (RobotExpressive's `RobotArmature`, scaled 100 and turned; BrainStem's
+        turned groups), identity when the top joints hang from the Character's node or their chains differ.
+        panda3d-gltf leaves those nodes out of the joints: a top joint's rest and clips are its own
+        transform, in the Character's frame, so the skeleton and its skinned meshes stood lying down or
+        100 times too small while meshes on joints were drawn through those nodes."""
+        top = self._character_nodes.get(char.this)
+        parents = {child: nodeid for nodeid, node in enumerate(gltf_data["nodes"]) for child in node.get("children", [])}
+        found = set()
+        for root in root_nodeids:
+            mat, node = LMatrix4.ident_mat(), parents.get(root)
+            while node is not None and node != top:
+                mat = mat * _node_matrix(gltf_data["nodes"][node])
+                node = parents.get(node)
+            if node != top:
+                return LMatrix4.ident_mat()
+            found.add(tuple(round(v, 9) for r in range(4) for v in mat.get_row(r)))
+        if len(found) != 1:
+            return LMatrix4.ident_mat()
+        return self.csxform_inv * LMatrix4(*found.pop()) * self.csxform
+
+    def _skeleton_joints(self, char, root_nodeids, affected_nodeids, skinid, gltf_data):
+        """panda3d-gltf 1.3.0's `build_character_joints`, but a node under the skeleton that the skin does
+        not list and that has no listed joint below it (RobotExpressive's `FootL_end`, `Torso` holding a
+        mesh) rests at its own transform, as the glTF spec places it: panda3d-gltf bound each such joint
+        at its parent's bind frame's origin (the identity net transform at rest), so they all stood at one
+        point."""
+        gltf_skin = gltf_data["skins"][skinid]
+        nodes, listed = gltf_data["nodes"], gltf_skin["joints"]
+        bundle = char.get_bundle(0)
+        skeleton = _conv.PartGroup(bundle, "<skeleton>")
+        jvtmap = {}
+        bind_mats = {}
+        if "inverseBindMatrices" in gltf_skin:
+            for i, matdata in enumerate(self.get_buffer_from_accessor(gltf_data, gltf_skin["inverseBindMatrices"])):
+                mat = self.load_matrix(matdata)
+                mat.invert_in_place()
+                bind_mats[i] = mat
+
+        @functools.lru_cache(maxsize=None)
+        def binds(nodeid):
+            return nodeid in listed or any(binds(c) for c in nodes[nodeid].get("children", []))
+
+        def create_joint(parent, nodeid, transform):
+            node = nodes[nodeid]
+            if "mesh" in node:
+                self.joint_parents[nodeid] = parent
+                return
+            inv_transform = LMatrix4(transform)
+            inv_transform.invert_in_place()
+            joint_index = None
+            joint_mat = LMatrix4.ident_mat()
+            if nodeid in listed:
+                joint_index = listed.index(nodeid)
+                joint_mat = bind_mats.get(joint_index, LMatrix4.ident_mat())
+                self._joint_nodes.add(nodeid)
+            elif not binds(nodeid):
+                joint_mat = _node_matrix(node) * transform
+            bind_pose = joint_mat * inv_transform
+            joint = _conv.CharacterJoint(char, bundle, parent, node.get("name", "bone" + str(nodeid)),
+                                         self.csxform_inv * bind_pose * self.csxform)
+            if joint_index is not None:
+                jvtmap[joint_index] = _conv.JointVertexTransform(joint)
+            affected_nodeids.add(nodeid)
+            for child in node.get("children", []):
+                create_joint(joint, child, bind_pose * transform)
+
+        root_mat = self.csxform * NodePath(char).get_net_transform().get_mat() * self.csxform_inv
+        for root_nodeid in root_nodeids:
+            create_joint(skeleton, root_nodeid, root_mat)
+        return jvtmap
+
+    def _unnest_joint_nodes(self):
+        """Nodes that show a joint's net transform (a mesh on a joint: `FootL_1-parent`) sit directly under
+        their Character: the net transform is the joint's place in the Character's frame, so under another
+        node (the armature node, a node for a joint with a mesh) that node's transform was drawn twice."""
+        for info in self.characters.values():
+            character = NodePath(info.character)
+            stack = [info.character.get_bundle(0)]
+            while stack:
+                group = stack.pop()
+                if isinstance(group, CharacterJoint):
+                    for shown in group.get_net_transforms():
+                        if shown.get_parent() != character:
+                            shown.reparent_to(character)
+                stack.extend(group.get_child(i) for i in range(group.get_num_children()))
 
     def _fold_morph_characters(self):
         """A mesh with morph targets and no skin inside a skeleton's Character (RobotExpressive's face,
@@ -327,9 +421,14 @@ class _VectorBakeConverter(_conv.Converter):
         self._bind_roots[char.this] = root
         char.set_transform(TransformState.make_mat(root))
         try:
-            return super().build_character_joints(char, root_nodeids, affected_nodeids, skinid, gltf_data)
+            joints = self._skeleton_joints(char, root_nodeids, affected_nodeids, skinid, gltf_data)
         finally:
             char.set_transform(own)
+        above = self._above_skeleton(char, root_nodeids, gltf_data)
+        if not above.almost_equal(LMatrix4.ident_mat(), 1e-9):
+            # joints and skinned vertices stay in the top joints' parent frame; that frame is the bundle's root
+            char.get_bundle(0).set_root_xform(above)
+        return joints
 
     def _bind_root(self, character_mat, root_nodeids, gltf_skin, gltf_data):
         """The frame (Panda3D axes, row vectors) in which the skin's first joint with an inverse bind

@@ -9,7 +9,8 @@ rest mirrors onto itself whatever the joints' own axes. The root motion is mirro
 """
 import numpy as np
 from direct.actor.Actor import Actor
-from panda3d.core import AnimBundle, AnimBundleNode, AnimChannelMatrixXfmTable, AnimGroup, NodePath
+from panda3d.core import (AnimBundle, AnimBundleNode, AnimChannelMatrixXfmTable, AnimChannelScalarTable, AnimGroup,
+                          NodePath)
 
 from ..base.errors import UsageError, shown
 from . import rootmotion
@@ -120,7 +121,7 @@ def _rest_matrices(part_bundle, bundle, base):
 
 def mirrored_bundle(bundle, part_bundle, base, table, name):
     """A new AnimBundle `name`: `bundle` (an Actor's, stripped or not) mirrored with `table` ({joint:
-    partner}), its channels in the same tree; `part_bundle` gives the rest pose, `base` the skeleton's
+    partner}), its channels in the same tree (morph sliders' kept unmirrored); `part_bundle` gives the rest pose, `base` the skeleton's
     place in the actor (rootmotion.character_base)."""
     n = bundle.getNumFrames()
     base = np.eye(4) if base is None else np.asarray(base, dtype=np.float64)
@@ -142,6 +143,9 @@ def mirrored_bundle(bundle, part_bundle, base, table, name):
             child = group.getChild(i)
             if isinstance(child, AnimChannelMatrixXfmTable):
                 made[child.getName()] = new = AnimChannelMatrixXfmTable(into, child.getName())
+            elif isinstance(child, AnimChannelScalarTable):   # a morph slider (a face): kept as it is
+                new = AnimChannelScalarTable(into, child.getName())
+                new.setTable(child.getTable())
             else:
                 new = AnimGroup(into, child.getName())
             copy(child, new)

@@ -49,6 +49,11 @@ _FOOT = re.compile(r"foot|ankle", re.IGNORECASE)
 _HAND = re.compile(r"hand|wrist", re.IGNORECASE)
 _LEFT = re.compile(r"(^|[^a-z])(l|left)([^a-z]|$)|left", re.IGNORECASE)
 _RIGHT = re.compile(r"(^|[^a-z])(r|right)([^a-z]|$)|right", re.IGNORECASE)
+#: A capital L or R ending a word after a lower-case letter or digit (`FootL`, `UpperArmR_end`, `Palm2L`).
+_CAMEL_SIDE = re.compile(r"[a-z0-9]([LR])(?![a-z])")
+#: A joint named for a foot stands at a leg's ankle within this fraction of the height: it is that leg's
+#: foot even off the leg (an IK-driven foot hanging from a root bone, RobotExpressive's `FootL`).
+AT_ANKLE = 0.05
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,9 +165,10 @@ class Skeleton:
     @functools.cached_property
     def limbs(self):
         """The feet and hands: {role: Limb}. Feet are the two legs' ankles found by shape (BodyPlan), a
-        joint named for the foot on the same leg taken over its ankle, sides from the names or else
-        from where they stand; without two legs, the joints named so. Hands are named (`hand_R`, a
-        wrist when there is no hand) or else where an arm's chain ends meet."""
+        joint named for the foot on the same leg (or standing at its ankle, anywhere: an IK foot under a
+        root bone) taken over its ankle, sides from the names or else from where they stand; without
+        two legs, the joints named so. Hands are named (`hand_R`, a wrist when there is no hand) or else
+        where an arm's chain ends meet."""
         return dict(sorted(self._found_limbs[0].items()))
 
     @functools.cached_property
@@ -179,10 +185,11 @@ class Skeleton:
             feet, by_name = [], 0
             for ankle in legs:
                 leg = [ankle] + self.plan.ancestors(ankle)
-                same = next((limb for limb in named.values()
+                same = next((limb.joint for limb in named.values()
                              if limb.is_foot and (limb.joint in leg or ankle in self.plan.ancestors(limb.joint))), None)
+                same = same or self._foot_at(ankle)
                 by_name += same is not None
-                feet.append(same.joint if same else ankle)
+                feet.append(same or ankle)
             sides = [_side(f) for f in feet]
             if None in sides or sides[0] == sides[1]:
                 sides = [self.plan.side(f) for f in feet]
@@ -207,6 +214,14 @@ class Skeleton:
                             "not found" if not hands else "unsure: one arm found")
         limbs.update(hands)
         return limbs, how
+
+    def _foot_at(self, ankle):
+        """The joint named for a foot (no rig helper) standing nearest `ankle` within AT_ANKLE of the
+        height, anywhere in the skeleton; None when there is none."""
+        near = [(float(np.linalg.norm(self.rest[j] - self.rest[ankle])), j) for j in self.parents
+                if _FOOT.search(j) and not _HELPER.search(j) and j != ankle]
+        near = [(distance, j) for distance, j in near if distance <= AT_ANKLE * self.height]
+        return min(near)[1] if near else None
 
     def _chain(self, joint):
         """The limb's contact points: it and the chain below it (toes under an ankle, a palm under a hand)."""
@@ -234,8 +249,11 @@ class Skeleton:
 
 
 def _side(joint):
-    """"l" or "r" from the name (`foot.l`, `LeftFoot`, `foot_R`), None when it does not say."""
+    """"l" or "r" from the name (`foot.l`, `LeftFoot`, `foot_R`, `FootL`), None when it does not say."""
     left, right = bool(_LEFT.search(joint)), bool(_RIGHT.search(joint))
+    if not left and not right:
+        camel = _CAMEL_SIDE.findall(joint)
+        left, right = "L" in camel, "R" in camel
     if left != right:
         return "l" if left else "r"
     return None

@@ -335,8 +335,11 @@ def _given_range(name, values):
 def _contacts(a, points, kind):
     """Hands grab the target of the phase that ends as they plant; a foot planting at or after the last
     phase's end stands on its target; other feet stand on whatever is under them (design 5.1). A
-    marker kind's target is the point itself (`normal` null): the designer put it where the hand goes."""
+    marker kind's target is the point itself (`normal` null): the designer put it where the hand goes.
+    A limb the contact IK cannot bend (its joint without a parent and a grandparent: RobotExpressive's
+    feet hang from the root bone) gets none."""
     marker = TRAVERSAL_KINDS[kind].found_by == "marker"
+    parents = a.model.joints
     ends = {round(end, 4): (name, target) for name, _, end, target in points}
     last_name, _, last_end, last_target = points[-1]
     found = []
@@ -349,7 +352,7 @@ def _contacts(a, points, kind):
             aimed = next((ends[e] for e in ends if abs(e - p.start) <= 2.0 / a.fps), None)
         elif p.start >= last_end - 1e-9:
             aimed = (last_name, last_target)
-        if end <= start:
+        if end <= start or parents.get(p.limb.joint) is None or parents.get(parents[p.limb.joint]) is None:
             continue
         if aimed is not None:
             found.append({"joint": p.limb.joint, "start": start, "end": end, "touches": "target", "phase": aimed[0],

@@ -5,6 +5,7 @@ Each locomotion role gets the clip whose guessed role it is (plainly named ones 
 over `2H_Melee_Idle`), cycles authored in place get the speed their planted feet stand still
 at, and the file says which way the model faces (`turn`) and what makes it metres (`scale`).
 """
+import dataclasses
 import os
 
 from ..base.errors import FieldError, UsageError, shown
@@ -16,15 +17,47 @@ REQUIRED = ("idle", "walk", "run", "fall", "land")
 OPTIONAL = ("dodge",)
 
 
+@dataclasses.dataclass(frozen=True)
+class CannotPlay:
+    """One reason a character file would not play, as data: `what` is wrong ("skeleton", or the role
+    no clip fills: "idle", "walk"); `cause` the skeleton's problem in words; `guessed` the roles the
+    clips were guessed as; `for_the_skeleton` when no role could be read for that problem (no feet:
+    no contacts, no stepping), so the one line says the cause once."""
+
+    what: str
+    cause: str = ""
+    guessed: tuple = ()
+    for_the_skeleton: bool = False
+
+    def __str__(self):
+        if self.what == "skeleton":
+            return self.cause
+        clip = "an idle" if self.what == "idle" else "a walk"
+        why = "the skeleton cannot walk" if self.for_the_skeleton else f"roles guessed: {', '.join(self.guessed) or 'none'}"
+        return f"no clip looks like {clip} ({why})"
+
+
+def refusal_line(problems):
+    """The problems (CannotPlay) in one line, each cause once: the skeleton's first, then the roles
+    no clip fills (those that follow from the skeleton's problem folded after it)."""
+    skeleton = [str(p) for p in problems if p.what == "skeleton"]
+    follows = [p.what for p in problems if p.for_the_skeleton]
+    parts = skeleton[:1]
+    if follows and skeleton:
+        parts[0] += f", so no clip looks like {' or '.join(('an idle' if w == 'idle' else 'a walk') for w in follows)}"
+    parts += [str(p) for p in problems if p.what != "skeleton" and not (p.for_the_skeleton and skeleton)]
+    return "; ".join(parts)
+
+
 def choose_clips(model):
     """({role: clip}, [notes], [problems]) for the demo's roles; a required role no clip fills gets
-    the walk (a run) or the idle (a fall, a landing), and a note says so. A problem is what keeps the
-    file from playing: no idle or no walk (then the first clip stands in), or no feet."""
+    the walk (a run) or the idle (a fall, a landing), and a note says so. A problem (CannotPlay) is what
+    keeps the file from playing: no idle or no walk (then the first clip stands in)."""
     by_role = {}
     for clip in model.bundles:
         by_role.setdefault(model.role(clip), []).append(clip)
     chosen, notes, problems = {}, [], []
-    guessed = ", ".join(sorted(by_role)) or "none"
+    guessed = tuple(sorted(by_role))
     for role in REQUIRED + OPTIONAL:
         # the role's own word in the name first (a dodge forward over the others), then the shortest name
         named = sorted(by_role.get(role, []), key=lambda c: (role not in c.lower(), "forward" not in c.lower(),
@@ -32,8 +65,7 @@ def choose_clips(model):
         if named:
             chosen[role] = named[0]
         elif role in ("idle", "walk"):
-            why = model.skeleton.problem or f"roles guessed: {guessed}"
-            problems.append(f"no clip looks like {'an idle' if role == 'idle' else 'a walk'} ({why})")
+            problems.append(CannotPlay(role, guessed=guessed, for_the_skeleton=bool(model.skeleton.problem)))
             chosen[role] = chosen.get("idle") or next(iter(model.bundles), "")
         elif role in REQUIRED:   # a run falls back on the walk, the rest on the idle
             fallback = chosen["walk"] if role == "run" else chosen["idle"]
@@ -47,7 +79,7 @@ def character_data(model, out):
     problems: why it would not play, [] when it would)."""
     clips, notes, problems = choose_clips(model)
     if model.skeleton.problem:
-        problems.insert(0, model.skeleton.problem)
+        problems.insert(0, CannotPlay("skeleton", cause=model.skeleton.problem))
     joint, mode, _, _ = model.recommended()
     speeds = {}
     for role in ("walk", "run"):
@@ -73,7 +105,7 @@ def playable_data(model, out, anyway=False):
     is refused (UsageError naming the cause) unless `anyway`; then its problems become notes."""
     data, notes, problems = character_data(model, out)
     if problems and not anyway:
-        raise UsageError(f"{model.path}: not written, the character could not play: {'; '.join(problems)} "
+        raise UsageError(f"{model.path}: not written, the character could not play: {refusal_line(problems)} "
                          "(--write-anyway writes it all the same)")
     return data, [f"cannot play: {p}" for p in problems] + notes
 

@@ -34,6 +34,9 @@ _NAMED = (("vault", "vault"), ("mantle", "mantle"), ("climb", "climb"), ("dodge"
           ("hit", "hit"), ("block", "block"), ("pickup", "pick up"), ("pick_up", "pick up"), ("interact", "interact"),
           ("cheer", "cheer"), ("throw", "throw"), ("spell", "spell"), ("shoot", "shoot"), ("aim", "aim"),
           ("reload", "reload"), ("jump", "jump"), ("fall", "fall"), ("land", "land"), ("idle", "idle"))
+#: Gaits a stepping cycle's name can tell (first match wins): the motion says it steps, the name which
+#: gait when the speed alone says otherwise (RobotExpressive's `Walking` steps at 1.1 heights a second).
+_GAITS = (("walk", "walk"), ("run", "run"), ("jog", "run"), ("sprint", "run"))
 #: Roles the motion tells better than a name (Jump_Idle hangs in the air: a fall).
 _MOTION_ROLES = ("jump", "fall", "land", "idle")
 
@@ -168,8 +171,11 @@ def _motion_role(facts, airborne, height):
 
 def guess_role(facts):
     """The motion's role, unless the name tells an action the motion cannot (an attack, a sit, a
-    death, a dodge): locomotion and airborne words in names are left to the motion."""
+    death, a dodge): airborne words in names are left to the motion; a stepping cycle named for a gait
+    (walk, run, jog, sprint) is that gait whatever its speed."""
     name = facts.clip.lower()
+    if facts.role in ("walk", "run"):
+        return next((gait for word, gait in _GAITS if word in name), facts.role)
     named = next((role for word, role in _NAMED if word in name), None)
     if named is None or named in _MOTION_ROLES:
         return facts.role or named or "action"

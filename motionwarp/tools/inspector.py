@@ -235,13 +235,23 @@ def sureness(model):
     for role in LOCOMOTION:
         clips = [c for c in model.bundles if model.role(c) == role]
         pace = "faster" if role == "run" else "slower"
-        found.append((role, f"sure: {', '.join(clips)} (stepping cycles {pace} than {clipfacts.RUN_SPEED:g} "
-                            "height a second)" if clips else "not found: no cycle steps or travels"
+        named = [f"{c} (named so; it steps at {_heights_a_second(model.facts(c), model.skeleton.height):.2f} heights a second)"
+                 for c in clips if model.facts(c).role != role]
+        clips = [c for c in clips if model.facts(c).role == role]
+        said = ([f"{', '.join(clips)} (stepping cycles {pace} than {clipfacts.RUN_SPEED:g} height a second)"]
+                if clips else []) + named
+        found.append((role, "sure: " + ", ".join(said) if said else "not found: no cycle steps or travels"
                       if role == "walk" else f"not found: no stepping cycle is faster than {clipfacts.RUN_SPEED:g} "
                       "height a second"))
     if model.skeleton.problem:
         found.append(("cannot play", model.skeleton.problem))
     return found
+
+
+def _heights_a_second(facts, height):
+    """How fast a stepping cycle goes, in heights a second."""
+    speed = facts.speed or facts.travel / max(facts.seconds, 1e-9)
+    return speed / height if height > 0 else 0.0
 
 
 def report(model):
