@@ -27,6 +27,7 @@ from ..character.input import KeyInput
 from ..editor.standin import StandIn
 from ..editor.tuner import KEYS as TUNER_KEYS, AssetTuner
 from ..views.looks import Looks
+from ..level.movers import Movers
 from ..level.world import Lights
 
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
@@ -76,6 +77,9 @@ class Demo(DirectObject):
         self.level = render.attachNewNode("level")
         self._built.append(self.level.removeNode)
         self.obstacles = scene.build(self.level, base.loader)
+        #: The obstacles with a `motion` (design 6), moved every frame by the game clock.
+        self.movers = Movers(scene.obstacles, self.obstacles, base.taskMgr)
+        self._built.append(self.movers.destroy)
         #: The scene obstacle each obstacle node is (obstacle_name looks a probed node's ancestors up in it).
         self._obstacle_names = {node: node.getName() for node in self.obstacles}
         #: The kill plane, under the level's lowest point: a fall past it left the world.
@@ -107,7 +111,7 @@ class Demo(DirectObject):
         self._built.append(self.warper.destroy)
         # The prompt offers only what this warper plays (its limits, not the defaults).
         self.traversal = _providers(self.probe, self.assets, render, self.warper.settings,
-                                    mirrored=bool(self.mirrored_clips))
+                                    mirrored=bool(self.mirrored_clips), moving=self.movers.nodes)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
                                     taskmgr=base.taskMgr, render=render, steps=planted_steps(self.actor)) \
             if self.character.contact_ik else None
@@ -201,9 +205,10 @@ class Demo(DirectObject):
         self.say(self._phase_said)
 
     def _warp_ended(self, warper, clip, reason=None):
-        """The warp ended: its phase line goes (a cancel says why)."""
+        """The warp ended: its phase line goes (a cancel says why, a switch-off rule that it switched off)."""
         if reason is not None:
-            self.say(f"{clip} cancelled: {reason}")
+            switched_off = self.last_warp is not None and self.last_warp.switched_off is not None
+            self.say(f"{clip} {'switched off' if switched_off else 'cancelled'}: {reason}")
         elif self.status.getText() == self._phase_said:
             self.say("")
         self._phase_said = None
@@ -233,6 +238,7 @@ class Demo(DirectObject):
             warp = self._play(found.asset, found.targets)
         except WarpRefused as refusal:
             return self._skip(name, f"{clip} refused: {refusal.reason}")
+        self.movers.interaction_started(found.node)
         self.last_interaction = found
         if self.on_start is not None:
             self.on_start(name, found, warp)
@@ -438,10 +444,11 @@ def _mirror_traversal_clips(actor, assets):
     return frozenset(clips)
 
 
-def _providers(probe, assets, space, warp_settings, mirrored=False):
+def _providers(probe, assets, space, warp_settings, mirrored=False, moving=()):
     """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17),
     each answering as a warper with `warp_settings` would play. With `mirrored` (the actor has the
-    traversal clips mirrored), vault, mantle and jump over offer the mirrored twin by the edge's side."""
+    traversal clips mirrored), vault, mantle and jump over offer the mirrored twin by the edge's side.
+    The markers on the `moving` nodes (the scene's movers) are followed while their warps play."""
     kinds = {asset.traversal.kind for asset in assets.values() if asset.traversal is not None}
     providers = []
     if kinds & TRAVERSAL_PROVIDER_KINDS:
@@ -454,7 +461,7 @@ def _providers(probe, assets, space, warp_settings, mirrored=False):
         # as far as a jump reaches: a marker on a prop is seen (too far, until closer) before the
         # jump onto that prop is offered, so the chooser offers what the marker names
         providers.append(MarkerProvider(probe, space, assets.values(), space=space, reach=JUMP_REACH,
-                                        warp_settings=warp_settings))
+                                        warp_settings=warp_settings, moving=moving))
     return InteractionChooser(providers, space=space) if providers else _NoTraversal()
 
 
