@@ -4,7 +4,7 @@ import math
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
-from motionwarp import (CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
+from motionwarp import (BLEND_OUT, CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
                         MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused, mirror_clip,
                         samples)
 from motionwarp.animation.mirror import mirrored_name
@@ -187,6 +187,7 @@ class Demo(DirectObject):
         self.accept(PHASE_START, self._phase_started)
         self.accept(FINISHED, self._warp_ended)
         self.accept(CANCELLED, self._warp_ended)
+        self.accept(BLEND_OUT, self._warp_fading)
 
     @property
     def done(self):
@@ -203,6 +204,11 @@ class Demo(DirectObject):
         else:
             self._phase_said = f"{warp.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"
         self.say(self._phase_said)
+
+    def _warp_fading(self, warper, clip, seconds):
+        """A switch-off rule ends the warp with a fade: said when the rule fires, not when the fade ends."""
+        if self.last_warp is not None and self.last_warp.switched_off is not None:
+            self.say(f"{clip} switched off: {self.last_warp.switched_off}")
 
     def _warp_ended(self, warper, clip, reason=None):
         """The warp ended: its phase line goes (a cancel says why, a switch-off rule that it switched off)."""
