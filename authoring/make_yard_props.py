@@ -1,5 +1,5 @@
-"""Write the yard's props (motionwarp/samples/scenes/props/*.glb): a bench, a chair, an item, a table with an item on
-it, a wall with a button. Each carries a marker made the way a level designer would in Blender: an
+"""Write the yard's props (motionwarp/samples/scenes/props/*.glb): a bench, a chair, an item, the item on a sled, a
+table with an item on it, a wall with a button. Each carries a marker made the way a level designer would in Blender: an
 empty, child of the prop's mesh, with the custom property `motionwarp-interaction` (glTF node
 `extras`, which panda3d-gltf turns into a tag). The demo loads them as scene models and finds the
 markers with no code. Each marker sits where the mannequin's clip was authored to meet it
@@ -53,6 +53,13 @@ def write_props(folder=OUT):
     item = box(b, "item", b.add_material("paint", PAINT), (0, 0, 0), (high[0] - low[0], high[1] - low[1], high[2]))
     marker(b, item, "pick_up", reach_offset("pick_up", centre_y))
     props["item"] = b
+
+    b = GltfBuilder("sled")   # the item again, on a tray the yard's scene file slides away (its `motion`)
+    tray_top = 0.03
+    sled = box(b, "sled", b.add_material("wood", WOOD), (0, 0, 0), (0.5, 0.4, tray_top))
+    box(b, "item", b.add_material("paint", PAINT), (0, 0, tray_top), (high[0] - low[0], high[1] - low[1], high[2]))
+    marker(b, sled, "pick_up", reach_offset("pick_up", centre_y))   # where the clip grabs, as on the bare item
+    props["sled"] = b
 
     b = GltfBuilder("table")
     low, high = REACHES["pick_up_table"]["obstacle"]

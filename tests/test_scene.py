@@ -1,5 +1,6 @@
 """Scene files (docs/design.md 6): the shipped course loads and builds; every bad field is named."""
 import copy
+import dataclasses
 import json
 import os
 import re
@@ -7,7 +8,7 @@ import shutil
 
 import pytest
 
-from motionwarp_demo.level.scene import Scene, SceneError
+from motionwarp_demo.level.scene import ObstacleMotion, Scene, SceneError
 
 from .conftest import SAMPLES
 
@@ -56,6 +57,38 @@ BAD = {
     "duplicate name": (lambda d: d["obstacles"][1].update(name="crate"), r"obstacles\[1\].name: expected a unique name"),
     "waypoint": (lambda d: d.update(autopilot=[[0, 1, 2]]), r"autopilot\[0\]: expected a list of two finite numbers"),
 }
+
+
+def moving(**motion):
+    """The course's first obstacle (the crate) given `motion` (keys given as None are left out)."""
+    full = {"offset": [1, 0, 0], "seconds": 2, **motion}
+    return lambda d: d["obstacles"][0].update(motion={k: v for k, v in full.items() if v is not None})
+
+
+M = r"obstacles\[0\]\.motion"
+BAD.update({
+    "motion not an object": (lambda d: d["obstacles"][0].update(motion="slide"), rf"{M}: expected a JSON object, got str"),
+    "motion unknown key": (moving(speed=1), rf"{M}\.speed: unknown key; expected one of back_and_forth, delay, offset, "
+                                            "seconds, start"),
+    "motion without offset": (moving(offset=None), rf"{M}\.offset: missing \(required\)"),
+    "motion without seconds": (moving(seconds=None), rf"{M}\.seconds: missing \(required\)"),
+    "motion offset of two": (moving(offset=[1, 0]), rf"{M}\.offset: expected a list of three finite numbers"),
+    "motion offset zero": (moving(offset=[0, 0, 0]), rf"{M}\.offset: expected metres to slide by, not \[0, 0, 0\]"),
+    "motion seconds zero": (moving(seconds=0), rf"{M}\.seconds: expected a positive number of seconds, got 0"),
+    "motion seconds text": (moving(seconds="slow"), rf"{M}\.seconds: expected a finite number .* got 'slow'"),
+    "motion delay negative": (moving(delay=-1), rf"{M}\.delay: expected seconds from 0 up, got -1"),
+    "motion delay infinite": (moving(delay=float("inf")), rf"{M}\.delay: expected a finite number"),
+    "motion start": (moving(start="touch"), rf"{M}\.start: expected one of 'scene', 'interaction', got 'touch'"),
+    "motion back_and_forth": (moving(back_and_forth="yes"), rf"{M}\.back_and_forth: expected true or false, got 'yes'"),
+})
+
+
+def test_a_motion_slides_once_or_back_and_forth_from_its_delay():
+    """design 6: `offset` in `seconds` after `delay`; once it stays at the far end, back and forth it returns."""
+    once = ObstacleMotion((2.0, 0.0, 0.0), 4.0, delay=1.0)
+    swing = dataclasses.replace(once, back_and_forth=True)
+    assert [once.offset_at(t).x for t in (0.0, 1.0, 2.0, 5.0, 9.0)] == pytest.approx([0.0, 0.0, 0.5, 2.0, 2.0])
+    assert [swing.offset_at(t).x for t in (2.0, 5.0, 7.0, 9.0, 10.0)] == pytest.approx([0.5, 2.0, 1.0, 0.0, 0.5])
 
 
 @pytest.mark.parametrize("case", sorted(BAD))

@@ -4,7 +4,7 @@ import math
 from direct.showbase.DirectObject import DirectObject
 from panda3d.core import ClockObject, Vec3
 
-from motionwarp import (CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
+from motionwarp import (BLEND_OUT, CANCELLED, FINISHED, PHASE_START, ContactIK, InteractionChooser, JumpProvider, MarkerProvider,
                         MotionWarper, SceneProbe, TraversalProvider, UsageError, WarpAsset, WarpRefused, mirror_clip,
                         samples)
 from motionwarp.animation.mirror import mirrored_name
@@ -27,6 +27,7 @@ from ..character.input import KeyInput
 from ..editor.standin import StandIn
 from ..editor.tuner import KEYS as TUNER_KEYS, AssetTuner
 from ..views.looks import Looks
+from ..level.movers import Movers
 from ..level.world import Lights
 
 SKY_COLOR = (0.62, 0.74, 0.86, 1)
@@ -77,6 +78,9 @@ class Demo(DirectObject):
         self.level = render.attachNewNode("level")
         self._built.append(self.level.removeNode)
         self.obstacles = scene.build(self.level, base.loader)
+        #: The obstacles with a `motion` (design 6), moved every frame by the game clock.
+        self.movers = Movers(scene.obstacles, self.obstacles, base.taskMgr)
+        self._built.append(self.movers.destroy)
         #: The scene obstacle each obstacle node is (obstacle_name looks a probed node's ancestors up in it).
         self._obstacle_names = {node: node.getName() for node in self.obstacles}
         #: The kill plane, under the level's lowest point: a fall past it left the world.
@@ -108,7 +112,8 @@ class Demo(DirectObject):
         self._built.append(self.warper.destroy)
         # The prompt offers only what this warper plays (its limits, not the defaults).
         self.traversal = _providers(self.probe, self.assets, render, self.warper.settings,
-                                    mirrored=bool(self.mirrored_clips), character=self.character.path)
+                                    mirrored=bool(self.mirrored_clips), moving=self.movers.nodes,
+                                    character=self.character.path)
         self.contact_ik = ContactIK(self.actor, self.warper, self.probe, feet=self.character.feet, feet_on_ground=1,
                                     taskmgr=base.taskMgr, render=render, steps=planted_steps(self.actor)) \
             if self.character.contact_ik else None
@@ -184,6 +189,7 @@ class Demo(DirectObject):
         self.accept(PHASE_START, self._phase_started)
         self.accept(FINISHED, self._warp_ended)
         self.accept(CANCELLED, self._warp_ended)
+        self.accept(BLEND_OUT, self._warp_fading)
 
     @property
     def done(self):
@@ -201,10 +207,16 @@ class Demo(DirectObject):
             self._phase_said = f"{warp.asset.clip}: phase {name} at play rate {warper.play_rate:.2f}"
         self.say(self._phase_said)
 
+    def _warp_fading(self, warper, clip, seconds):
+        """A switch-off rule ends the warp with a fade: said when the rule fires, not when the fade ends."""
+        if self.last_warp is not None and self.last_warp.switched_off is not None:
+            self.say(f"{clip} switched off: {self.last_warp.switched_off}")
+
     def _warp_ended(self, warper, clip, reason=None):
-        """The warp ended: its phase line goes (a cancel says why)."""
+        """The warp ended: its phase line goes (a cancel says why, a switch-off rule that it switched off)."""
         if reason is not None:
-            self.say(f"{clip} cancelled: {reason}")
+            switched_off = self.last_warp is not None and self.last_warp.switched_off is not None
+            self.say(f"{clip} {'switched off' if switched_off else 'cancelled'}: {reason}")
         elif self.status.getText() == self._phase_said:
             self.say("")
         self._phase_said = None
@@ -234,6 +246,7 @@ class Demo(DirectObject):
             warp = self._play(found.asset, found.targets)
         except WarpRefused as refusal:
             return self._skip(name, f"{clip} refused: {refusal.reason}")
+        self.movers.interaction_started(found.node)
         self.last_interaction = found
         if self.on_start is not None:
             self.on_start(name, found, warp)
@@ -452,10 +465,11 @@ def _mirror_traversal_clips(actor, assets):
     return frozenset(clips)
 
 
-def _providers(probe, assets, space, warp_settings, mirrored=False, character=None):
+def _providers(probe, assets, space, warp_settings, mirrored=False, moving=(), character=None):
     """One chooser over the providers the assets serve: vault and mantle, jumps, markers (issue 17),
     each answering as a warper with `warp_settings` would play. With `mirrored` (the actor has the
-    traversal clips mirrored), vault, mantle and jump over offer the mirrored twin by the edge's side."""
+    traversal clips mirrored), vault, mantle and jump over offer the mirrored twin by the edge's side.
+    The markers on the `moving` nodes (the scene's movers) are followed while their warps play."""
     kinds = {asset.traversal.kind for asset in assets.values() if asset.traversal is not None}
     providers = []
     if kinds & TRAVERSAL_PROVIDER_KINDS:
@@ -468,7 +482,7 @@ def _providers(probe, assets, space, warp_settings, mirrored=False, character=No
         # as far as a jump reaches: a marker on a prop is seen (too far, until closer) before the
         # jump onto that prop is offered, so the chooser offers what the marker names
         providers.append(MarkerProvider(probe, space, assets.values(), space=space, reach=JUMP_REACH,
-                                        warp_settings=warp_settings))
+                                        warp_settings=warp_settings, moving=moving))
     return InteractionChooser(providers, space=space) if providers else _NoTraversal(character)
 
 

@@ -2,7 +2,7 @@
 import dataclasses
 import os
 
-from panda3d.core import Filename
+from panda3d.core import BitMask32, Filename, Vec3
 
 from motionwarp.animation.gltf_check import GltfProblem, check_gltf, is_gltf
 from motionwarp.base.errors import FieldError, shown, shown_text
@@ -14,12 +14,34 @@ from .world import add_box, add_ground
 
 FORMAT = "motionwarp.scene/1"
 _SHAPES = ("box", "model")
+#: When an obstacle's `motion` starts: with the scene, or when the character starts an interaction with it.
+MOTION_STARTS = ("scene", "interaction")
 #: How far under the level's lowest point the kill plane lies (metres): a fall of 1.4 s off the ground's edge.
 KILL_DEPTH_M = 10.0
 
 
 class SceneError(FieldError):
     """A scene file is invalid."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ObstacleMotion:
+    """An obstacle sliding by `offset` (metres, scene axes) in `seconds`, `delay` seconds after its start:
+    once (then it stays there), or back and forth for ever (design 6)."""
+
+    offset: tuple
+    seconds: float
+    delay: float = 0.0
+    start: str = "scene"
+    back_and_forth: bool = False
+
+    def offset_at(self, elapsed):
+        """Where the obstacle is `elapsed` seconds after its motion started, from its `pos` (a Vec3)."""
+        travelled = max(elapsed - self.delay, 0.0) / self.seconds
+        if self.back_and_forth:
+            travelled %= 2.0
+            travelled = 2.0 - travelled if travelled > 1.0 else travelled
+        return Vec3(*self.offset) * min(travelled, 1.0)
 
 
 @dataclasses.dataclass
@@ -31,6 +53,7 @@ class Obstacle:
     size: tuple = None   # box: (width, depth, height); pos is the centre of its bottom face
     path: str = None     # model: a file relative to the scene file
     scale: float = 1.0
+    motion: ObstacleMotion = None   # None: it stands still
     field: str = ""      # where it stands in the file, for errors found after loading
 
 
@@ -83,6 +106,8 @@ class Scene:
                 node = add_box(render, obstacle.name, obstacle.pos, obstacle.size, obstacle.h)
             else:
                 node = self._model(obstacle, render, loader)
+            if obstacle.motion is not None:   # the static probe holds the level as built: a mover is no part of it
+                node.setCollideMask(BitMask32.allOff())
             nodes.append(node)
         return nodes
 
@@ -120,11 +145,14 @@ class Scene:
 
 
 def _obstacle(check, data, field, scene_path):
-    check.object(data, field, ("name", "shape", "pos", "size", "h", "path", "scale"), required=("name", "shape", "pos"))
+    check.object(data, field, ("name", "shape", "pos", "size", "h", "path", "scale", "motion"),
+                 required=("name", "shape", "pos"))
     name, shape = check.string(data, "name", field), check.string(data, "shape", field)
     if shape not in _SHAPES:
         check.fail(f"{field}.shape", f"expected one of {', '.join(map(repr, _SHAPES))}, got {shown(shape)}")
     obstacle = Obstacle(name, shape, check.vector(data, "pos", field), check.number(data, "h", field, 0.0), field=field)
+    if "motion" in data:
+        obstacle.motion = _motion(check, data["motion"], f"{field}.motion")
     if shape == "box":
         if "size" not in data:
             check.fail(f"{field}.size", "missing (required for a box)")
@@ -147,3 +175,20 @@ def _obstacle(check, data, field, scene_path):
         if "size" in data:
             check.fail(f"{field}.size", "unknown key for a model (only boxes have it)")
     return obstacle
+
+
+def _motion(check, data, field):
+    check.object(data, field, ("offset", "seconds", "delay", "start", "back_and_forth"), required=("offset", "seconds"))
+    offset = check.vector(data, "offset", field)
+    if not any(offset):
+        check.fail(f"{field}.offset", "expected metres to slide by, not [0, 0, 0]")
+    seconds, delay = check.number(data, "seconds", field), check.number(data, "delay", field, 0.0)
+    if seconds <= 0:
+        check.fail(f"{field}.seconds", f"expected a positive number of seconds, got {seconds:g}")
+    if delay < 0:
+        check.fail(f"{field}.delay", f"expected seconds from 0 up, got {delay:g}")
+    start = data.get("start", "scene")
+    if start not in MOTION_STARTS:
+        check.fail(f"{field}.start", f"expected one of {', '.join(map(repr, MOTION_STARTS))}, got {shown(start)}")
+    back_and_forth = check.flag(data, "back_and_forth", field) if "back_and_forth" in data else False
+    return ObstacleMotion(offset, seconds, delay, start, back_and_forth)
