@@ -86,8 +86,8 @@ def test_a_real_rigs_feet_are_its_two_lowest_chain_ends(name):
     """RobotExpressive's feet hang from its root bone under an armature scaled 100 and turned; BrainStem's
     joints are GUIDs under two turned nodes. Each foot found carries one of the two lowest leaf joints
     of the file's rest pose, and stands upright near that joint's height (Panda3D's Z is glTF's Y; the
-    skeleton stands in its bind pose, from the inverse binds, which BrainStem's nodes leave by 5% of
-    the height: lying down, the feet were 0.6 heights off)."""
+    skeleton rests at its nodes' transforms, which BrainStem's inverse binds leave by 5% of the height:
+    lying down, the feet were 0.6 heights off)."""
     doc = gltf(RIGS / f"{name}.glb")
     lowest, where = lowest_leaf_joints(doc)
     model = Model(RIGS / f"{name}.glb")
@@ -122,3 +122,103 @@ def test_a_real_rig_without_the_clips_to_play_is_refused_in_one_line(tmp_path, c
     assert status == 2 and stderr.count("\n") == 1, stderr
     assert f"could not play: {cause} (--write-anyway" in stderr and "feet" not in stderr
     assert not out.exists()
+
+
+def world_mats(doc):
+    """{node index: world transform (column vectors, glTF axes)} of every node of the default scene at rest."""
+    found = {}
+    stack = [(i, np.eye(4)) for i in doc["scenes"][doc.get("scene", 0)]["nodes"]]
+    while stack:
+        index, above = stack.pop()
+        found[index] = above @ _local(doc["nodes"][index])
+        stack.extend((child, found[index]) for child in doc["nodes"][index].get("children", []))
+    return found
+
+
+def _accessor(path, doc, index):
+    """An accessor's values (count, width) from the GLB's binary chunk, float or integer as stored."""
+    data = path.read_bytes()
+    length = struct.unpack("<I", data[12:16])[0]
+    binary = data[20 + length + 8:]
+    accessor = doc["accessors"][index]
+    view = doc["bufferViews"][accessor["bufferView"]]
+    width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}[accessor["type"]]
+    dtype = np.dtype({5121: "<u1", 5123: "<u2", 5125: "<u4", 5126: "<f4"}[accessor["componentType"]])
+    stride = view.get("byteStride", width * dtype.itemsize)
+    start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+    rows = [np.frombuffer(binary, dtype, width, start + i * stride) for i in range(accessor["count"])]
+    values = np.array(rows, dtype=float)
+    if accessor.get("normalized"):
+        values /= np.iinfo(dtype).max
+    return values
+
+
+def spec_skinned_bounds(path, doc):
+    """(low, high) of every skinned vertex at rest by the glTF spec (sum of weight * joint world * inverse
+    bind * vertex; the mesh node's own transform ignored), in Panda3D axes (x, -z, y)."""
+    world = world_mats(doc)
+    points = []
+    for nodeid, node in enumerate(doc["nodes"]):
+        if "skin" not in node or nodeid not in world:
+            continue
+        skin = doc["skins"][node["skin"]]
+        binds = (_accessor(path, doc, skin["inverseBindMatrices"]).reshape(-1, 4, 4).transpose(0, 2, 1)
+                 if "inverseBindMatrices" in skin else np.tile(np.eye(4), (len(skin["joints"]), 1, 1)))
+        joints = np.array([world[j] for j in skin["joints"]]) @ binds
+        for primitive in doc["meshes"][node["mesh"]]["primitives"]:
+            where = _accessor(path, doc, primitive["attributes"]["POSITION"])
+            which = _accessor(path, doc, primitive["attributes"]["JOINTS_0"]).astype(int)
+            weights = _accessor(path, doc, primitive["attributes"]["WEIGHTS_0"])
+            skinning = np.einsum("vk,vkij->vij", weights, joints[which])
+            moved = np.einsum("vij,vj->vi", skinning, np.c_[where, np.ones(len(where))])[:, :3]
+            points.append(moved)
+    points = np.concatenate(points)
+    points = np.stack([points[:, 0], -points[:, 2], points[:, 1]], axis=1)
+    return points.min(axis=0), points.max(axis=0)
+
+
+def drawn_skinned_bounds(actor, render):
+    """(low, high) of the Actor's skinned vertices as Panda3D draws them at rest."""
+    from panda3d.core import GeomVertexReader, Thread
+    points = []
+    for geom_np in actor.findAllMatches("**/+GeomNode"):
+        to_render = geom_np.getMat(render)
+        for geom in geom_np.node().getGeoms():
+            data = geom.getVertexData()
+            if data.getTransformBlendTable() is None:
+                continue
+            reader = GeomVertexReader(data.animateVertices(True, Thread.getCurrentThread()), "vertex")
+            while not reader.isAtEnd():
+                points.append(tuple(to_render.xformPoint(reader.getData3())))
+    points = np.array(points)
+    return points.min(axis=0), points.max(axis=0)
+
+
+@pytest.mark.parametrize("name", ["RobotExpressive", "BrainStem", "CesiumMan"])
+def test_a_real_rig_rests_where_the_gltf_spec_puts_it(base, name):
+    """At rest every skin joint stands at its node's world transform (every ancestor node's TRS composed
+    from the scene's roots, numpy over the GLB's JSON) to 1 mm, and the skinned vertices are drawn as the
+    spec's formula moves them. Before: CesiumMan lay along -Y (its `Z_UP` node, above the Character,
+    dropped: 1.17 m median error), RobotExpressive and BrainStem stood in the pose of their inverse binds
+    (2.13 m and 0.29 m median error)."""
+    path = RIGS / f"{name}.glb"
+    doc = gltf(path)
+    where = world_rest(doc)
+    actor = load_actor(path)
+    try:
+        actor.reparentTo(base.render)
+        actor.update(force=True)
+        worst = []
+        for index in sorted({j for skin in doc["skins"] for j in skin["joints"]}):
+            joint = doc["nodes"][index].get("name", f"node{index}")
+            drawn = np.array(actor.exposeJoint(None, "modelRoot", joint).getPos(base.render))
+            spec = np.array([where[index][0], -where[index][2], where[index][1]])
+            worst.append((float(np.linalg.norm(drawn - spec)), joint, tuple(drawn), tuple(spec)))
+        assert max(worst)[0] < 1e-3, max(worst)
+        low, high = drawn_skinned_bounds(actor, base.render)
+        spec_low, spec_high = spec_skinned_bounds(path, doc)
+        assert np.abs(low - spec_low).max() < 1e-3 and np.abs(high - spec_high).max() < 1e-3, (
+            low, spec_low, high, spec_high)
+    finally:
+        actor.cleanup()
+        actor.removeNode()

@@ -15,11 +15,11 @@ upstream fix switches its patch off by itself: the lerp factor by one call, the 
 by converting a tiny in-memory glTF and looking at its last frame. The final-key patch then
 adds a frame only to the clips whose frames stop short of their final key.
 
-Skinned meshes are bound as the glTF spec draws them (`_VectorBakeConverter.build_character_joints`
-and `combine_mesh_skin`): panda3d-gltf reads inverse bind matrices as if they were taken in the
-armature node's parent space and keeps the skinned mesh node's own transform, so under a scaled or
-turned armature the rest pose is off by the armature's transform and under a moved mesh node every
-animated pose is off by the node's.
+Skinned meshes rest and are bound as the glTF spec draws them (`_VectorBakeConverter._skeleton_joints`,
+`combine_mesh_skin`, `_characters_at_the_top`): panda3d-gltf rests the joints in their bind pose (the inverse
+bind matrices, taken in the armature node's frame), keeps the skinned mesh node's own transform, and an Actor
+drops the nodes above the Character. Here a joint rests at its node's transform, the inverse binds only skin,
+and the Character carries its world transform.
 
 Skeleton clips are baked by `_VectorBakeConverter` in numpy, all frames of all joints at once,
 with the fixed rules whether or not the installed panda3d-gltf needs the patches (its own
@@ -227,13 +227,23 @@ class _VectorBakeConverter(_conv.Converter):
         super().__init__(*args, **kwargs)
         self._rest_poses = {}  # (character, joint name): its rest pose, the same for every clip
         self._accessors = {}  # accessor index: its values (clips share key times)
-        self._bind_roots = {}  # character: the Panda3D-axes matrix its joints' binds are taken in
         self._character_nodes = {}  # character: the glTF node it was made for
 
     def update(self, gltf_data):
         super().update(gltf_data)
         self._fold_morph_characters()
         self._unnest_joint_nodes()
+        self._characters_at_the_top()
+
+    def _characters_at_the_top(self):
+        """Each skeleton's Character hangs from its scene's root, its transform its glTF world transform: an
+        Actor keeps only the Character node of a model, so the nodes above it (CesiumMan's `Z_UP`, turned
+        -90 degrees about X) were dropped and the character lay on its back."""
+        for info in self.characters.values():
+            character = NodePath(info.character)
+            top = character.get_top()
+            if character.get_parent() != top and not character.get_transform(top) == character.get_transform():
+                character.wrt_reparent_to(top)
 
     def build_character(self, charinfo, nodeid, gltf_data, recurse=True):
         self._character_nodes[charinfo.character.this] = nodeid
@@ -262,54 +272,73 @@ class _VectorBakeConverter(_conv.Converter):
         return self.csxform_inv * LMatrix4(*found.pop()) * self.csxform
 
     def _skeleton_joints(self, char, root_nodeids, affected_nodeids, skinid, gltf_data):
-        """panda3d-gltf 1.3.0's `build_character_joints`, but a node under the skeleton that the skin does
-        not list and that has no listed joint below it (RobotExpressive's `FootL_end`, `Torso` holding a
-        mesh) rests at its own transform, as the glTF spec places it: panda3d-gltf bound each such joint
-        at its parent's bind frame's origin (the identity net transform at rest), so they all stood at one
-        point."""
+        """panda3d-gltf 1.3.0's `build_character_joints`, with the glTF spec's rest pose and skinning: every
+        joint's default value is its node's own transform (what the spec shows when no clip plays, and what
+        a clip without a channel for it holds), and every listed joint's initial net transform, which
+        Panda3D skins from (vertex = net * initial net inverse * vertex), is its inverse bind matrix
+        inverted, in the Character's frame. panda3d-gltf built the defaults from the inverse binds, so a
+        file whose binds differ from its nodes (BrainStem's by 5% of its height, RobotExpressive's hands)
+        stood in its bind pose, not the spec's. Panda3D takes a joint's initial net transform as its
+        default value times its parent's net transform at construction: each listed joint is made while
+        its parent (or, for a top joint, the bundle's root transform) is held at the net transform that
+        gives the bind. A node under the skeleton that the skin does not list rests at its own transform
+        too (RobotExpressive's `FootL_end`, `Torso` holding a mesh)."""
         gltf_skin = gltf_data["skins"][skinid]
         nodes, listed = gltf_data["nodes"], gltf_skin["joints"]
         bundle = char.get_bundle(0)
         skeleton = _conv.PartGroup(bundle, "<skeleton>")
         jvtmap = {}
-        bind_mats = {}
+        binds = {}
         if "inverseBindMatrices" in gltf_skin:
             for i, matdata in enumerate(self.get_buffer_from_accessor(gltf_data, gltf_skin["inverseBindMatrices"])):
                 mat = self.load_matrix(matdata)
                 mat.invert_in_place()
-                bind_mats[i] = mat
+                binds[i] = self.csxform_inv * mat * self.csxform
+        held = {}  # joint held while its children are made: the node its value follows
 
-        @functools.lru_cache(maxsize=None)
-        def binds(nodeid):
-            return nodeid in listed or any(binds(c) for c in nodes[nodeid].get("children", []))
+        def hold_parent_at(parent, net):
+            """Makes `parent`'s net transform (or the root transform, above a top joint) `net` for now."""
+            if not isinstance(parent, CharacterJoint):
+                bundle.set_root_xform(net)
+                return
+            above, parent_net = LMatrix4(parent.get_transform()), LMatrix4()
+            parent.get_net_transform(parent_net)
+            above.invert_in_place()
+            above = above * parent_net  # the grandparent's net transform
+            above.invert_in_place()
+            if parent not in held:
+                held[parent] = PandaNode("bind-holder")
+                parent.apply_control(held[parent])
+            held[parent].set_transform(TransformState.make_mat(net * above))
+            bundle.force_update()
 
-        def create_joint(parent, nodeid, transform):
+        def create_joint(parent, nodeid):
             node = nodes[nodeid]
             if "mesh" in node:
                 self.joint_parents[nodeid] = parent
                 return
-            inv_transform = LMatrix4(transform)
-            inv_transform.invert_in_place()
-            joint_index = None
-            joint_mat = LMatrix4.ident_mat()
-            if nodeid in listed:
-                joint_index = listed.index(nodeid)
-                joint_mat = bind_mats.get(joint_index, LMatrix4.ident_mat())
+            rest = self.csxform_inv * _node_matrix(node) * self.csxform
+            joint_index = listed.index(nodeid) if nodeid in listed else None
+            if joint_index is not None:
                 self._joint_nodes.add(nodeid)
-            elif not binds(nodeid):
-                joint_mat = _node_matrix(node) * transform
-            bind_pose = joint_mat * inv_transform
-            joint = _conv.CharacterJoint(char, bundle, parent, node.get("name", "bone" + str(nodeid)),
-                                         self.csxform_inv * bind_pose * self.csxform)
+                unrest = LMatrix4(rest)
+                if unrest.invert_in_place():
+                    hold_parent_at(parent, unrest * binds.get(joint_index, LMatrix4.ident_mat()))
+            joint = _conv.CharacterJoint(char, bundle, parent, node.get("name", "bone" + str(nodeid)), rest)
             if joint_index is not None:
                 jvtmap[joint_index] = _conv.JointVertexTransform(joint)
             affected_nodeids.add(nodeid)
             for child in node.get("children", []):
-                create_joint(joint, child, bind_pose * transform)
+                create_joint(joint, child)
+            if held.pop(joint, None) is not None:
+                joint.clear_forced_channel()
 
-        root_mat = self.csxform * NodePath(char).get_net_transform().get_mat() * self.csxform_inv
         for root_nodeid in root_nodeids:
-            create_joint(skeleton, root_nodeid, root_mat)
+            create_joint(skeleton, root_nodeid)
+        for joint in held:
+            joint.clear_forced_channel()
+        bundle.set_root_xform(LMatrix4.ident_mat())
+        bundle.force_update()
         return jvtmap
 
     def _unnest_joint_nodes(self):
@@ -410,57 +439,20 @@ class _VectorBakeConverter(_conv.Converter):
         return self._accessor_array(gltf_data, gltf_skin["inverseBindMatrices"])[:len(gltf_skin["joints"])].astype(np.float64)
 
     def build_character_joints(self, char, root_nodeids, affected_nodeids, skinid, gltf_data):
-        """panda3d-gltf's joints, their binds (inverse bind matrices inverted) taken in the frame that
-        puts the skin's top joint at its own rest transform. panda3d-gltf takes them in the Character's
-        (the armature node's) transform, right only when the inverse binds include it: data in
-        centimetres under an armature scaled 0.01 then stood 100 times too big at rest. The frame is
-        handed over as the Character's transform, which panda3d-gltf reads it from, while it builds
-        the joints; where both frames agree (to float noise) its own is kept."""
-        own = char.get_transform()
-        root = self._bind_root(own.get_mat(), root_nodeids, gltf_data["skins"][skinid], gltf_data)
-        self._bind_roots[char.this] = root
-        char.set_transform(TransformState.make_mat(root))
-        try:
-            joints = self._skeleton_joints(char, root_nodeids, affected_nodeids, skinid, gltf_data)
-        finally:
-            char.set_transform(own)
+        """The joints (`_skeleton_joints`), in the frame of the top joints' parent: the glTF nodes between the
+        Character's node and the top joints become the bundle's root transform (`_above_skeleton`)."""
+        joints = self._skeleton_joints(char, root_nodeids, affected_nodeids, skinid, gltf_data)
         above = self._above_skeleton(char, root_nodeids, gltf_data)
         if not above.almost_equal(LMatrix4.ident_mat(), 1e-9):
-            # joints and skinned vertices stay in the top joints' parent frame; that frame is the bundle's root
             char.get_bundle(0).set_root_xform(above)
+            char.get_bundle(0).force_update()
         return joints
 
-    def _bind_root(self, character_mat, root_nodeids, gltf_skin, gltf_data):
-        """The frame (Panda3D axes, row vectors) in which the skin's first joint with an inverse bind
-        binds at its rest transform (its node's and those above it up to the skeleton's root)."""
-        if "inverseBindMatrices" not in gltf_skin:
-            return character_mat
-        nodes, joints = gltf_data["nodes"], gltf_skin["joints"]
-        stack = [(nodeid, LMatrix4.ident_mat()) for nodeid in reversed(root_nodeids)]
-        while stack:
-            nodeid, above = stack.pop()
-            rest = _node_matrix(nodes[nodeid]) * above
-            if nodeid in joints:
-                break
-            stack.extend((child, rest) for child in reversed(nodes[nodeid].get("children", [])))
-        else:
-            return character_mat
-        bind = self.load_matrix(self.get_buffer_from_accessor(gltf_data, gltf_skin["inverseBindMatrices"])
-                                [joints.index(nodeid)])
-        bind.invert_in_place()
-        rest.invert_in_place()
-        root = self.csxform_inv * (rest * bind) * self.csxform
-        size = 1.0 + max(abs(v) for v in character_mat.get_row3(3))
-        if all(abs(a - b) <= 1e-5 * size for r in range(4) for a, b in zip(root.get_row(r), character_mat.get_row(r))):
-            return character_mat
-        return root
-
     def combine_mesh_skin(self, geom_node, charinfo):
-        """panda3d-gltf's skinning of a mesh, drawn as the glTF spec says: in the skeleton's frame, the
-        skinned mesh node's own transform ignored. The vertices go into the frame the joints were bound
-        in (`_bind_roots`), and under a mesh node moved relative to the Character a node undoing that
-        move is put between them. panda3d-gltf's own part runs with the mesh detached (nothing above it
-        to undo)."""
+        """panda3d-gltf's skinning of a mesh, drawn as the glTF spec says: in the Character's frame (the joints'
+        initial net transforms are the inverse binds inverted there), the skinned mesh node's own transform
+        ignored. Under a mesh node moved relative to the Character a node undoing that move is put between
+        them. panda3d-gltf's own part runs with the mesh detached (nothing above it to undo)."""
         parent = geom_node.get_parent(0)
         moved = NodePath(parent).get_transform(charinfo.nodepath)
         parent.remove_child(geom_node)
@@ -470,12 +462,6 @@ class _VectorBakeConverter(_conv.Converter):
             super().combine_mesh_skin(geom_node, charinfo)
         finally:
             loose.remove_child(geom_node)
-        root = self._bind_roots.get(charinfo.character.this)
-        if charinfo.jvtmap and root is not None:
-            into = LMatrix4(root)
-            into.invert_in_place()
-            for geom in geom_node.modify_geoms():
-                geom.modify_vertex_data().transform_vertices(into)
         if moved.is_identity():
             parent.add_child(geom_node)
         else:
