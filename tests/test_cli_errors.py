@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from motionwarp_demo.app.cli import parse_args, script
+from motionwarp_demo.app.cli import parse_args
 
 from .test_demo import run_main, without_display
 
