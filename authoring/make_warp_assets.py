@@ -162,7 +162,9 @@ def contacts(clip, phases, points, normal=UP):
 
     A hand grabs the target of the phase that ends as it plants; a foot touching down at or after
     the last phase's end stands on that phase's target (the landing point, the ledge top: found
-    by the providers where the character ends); other feet stand on whatever is under them.
+    by the providers where the character ends); other feet stand on whatever is under them. A
+    target contact whose touched point is not under the joint (the mantle's palm, on the top 2 cm
+    beyond the wrist, which hangs over the face) names it (`touch`, relative to the target).
     """
     ends = {phase.end: phase.name for phase in phases}
     last = phases[-1]
@@ -174,11 +176,21 @@ def contacts(clip, phases, points, normal=UP):
             continue   # the seat: the phase's own target (aligned), not a limb the contact IK holds
         if name is not None:
             offset = tuple(round(p - t, 4) for p, t in zip(pos, points[name]))
-            found.append(Contact(truth["joint"], start, end, "target", name, offset, normal))
+            touch = tuple(round(s - t, 4) + 0.0 for s, t in zip(truth["surface"], points[name]))
+            found.append(Contact(truth["joint"], start, end, "target", name, offset, normal,
+                                 touch if normal is not None and _beside(pos, truth["surface"], normal) else None))
         else:
             offset = tuple(round(p - s, 4) for p, s in zip(pos, truth["surface"]))
             found.append(Contact(truth["joint"], start, end, "surface", offset=offset))
     return found
+
+
+def _beside(pos, surface, normal):
+    """Is the touched `surface` point off the line through the joint's `pos` along `normal` (a palm
+    2 cm beyond the wrist, more than 1 mm): then the contact names the point it touches (`touch`)."""
+    away = [s - p for s, p in zip(surface, pos)]
+    along = sum(a * n for a, n in zip(away, normal))
+    return math.dist(away, [along * n for n in normal]) > 1e-3
 
 
 def _marker_normal(traversal):

@@ -207,7 +207,7 @@ def test_the_documented_defaults_are_what_the_parser_fills_in():
     filled = {"root_mode": plain.root_mode, "traversal": plain.traversal, "contacts": plain.contacts,
               "pose_match": plain.pose_match}
     filled.update({f"phases[].{key}": getattr(phase, key) for key in assetdata._PHASE_KEYS - {"name", "start", "end"}})
-    filled.update({f"contacts[].{key}": getattr(contact, key) for key in ("phase", "offset", "normal")})
+    filled.update({f"contacts[].{key}": getattr(contact, key) for key in ("phase", "offset", "normal", "touch")})
     optional = ({key for key in assetdata._TOP_KEYS if key not in bare or key == "contacts"}
                 | {f"phases[].{key}" for key in assetdata._PHASE_KEYS if key not in bare["phases"][0]}
                 | {f"contacts[].{key}" for key in contacts._KEYS if key not in bare["contacts"][0]})

@@ -177,6 +177,12 @@ def _asset_data(asset, contacts):
      "contacts[0].normal", "three finite numbers"),
     ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "surface", "normal": [0, 0, 1]},
      "contacts[0].normal", "expected no normal"),
+    ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "surface", "touch": [0, 0.02, -0.05]},
+     "contacts[0].touch", "expected no touch"),
+    ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "target", "phase": "close_edge", "normal": None,
+      "touch": [0, 0, 0]}, "contacts[0].touch", "expected no touch"),
+    ({"joint": "hand_l", "start": 0.7, "end": 0.9, "touches": "target", "phase": "close_edge", "touch": [0, 1]},
+     "contacts[0].touch", "three finite numbers"),
 ])
 def test_bad_contacts_name_the_field(warp_assets, contact, field, expected):
     with pytest.raises(AssetError) as info:

@@ -67,9 +67,11 @@ class SceneView:
 
     def _resolved(self, warp, phase, contact):
         """target_points, computed. The joint sits at its offset from the target (in the target's
-        frame), at the offset's height along the contact's normal above the surface a ray finds
-        along that normal (a curved, sloped or stacked top is not level with the edge target; a
-        button stands proud of its wall): from `ik_ray_above` out of the target's surface to
+        frame), moved along the contact's normal by as far as the surface a ray finds along that
+        normal, through the point the joint touches (`touch`, a palm; else the offset point), lies
+        from the target's own surface (a curved, sloped or stacked top is not level with the edge
+        target; a button stands proud of its wall; a palm on the flat top behind a bevelled lip the
+        wrist hangs over): from `ik_ray_above` out of the target's surface to
         `ik_surface_reach` into it. At the offset itself when no surface is there, the contact has
         no normal (a marker's point) or there is no probe: never on whatever lies farther (the
         floor under a thin top a hand is past the end of)."""
@@ -82,10 +84,10 @@ class SceneView:
         if self.probe is not None and contact.normal is not None:
             normal = quat.xform(Vec3(*contact.normal))
             normal.normalize()
-            height = offset.dot(normal)
-            surface = point - normal * height   # where the target's own surface lies under the offset
+            touched = offset if contact.touch is None else quat.xform(Vec3(*contact.touch))
+            surface = pos + touched - normal * touched.dot(normal)   # the target's own surface under the touched point
             hit = self.probe.ray(surface + normal * self.settings.ik_ray_above,
                                  surface - normal * self.settings.ik_surface_reach)
-            if hit is not None:
-                point = Point3(hit.pos) + normal * height
+            if hit is not None:   # the joint keeps its offset from the touched point, moved to the surface found
+                point = point + normal * (Point3(hit.pos) - surface).dot(normal)
         return point, touchdown

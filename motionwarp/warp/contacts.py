@@ -6,7 +6,9 @@ grandparent), the window `[start, end]` in clip seconds, and what it touches:
   phase's own `t_offset`), the joint sitting at `offset` from it in the target's frame, above
   the surface facing `normal` there (up for a top; the IK looks for that surface along it, near
   the target), or exactly there with `normal` None (a marker a level designer put where the hand
-  grabs or presses);
+  grabs or presses). `touch` (optional) is the point the joint touches with, in the target's frame as
+  `offset` is (a palm 2 cm beyond the wrist): the surface is looked for under that point, and the joint
+  keeps its offset from it; None: under the offset point itself;
 - `"surface"`: whatever a ray finds under the joint, the joint sitting at `offset` from the hit
   point (e.g. `[0, 0, 0.08]`: an ankle 8 cm above the sole).
 `offset` is where the joint was, as authored, relative to what it touches.
@@ -18,7 +20,7 @@ import math
 from ..base.errors import shown
 
 TOUCHES = ("target", "surface")
-_KEYS = ("joint", "start", "end", "touches", "phase", "offset", "normal")
+_KEYS = ("joint", "start", "end", "touches", "phase", "offset", "normal", "touch")
 #: Which way a target contact's surface faces, in the target's frame, unless the contact says.
 UP = (0.0, 0.0, 1.0)
 
@@ -36,6 +38,9 @@ class Contact:
     #: Target contacts: the unit direction the touched surface faces, in the target's frame; None:
     #: the joint goes to the target itself (no surface is looked for).
     normal: Optional[tuple] = UP
+    #: Target contacts with a normal: the point the joint touches with (a palm), in the target's frame
+    #: as `offset` is; the IK looks for the surface under it. None: under the offset point itself.
+    touch: Optional[tuple] = None
     #: Computed on load: where the clip puts the joint at `start`, in the root's frame at the end of
     #: the contact's phase (target contacts: where it lands when the phase ends on its target), or
     #: at `start` (surface contacts).
@@ -62,6 +67,8 @@ class Contact:
         data["offset"] = list(self.offset)
         if self.normal != UP:
             data["normal"] = None if self.normal is None else list(self.normal)
+        if self.touch is not None:
+            data["touch"] = list(self.touch)
         return data
 
 
@@ -74,7 +81,8 @@ def read_contacts(check, data, phases):
         contact = Contact(joint=check.string(item, "joint", field), start=check.number(item, "start", field),
                           end=check.number(item, "end", field), touches=item["touches"], phase=item.get("phase"),
                           offset=check.vector(item, "offset", field),
-                          normal=_normal(check, item, field))
+                          normal=_normal(check, item, field),
+                          touch=None if item.get("touch") is None else check.vector(item, "touch", field))
         if contact.end <= contact.start:
             check.fail(f"{field}.end", f"expected a time after start ({contact.start}), got {contact.end}")
         if contact.touches not in TOUCHES:
@@ -86,6 +94,9 @@ def read_contacts(check, data, phases):
             check.fail(f"{field}.phase", "expected no phase: a surface contact touches what is under the joint")
         if contact.touches == "surface" and "normal" in item:
             check.fail(f"{field}.normal", "expected no normal: a surface contact touches what is under the joint")
+        if contact.touch is not None and (contact.touches != "target" or contact.normal is None):
+            check.fail(f"{field}.touch", "expected no touch: only a target contact with a normal looks for the surface "
+                                         "under the point it touches")
         contacts.append(contact)
     return contacts
 

@@ -30,6 +30,6 @@ def mirrored_asset(asset, table=None):
                                   motion=PhaseMotion(track, phase.start * fps, phase.end * fps))
               for phase in asset.phases]
     contacts = [dataclasses.replace(contact, joint=table[contact.joint], offset=_flipped(contact.offset),
-                                    touchdown=_flipped(contact.touchdown))
+                                    touch=None if contact.touch is None else _flipped(contact.touch), touchdown=_flipped(contact.touchdown))
                 for contact in asset.contacts]
     return dataclasses.replace(asset, clip=clip, track=track, phases=phases, contacts=contacts, mirror=table)
