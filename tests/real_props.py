@@ -55,7 +55,7 @@ def scales(path):
     return (0.55, 1.0, 1.35) if pathlib.Path(path).stem in KAYKIT else (1.5, 2.0, 3.0)
 
 
-def _read_glb(path):
+def read_glb(path):
     data = pathlib.Path(path).read_bytes()
     magic, _, _ = struct.unpack_from("<4sII", data, 0)
     if magic != b"glTF":
@@ -66,15 +66,17 @@ def _read_glb(path):
     return doc, data[28 + json_length:28 + json_length + bin_length]
 
 
-def _accessor(doc, binary, index):
-    accessor = doc["accessors"][index]
-    view = doc["bufferViews"][accessor["bufferView"]]
-    dtype = numpy.dtype("<" + _COMPONENTS[accessor["componentType"]])
-    width, count = _WIDTH[accessor["type"]], accessor["count"]
-    start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+def accessor(doc, binary, index):
+    """An accessor's values (count, width) as stored, or as floats when `normalized` (the glTF spec's rule)."""
+    info = doc["accessors"][index]
+    view = doc["bufferViews"][info["bufferView"]]
+    dtype = numpy.dtype("<" + _COMPONENTS[info["componentType"]])
+    width, count = _WIDTH[info["type"]], info["count"]
+    start = view.get("byteOffset", 0) + info.get("byteOffset", 0)
     stride = view.get("byteStride") or dtype.itemsize * width
     rows = numpy.frombuffer(binary, numpy.uint8, count=stride * (count - 1) + dtype.itemsize * width, offset=start)
-    return numpy.lib.stride_tricks.as_strided(rows.view(dtype), (count, width), (stride, dtype.itemsize)).copy()
+    values = numpy.lib.stride_tricks.as_strided(rows.view(dtype), (count, width), (stride, dtype.itemsize)).copy()
+    return values / numpy.iinfo(dtype).max if info.get("normalized") else values
 
 
 def node_matrix(node):
@@ -93,7 +95,7 @@ def node_matrix(node):
 
 def triangles(path):
     """(n, 3, 3) triangles of every mesh in the GLB's scene, in Panda3D's z-up frame (metres)."""
-    doc, binary = _read_glb(path)
+    doc, binary = read_glb(path)
     found = []
 
     def visit(index, parent):
@@ -103,9 +105,9 @@ def triangles(path):
             for primitive in doc["meshes"][node["mesh"]]["primitives"]:
                 if primitive.get("mode", 4) != 4:
                     continue
-                points = _accessor(doc, binary, primitive["attributes"]["POSITION"]).astype(float)
+                points = accessor(doc, binary, primitive["attributes"]["POSITION"]).astype(float)
                 points = points @ matrix[:3, :3].T + matrix[:3, 3]
-                order = (_accessor(doc, binary, primitive["indices"]).ravel() if "indices" in primitive
+                order = (accessor(doc, binary, primitive["indices"]).ravel() if "indices" in primitive
                          else numpy.arange(len(points)))
                 found.append(points[order.reshape(-1, 3)])
         for child in node.get("children", ()):

@@ -6,7 +6,6 @@ Oracle: the GLB's own JSON (its clips, the joints its skins name, and the nodes'
 composed here with numpy)."""
 import json
 import pathlib
-import struct
 
 import numpy as np
 import pytest
@@ -14,15 +13,14 @@ import pytest
 from motionwarp import load_actor
 from motionwarp.tools.inspector import Model
 
+from .real_props import accessor, node_matrix, read_glb
 from .test_inspect import tool_in_process
 
 RIGS = pathlib.Path(__file__).parent / "data" / "rigs"
 
 
 def gltf(path):
-    data = path.read_bytes()
-    length = struct.unpack("<I", data[12:16])[0]
-    return json.loads(data[20:20 + length])
+    return read_glb(path)[0]
 
 
 def joint_names(doc):
@@ -47,30 +45,9 @@ def test_a_real_rig_loads_with_each_clip_once_and_every_joint_its_skins_name(bas
         actor.removeNode()
 
 
-def _local(node):
-    """A glTF node's local transform (column vectors, glTF axes), from its JSON."""
-    if "matrix" in node:
-        return np.array(node["matrix"], dtype=float).reshape(4, 4).T
-    x, y, z, w = node.get("rotation", (0.0, 0.0, 0.0, 1.0))
-    turn = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    mat = np.eye(4)
-    mat[:3, :3] = turn * np.asarray(node.get("scale", (1.0, 1.0, 1.0)))
-    mat[:3, 3] = node.get("translation", (0.0, 0.0, 0.0))
-    return mat
-
-
 def world_rest(doc):
     """{node index: world position (glTF axes, Y up)} of every node of the default scene at rest."""
-    found = {}
-    stack = [(i, np.eye(4)) for i in doc["scenes"][doc.get("scene", 0)]["nodes"]]
-    while stack:
-        index, above = stack.pop()
-        mat = above @ _local(doc["nodes"][index])
-        found[index] = mat[:3, 3]
-        stack.extend((child, mat) for child in doc["nodes"][index].get("children", []))
-    return found
+    return {index: mat[:3, 3] for index, mat in world_mats(doc).items()}
 
 
 def lowest_leaf_joints(doc):
@@ -130,30 +107,13 @@ def world_mats(doc):
     stack = [(i, np.eye(4)) for i in doc["scenes"][doc.get("scene", 0)]["nodes"]]
     while stack:
         index, above = stack.pop()
-        found[index] = above @ _local(doc["nodes"][index])
+        found[index] = above @ node_matrix(doc["nodes"][index])
         stack.extend((child, found[index]) for child in doc["nodes"][index].get("children", []))
     return found
 
 
-def _accessor(path, doc, index):
-    """An accessor's values (count, width) from the GLB's binary chunk, float or integer as stored."""
-    data = path.read_bytes()
-    length = struct.unpack("<I", data[12:16])[0]
-    binary = data[20 + length + 8:]
-    accessor = doc["accessors"][index]
-    view = doc["bufferViews"][accessor["bufferView"]]
-    width = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}[accessor["type"]]
-    dtype = np.dtype({5121: "<u1", 5123: "<u2", 5125: "<u4", 5126: "<f4"}[accessor["componentType"]])
-    stride = view.get("byteStride", width * dtype.itemsize)
-    start = view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
-    rows = [np.frombuffer(binary, dtype, width, start + i * stride) for i in range(accessor["count"])]
-    values = np.array(rows, dtype=float)
-    if accessor.get("normalized"):
-        values /= np.iinfo(dtype).max
-    return values
 
-
-def spec_skinned_bounds(path, doc):
+def spec_skinned_bounds(doc, binary):
     """(low, high) of every skinned vertex at rest by the glTF spec (sum of weight * joint world * inverse
     bind * vertex; the mesh node's own transform ignored), in Panda3D axes (x, -z, y)."""
     world = world_mats(doc)
@@ -162,13 +122,13 @@ def spec_skinned_bounds(path, doc):
         if "skin" not in node or nodeid not in world:
             continue
         skin = doc["skins"][node["skin"]]
-        binds = (_accessor(path, doc, skin["inverseBindMatrices"]).reshape(-1, 4, 4).transpose(0, 2, 1)
+        binds = (accessor(doc, binary, skin["inverseBindMatrices"]).reshape(-1, 4, 4).transpose(0, 2, 1)
                  if "inverseBindMatrices" in skin else np.tile(np.eye(4), (len(skin["joints"]), 1, 1)))
         joints = np.array([world[j] for j in skin["joints"]]) @ binds
         for primitive in doc["meshes"][node["mesh"]]["primitives"]:
-            where = _accessor(path, doc, primitive["attributes"]["POSITION"])
-            which = _accessor(path, doc, primitive["attributes"]["JOINTS_0"]).astype(int)
-            weights = _accessor(path, doc, primitive["attributes"]["WEIGHTS_0"])
+            where = accessor(doc, binary, primitive["attributes"]["POSITION"])
+            which = accessor(doc, binary, primitive["attributes"]["JOINTS_0"]).astype(int)
+            weights = accessor(doc, binary, primitive["attributes"]["WEIGHTS_0"])
             skinning = np.einsum("vk,vkij->vij", weights, joints[which])
             moved = np.einsum("vij,vj->vi", skinning, np.c_[where, np.ones(len(where))])[:, :3]
             points.append(moved)
@@ -202,7 +162,7 @@ def test_a_real_rig_rests_where_the_gltf_spec_puts_it(base, name):
     dropped: 1.17 m median error), RobotExpressive and BrainStem stood in the pose of their inverse binds
     (2.13 m and 0.29 m median error)."""
     path = RIGS / f"{name}.glb"
-    doc = gltf(path)
+    doc, binary = read_glb(path)
     where = world_rest(doc)
     actor = load_actor(path)
     try:
@@ -216,7 +176,7 @@ def test_a_real_rig_rests_where_the_gltf_spec_puts_it(base, name):
             worst.append((float(np.linalg.norm(drawn - spec)), joint, tuple(drawn), tuple(spec)))
         assert max(worst)[0] < 1e-3, max(worst)
         low, high = drawn_skinned_bounds(actor, base.render)
-        spec_low, spec_high = spec_skinned_bounds(path, doc)
+        spec_low, spec_high = spec_skinned_bounds(doc, binary)
         assert np.abs(low - spec_low).max() < 1e-3 and np.abs(high - spec_high).max() < 1e-3, (
             low, spec_low, high, spec_high)
     finally:
