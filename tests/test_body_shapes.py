@@ -140,3 +140,19 @@ def test_the_plan_of_a_skeleton_with_helpers_at_the_feet():
     plan = BodyPlan(parents, {k: np.array(v, dtype=float) for k, v in rest.items()}, 1.7)
     assert plan.legs == ["ankle.l", "ankle.r"] and plan.pelvis == "hips" and plan.toes == (0.0, 1.0)
     assert plan.side("ankle.l") == "l" and plan.side("ankle.r") == "r"
+
+
+@pytest.mark.parametrize("clip, kind, limbs", [("in_place", "jump_over", "feet"), ("in_place", "jump_onto", "feet"),
+                                               ("walk", "vault", "hands")])
+def test_author_names_the_missing_feet_or_hands_not_a_clip_that_never_leaves_the_ground(tmp_path, capsys, clip,
+                                                                                         kind, limbs):
+    """A rig whose feet (or hands) were not found: the refusal says so, not "its feet never leave the ground"."""
+    fox = rig_samples.write_rig(tmp_path / "fox.glb", "fox_root")
+    out = tmp_path / "fox.warp.json"
+    status, stderr = tool_in_process(capsys, "author", fox, clip, "--kind", kind, "--out", out)
+    assert status == 2 and stderr.count("\n") == 1, stderr
+    assert f"{clip}: fox.glb has no {limbs} to read this clip's contacts from" in stderr
+    assert "never leave the ground" not in stderr and "inspect fox.glb" in stderr
+    if limbs == "feet":
+        assert "no feet found: no two chain ends reach the ground" in stderr
+    assert not out.exists()

@@ -90,6 +90,12 @@ class Authoring:
         return self.point(self._start + self.track.position(self.frame(seconds)))
 
     def windows(self, feet):
+        """The contact windows of the feet (or of the hands); refused in one line when the skeleton has none."""
+        if not any(limb.is_foot == feet for limb in self.model.skeleton.limbs.values()):
+            name = os.path.basename(self.model.path)
+            cause = self.model.skeleton.problem if feet else "no hands found"
+            raise UsageError(f"{self.clip}: {name} has no {'feet' if feet else 'hands'} to read this clip's "
+                             f"contacts from ({cause}); `python -m motionwarp inspect {name}` says what was found")
         return [p for p in self.facts.contacts if p.limb.is_foot == feet]
 
     def mean(self, limbs, seconds):
