@@ -143,7 +143,8 @@ def test_the_plan_of_a_skeleton_with_helpers_at_the_feet():
 
 
 @pytest.mark.parametrize("clip, kind, limbs", [("in_place", "jump_over", "feet"), ("in_place", "jump_onto", "feet"),
-                                               ("walk", "vault", "hands")])
+                                               ("walk", "vault", "hands"), ("in_place", "pick_up", "hands"),
+                                               ("in_place", "use", "hands")])
 def test_author_names_the_missing_feet_or_hands_not_a_clip_that_never_leaves_the_ground(tmp_path, capsys, clip,
                                                                                          kind, limbs):
     """A rig whose feet (or hands) were not found: the refusal says so, not "its feet never leave the ground"."""

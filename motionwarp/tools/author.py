@@ -89,13 +89,19 @@ class Authoring:
     def root(self, seconds):
         return self.point(self._start + self.track.position(self.frame(seconds)))
 
-    def windows(self, feet):
-        """The contact windows of the feet (or of the hands); refused in one line when the skeleton has none."""
-        if not any(limb.is_foot == feet for limb in self.model.skeleton.limbs.values()):
+    def limbs(self, feet):
+        """The skeleton's feet (or hands); refused in one line when it has none."""
+        limbs = [limb for limb in self.model.skeleton.limbs.values() if limb.is_foot == feet]
+        if not limbs:
             name = os.path.basename(self.model.path)
             cause = self.model.skeleton.problem if feet else "no hands found"
             raise UsageError(f"{self.clip}: {name} has no {'feet' if feet else 'hands'} to read this clip's "
                              f"contacts from ({cause}); `python -m motionwarp inspect {name}` says what was found")
+        return limbs
+
+    def windows(self, feet):
+        """The contact windows of the feet (or of the hands)."""
+        self.limbs(feet)
         return [p for p in self.facts.contacts if p.limb.is_foot == feet]
 
     def mean(self, limbs, seconds):
@@ -104,8 +110,7 @@ class Authoring:
 
     def feet(self, seconds):
         """The mean point of both feet's joints at `seconds` (whether planted yet or not)."""
-        feet = [limb.joint for limb in self.model.skeleton.limbs.values() if limb.is_foot]
-        return np.mean([self.joint(joint, seconds) for joint in feet], axis=0)
+        return np.mean([self.joint(limb.joint, seconds) for limb in self.limbs(feet=True)], axis=0)
 
     def hands(self):
         """(plant, release, the hands' windows that start at the plant)."""
@@ -150,8 +155,7 @@ class Authoring:
 
     def soles(self, seconds):
         """The contact points of both feet at `seconds`: the lowest of them is what clears an obstacle."""
-        feet = [limb for limb in self.model.skeleton.limbs.values() if limb.is_foot]
-        return [self.joint(point, seconds) for limb in feet for point in limb.points]
+        return [self.joint(point, seconds) for limb in self.limbs(feet=True) for point in limb.points]
 
     def _contacts(self):
         return ", ".join(f"{p.limb.role} {p.start:.2f}-{p.end:.2f}" for p in self.facts.contacts) or "none"
@@ -250,13 +254,13 @@ def _use(a):
 def _reach(a, phase, score, what):
     """One phase ending as the hand that moves farthest comes to its `what` point (the highest `score`)
     and holds still there."""
-    hands = [limb.joint for limb in a.model.skeleton.limbs.values() if not limb.is_foot]
+    hands = [limb.joint for limb in a.limbs(feet=False)]
     frames = range(a.poses.num_frames)
     reach = {j: max(np.linalg.norm(a.joint(j, f / a.fps) - a.joint(j, 0.0)) for f in frames) for j in hands}
-    hand = max(hands, key=lambda j: reach[j]) if hands else None
-    if hand is None or reach[hand] < REACH:
+    hand = max(hands, key=lambda j: reach[j])
+    if reach[hand] < REACH:
         raise UsageError(f"{a.clip}: no hand reaches out (a {phase} moves a hand at least {REACH:g} m to its "
-                         f"{what} point); the hands move at most {max(reach.values(), default=0.0):.3f} m")
+                         f"{what} point); the hands move at most {reach[hand]:.3f} m")
     best = max(frames, key=lambda f: score(a.joint(hand, f / a.fps)))
     arrive = best
     while arrive > 0 and _step(a, hand, arrive) < STILL:
