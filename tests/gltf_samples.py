@@ -31,7 +31,6 @@ def two_bone_quad(path, animations):
 def static_mesh(path):
     """A glTF with one unskinned triangle: a model without a skeleton."""
     import base64
-    import struct
     data = struct.pack("<9f", 0, 0, 0, 1, 0, 0, 0, 0, 1)
     gltf = {
         "asset": {"version": "2.0"},
@@ -45,23 +44,4 @@ def static_mesh(path):
                        "min": [0, 0, 0], "max": [1, 0, 1]}],
     }
     path.write_text(json.dumps(gltf))
-    return path
-
-
-def read_glb(path):
-    """(the JSON, the binary chunk) of a GLB file with both chunks."""
-    data = path.read_bytes()
-    json_length = struct.unpack_from("<I", data, 12)[0]
-    doc = json.loads(data[20:20 + json_length])
-    bin_length = struct.unpack_from("<I", data, 20 + json_length)[0]
-    return doc, data[28 + json_length:28 + json_length + bin_length]
-
-
-def write_glb(path, doc, binary):
-    """A GLB of `doc` and `binary`, each chunk padded to 4 bytes."""
-    text = json.dumps(doc).encode()
-    text += b" " * (-len(text) % 4)
-    binary += b"\0" * (-len(binary) % 4)
-    body = struct.pack("<II", len(text), 0x4E4F534A) + text + struct.pack("<II", len(binary), 0x004E4942) + binary
-    path.write_bytes(struct.pack("<4sII", b"glTF", 2, 12 + len(body)) + body)
     return path

@@ -19,6 +19,7 @@ from motionwarp.animation._gltf_fix import convert
 from motionwarp.base.config import gltf_settings_from_prc
 
 from .conftest import ROOT, run_for, step
+from .glb import read_glb
 
 #: Late in the frame, after the root-motion task (MotionWarpSettings.task_sort), like drawing.
 MEASURE_SORT = 49
@@ -157,11 +158,7 @@ def height_errors(base, path, joint, mode, clips, holds, dt):
 
 def authored_seconds(path, clip):
     """A clip's length straight from the GLB's JSON: the largest `max` of its samplers' time accessors."""
-    import json
-    import struct
-    data = pathlib.Path(path).read_bytes()
-    length = struct.unpack_from("<I", data, 12)[0]
-    doc = json.loads(data[20:20 + length])
+    doc = read_glb(path)[0]
     anim = next(a for a in doc["animations"] if a.get("name") == clip)
     return max(doc["accessors"][s["input"]]["max"][0] for s in anim["samplers"])
 

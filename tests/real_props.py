@@ -7,12 +7,12 @@ glTF loader does, and casts vertical rays through the triangles (Moller-Trumbore
 A prop is placed with its footprint's near side `distance` ahead of a character at the origin
 facing +Y, centred on the character's line, turned by `heading` and scaled by `scale`.
 """
-import json
 import math
 import pathlib
-import struct
 
 import numpy
+
+from .glb import accessor, node_matrix, read_glb
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 #: The shared real props (beside the project, or beside the folder holding a git worktree of it).
@@ -21,8 +21,6 @@ SHARED = next((path for path in SHARED_CANDIDATES if path.is_dir()), None)
 #: The few real props copied into the project (always there).
 COPIED = ROOT / "motionwarp" / "samples" / "scenes" / "props" / "real"
 
-_COMPONENTS = {5120: "i1", 5121: "u1", 5122: "i2", 5123: "u2", 5125: "u4", 5126: "f4"}
-_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
 #: The most a walkable top inclines (degrees): the providers' default max_incline_deg (design 7).
 MAX_INCLINE_DEG = 35.0
 #: Half the character's body width and its height (metres): the providers' default capsule_radius and
@@ -53,44 +51,6 @@ def scales(path):
     """The scales a level designer gives a prop (../shared/props/README.md): the Nature Kit's 1-unit
     tiles x1.5 to x3, the KayKit crate and table 0.55 to 1.35."""
     return (0.55, 1.0, 1.35) if pathlib.Path(path).stem in KAYKIT else (1.5, 2.0, 3.0)
-
-
-def read_glb(path):
-    data = pathlib.Path(path).read_bytes()
-    magic, _, _ = struct.unpack_from("<4sII", data, 0)
-    if magic != b"glTF":
-        raise ValueError(f"{path}: not a GLB file")
-    json_length = struct.unpack_from("<I", data, 12)[0]
-    doc = json.loads(data[20:20 + json_length])
-    bin_length = struct.unpack_from("<I", data, 20 + json_length)[0]
-    return doc, data[28 + json_length:28 + json_length + bin_length]
-
-
-def accessor(doc, binary, index):
-    """An accessor's values (count, width) as stored, or as floats when `normalized` (the glTF spec's rule)."""
-    info = doc["accessors"][index]
-    view = doc["bufferViews"][info["bufferView"]]
-    dtype = numpy.dtype("<" + _COMPONENTS[info["componentType"]])
-    width, count = _WIDTH[info["type"]], info["count"]
-    start = view.get("byteOffset", 0) + info.get("byteOffset", 0)
-    stride = view.get("byteStride") or dtype.itemsize * width
-    rows = numpy.frombuffer(binary, numpy.uint8, count=stride * (count - 1) + dtype.itemsize * width, offset=start)
-    values = numpy.lib.stride_tricks.as_strided(rows.view(dtype), (count, width), (stride, dtype.itemsize)).copy()
-    return values / numpy.iinfo(dtype).max if info.get("normalized") else values
-
-
-def node_matrix(node):
-    """A glTF node's local 4x4 matrix (column vectors)."""
-    if "matrix" in node:
-        return numpy.array(node["matrix"], float).reshape(4, 4).T
-    x, y, z, w = node.get("rotation", (0.0, 0.0, 0.0, 1.0))
-    rotation = numpy.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    matrix = numpy.eye(4)
-    matrix[:3, :3] = rotation * numpy.array(node.get("scale", (1.0, 1.0, 1.0)))
-    matrix[:3, 3] = node.get("translation", (0.0, 0.0, 0.0))
-    return matrix
 
 
 def triangles(path):

@@ -28,15 +28,13 @@ Details the contract leaves open, taken from the implementation (and checked aga
   t0, about its local Z (ordinary root motion), instead of slerping to Q;
 * an axis left out of `axes` (or every axis, with `warp_translation: false`) gets D_a = 0.
 """
-import json
 import math
-import struct
 
 import numpy as np
 
+from .glb import accessor, read_glb
+
 GLTF_FPS = 30
-_COMPONENTS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
-_DTYPES = {5126: np.float32, 5123: np.uint16, 5125: np.uint32, 5121: np.uint8}
 
 
 # -- rotations (column vectors, Panda3D axes: Z up, +Y forward) ----------------------------
@@ -125,26 +123,8 @@ def smoothstep(u):
 
 
 # -- the clip, from the .glb's raw keys ----------------------------------------------------
-def _read_glb(path):
-    data = open(path, "rb").read()
-    magic, _version, _length = struct.unpack_from("<4sII", data, 0)
-    assert magic == b"glTF", f"{path}: not a .glb"
-    json_len, _ = struct.unpack_from("<II", data, 12)
-    doc = json.loads(data[20:20 + json_len])
-    bin_len, _ = struct.unpack_from("<II", data, 20 + json_len)
-    start = 28 + json_len
-    return doc, data[start:start + bin_len]
-
-
-def _accessor(doc, blob, index):
-    acc = doc["accessors"][index]
-    view = doc["bufferViews"][acc["bufferView"]]
-    width = _COMPONENTS[acc["type"]]
-    dtype = np.dtype(_DTYPES[acc["componentType"]])
-    stride = view.get("byteStride") or width * dtype.itemsize
-    offset = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-    rows = [np.frombuffer(blob, dtype, width, offset + i * stride) for i in range(acc["count"])]
-    return np.array(rows, dtype=np.float64).reshape(acc["count"], width)
+def _floats(doc, blob, index):
+    return accessor(doc, blob, index).astype(np.float64)
 
 
 def _gltf_to_panda(v):
@@ -156,7 +136,7 @@ class RawClip:
     """A clip's root joint, keyed exactly as authored, and the frames Panda3D plays of it."""
 
     def __init__(self, glb_path, clip, joint="root", fps=GLTF_FPS):
-        doc, blob = _read_glb(glb_path)
+        doc, blob = read_glb(glb_path)
         node = next(i for i, n in enumerate(doc["nodes"]) if n.get("name") == joint)
         anim = next(a for a in doc["animations"] if a.get("name") == clip)
         self.keys = {}
@@ -165,12 +145,12 @@ class RawClip:
                 continue
             sampler = anim["samplers"][channel["sampler"]]
             assert sampler.get("interpolation", "LINEAR") == "LINEAR"
-            times = _accessor(doc, blob, sampler["input"])[:, 0]
-            values = _accessor(doc, blob, sampler["output"])
+            times = _floats(doc, blob, sampler["input"])[:, 0]
+            values = _floats(doc, blob, sampler["output"])
             self.keys[channel["target"]["path"]] = (times, values)
         self.fps = float(fps)
         # panda3d-gltf sizes a clip by the latest key of any joint, not only the root's.
-        end = max(float(_accessor(doc, blob, s["input"]).max()) for s in anim["samplers"])
+        end = max(float(_floats(doc, blob, s["input"]).max()) for s in anim["samplers"])
         self.num_frames = math.ceil(end * fps - 1e-3) + 1
         samples = [self.sample_time(k / fps) for k in range(self.num_frames)]
         self.frame_pos = np.array([p for p, _ in samples])

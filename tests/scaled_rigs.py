@@ -13,13 +13,10 @@ puts the Knight's) while its data changes units and axes under an armature node 
 `spec_vertices` computes skinned vertex positions by the spec's own formula (joint matrix times
 inverse bind matrix, weighted) from a file's bytes, for any pose of its joints' local transforms.
 """
-import json
-import struct
-
 import numpy as np
 
-_COMPONENTS = {5126: "<f4", 5125: "<u4", 5123: "<u2", 5121: "u1"}
-_WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+from .glb import accessor, glb_bytes, node_matrix, quat_matrix, read_glb, world_matrices
+
 #: A quarter turn about glTF's X: Z-up armature data to glTF's Y-up (x, y, z, w).
 Z_UP_TURN = (-np.sqrt(0.5), 0.0, 0.0, np.sqrt(0.5))
 #: Variant name -> (data scale k, armature turn or None, skinned mesh nodes' own transform or None).
@@ -35,31 +32,17 @@ VARIANTS = {
 class Glb:
     """A GLB's JSON and binary chunk, with typed access to accessors; written back whole."""
 
-    def __init__(self, data):
-        length = struct.unpack_from("<I", data, 12)[0]
-        self.doc = json.loads(data[20:20 + length])
-        start = 20 + length
-        blob_length = struct.unpack_from("<I", data, start)[0]
-        self.blob = bytearray(data[start + 8:start + 8 + blob_length])
+    def __init__(self, doc, blob):
+        self.doc, self.blob = doc, bytearray(blob)
 
     @classmethod
     def read(cls, path):
-        with open(path, "rb") as source:
-            return cls(source.read())
+        return cls(*read_glb(path))
 
     def accessor(self, index):
         """An accessor's values as float64 rows (count x width); matrices as (count, 4, 4) column-vector."""
-        acc = self.doc["accessors"][index]
-        view = self.doc["bufferViews"][acc["bufferView"]]
-        width = _WIDTH[acc["type"]]
-        dtype = np.dtype(_COMPONENTS[acc["componentType"]])
-        stride = view.get("byteStride", dtype.itemsize * width)
-        offset = view.get("byteOffset", 0) + acc.get("byteOffset", 0)
-        rows = [np.frombuffer(self.blob, dtype, width, offset + i * stride) for i in range(acc["count"])] \
-            if stride != dtype.itemsize * width else \
-            np.frombuffer(self.blob, dtype, acc["count"] * width, offset).reshape(-1, width)
-        values = np.array(rows, dtype=np.float64).reshape(acc["count"], width)
-        return values.reshape(-1, 4, 4).transpose(0, 2, 1) if width == 16 else values
+        values = accessor(self.doc, self.blob, index).astype(np.float64)
+        return values.reshape(-1, 4, 4).transpose(0, 2, 1) if values.shape[1] == 16 else values
 
     def replace_float_accessor(self, index, values):
         """Point a float accessor at new values, appended to the binary chunk (min and max kept true)."""
@@ -77,15 +60,8 @@ class Glb:
             acc.update(min=[float(v) for v in data.min(axis=0)], max=[float(v) for v in data.max(axis=0)])
 
     def to_bytes(self):
-        while len(self.blob) % 4:
-            self.blob.append(0)
-        self.doc["buffers"][0]["byteLength"] = len(self.blob)
-        js = json.dumps(self.doc, separators=(",", ":")).encode()
-        js += b" " * (-len(js) % 4)
-        out = bytearray(struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + 8 + len(self.blob)))
-        out += struct.pack("<I4s", len(js), b"JSON") + js
-        out += struct.pack("<I4s", len(self.blob), b"BIN\x00") + self.blob
-        return bytes(out)
+        self.doc["buffers"][0]["byteLength"] = len(self.blob) + (-len(self.blob) % 4)
+        return glb_bytes(self.doc, self.blob)
 
     def parents(self):
         found = {}
@@ -95,31 +71,12 @@ class Glb:
         return found
 
 
-def quat_matrix(q):
-    """3x3 column-vector rotation of a glTF quaternion (x, y, z, w)."""
-    x, y, z, w = np.asarray(q, dtype=np.float64) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-
-
 def quat_mul(a, b):
     """Hamilton product of glTF quaternions (x, y, z, w): rotate by b, then by a."""
     ax, ay, az, aw = a
     bx, by, bz, bw = b
     return np.array([aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
                      aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz])
-
-
-def node_matrix(node, translation=None, rotation=None, scale=None):
-    """4x4 column-vector local matrix of a glTF node (T R S), its TRS overridden by the arguments."""
-    if "matrix" in node:
-        return np.array(node["matrix"], dtype=np.float64).reshape(4, 4).T
-    mat = np.eye(4)
-    mat[:3, :3] = quat_matrix(node.get("rotation", (0, 0, 0, 1)) if rotation is None else rotation) \
-        * np.asarray(node.get("scale", (1, 1, 1)) if scale is None else scale)
-    mat[:3, 3] = node.get("translation", (0, 0, 0)) if translation is None else translation
-    return mat
 
 
 def armature_of(glb):
@@ -213,25 +170,11 @@ def write_variant(source, variant, path):
     return path
 
 
-def world_matrices(glb, local=None):
-    """{node: 4x4 world matrix} of every node of the default scene, with `local` ({node: 4x4}) replacing
-    some nodes' own transforms (a pose)."""
-    local = local or {}
-    found = {}
-    nodes = glb.doc["nodes"]
-    stack = [(index, np.eye(4)) for index in glb.doc["scenes"][glb.doc.get("scene", 0)]["nodes"]]
-    while stack:
-        index, above = stack.pop()
-        found[index] = above @ local.get(index, node_matrix(nodes[index]))
-        stack.extend((child, found[index]) for child in nodes[index].get("children", []))
-    return found
-
-
 def spec_vertices(glb, mesh_node, local=None):
     """The skinned vertex positions (glTF world axes) of `mesh_node`'s first primitive by the spec: the
     sum over its joints of weight x joint world matrix x inverse bind matrix x position; the mesh
     node's own transform takes no part."""
-    worlds = world_matrices(glb, local)
+    worlds = world_matrices(glb.doc, local)
     skin = glb.doc["skins"][glb.doc["nodes"][mesh_node]["skin"]]
     ibms = glb.accessor(skin["inverseBindMatrices"])
     joint_mats = np.array([worlds[j] @ ibm for j, ibm in zip(skin["joints"], ibms)])

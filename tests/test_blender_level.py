@@ -3,13 +3,11 @@ Blender's own glTF exporter (authoring/make_blender_level.py), carries its marke
 properties, Panda3D's loader puts the tagged nodes where the file says, and the MarkerProvider offers
 each marker to a character come to it.
 
-The oracle is the GLB's own JSON, read here with json and struct: its nodes' extras, and each node's
+The oracle is the GLB's own JSON, read here with tests/glb.py: its nodes' extras, and each node's
 world transform composed from the node tree (translation, rotation, scale or matrix), turned from
 glTF's y-up into Panda3D's z-up as (x, y, z) -> (x, -z, y).
 """
-import json
 import math
-import struct
 
 import numpy
 import pytest
@@ -19,32 +17,11 @@ from motionwarp import SceneProbe, WarpAsset
 from motionwarp.scene.markers import MARKER_TAG, MarkerProvider
 
 from .conftest import SAMPLES
-from .real_props import node_matrix
+from .glb import read_glb, world_matrices
 
 LEVEL = SAMPLES / "scenes" / "props" / "real" / "blender_level.glb"
 #: The marker empties the script adds: {node name: kind}.
 MARKERS = {"seat": "sit", "cup_grab": "pick_up", "latch": "use"}
-
-
-def read_glb(path):
-    """The JSON chunk of a GLB file (header: magic, version, length; then chunks of length, type, data)."""
-    data = path.read_bytes()
-    magic, version, length = struct.unpack_from("<4sII", data, 0)
-    assert magic == b"glTF" and version == 2 and length == len(data)
-    chunk_length, chunk_type = struct.unpack_from("<II", data, 12)
-    assert chunk_type == 0x4E4F534A   # "JSON"
-    return json.loads(data[20:20 + chunk_length])
-
-
-def world_matrices(doc):
-    """{node index: world matrix} for every node under the default scene's roots (glTF frame)."""
-    scene = doc["scenes"][doc.get("scene", 0)]
-    found, stack = {}, [(index, numpy.eye(4)) for index in scene["nodes"]]
-    while stack:
-        index, parent = stack.pop()
-        found[index] = parent @ node_matrix(doc["nodes"][index])
-        stack.extend((child, found[index]) for child in doc["nodes"][index].get("children", ()))
-    return found
 
 
 def to_panda(vector):
@@ -55,7 +32,7 @@ def to_panda(vector):
 
 @pytest.fixture(scope="module")
 def doc():
-    return read_glb(LEVEL)
+    return read_glb(LEVEL)[0]
 
 
 @pytest.fixture(scope="module")

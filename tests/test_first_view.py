@@ -8,7 +8,6 @@ height across), and pixels rendered with the obstacle drawn in one flat colour, 
 character and once without it.
 """
 import json
-import struct
 
 import numpy as np
 import pytest
@@ -20,6 +19,7 @@ from motionwarp_demo.level.scene import Scene
 from motionwarp_demo.views.hud import FrameRate, key_lines
 
 from .conftest import ROOT, SAMPLES, step
+from .glb import read_glb
 from .pose_oracle import KNIGHT
 from .test_demo_hud import card_box, window_size  # noqa: F401 (window_size is a fixture)
 
@@ -31,9 +31,7 @@ DT = 1 / 60
 def gltf_height(path):
     """The height of a glTF model whose meshes hang untransformed from the scene (the mannequin's): its
     POSITION accessors' bounds along glTF's up axis, Y."""
-    data = path.read_bytes()
-    length = struct.unpack_from("<I", data, 12)[0]
-    doc = json.loads(data[20:20 + length])
+    doc = read_glb(path)[0]
     assert all(not set(node) & {"matrix", "translation", "rotation", "scale"} for node in doc["nodes"] if "mesh" in node)
     bounds = [doc["accessors"][primitive["attributes"]["POSITION"]] for mesh in doc["meshes"]
               for primitive in mesh["primitives"]]

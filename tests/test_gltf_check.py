@@ -13,7 +13,8 @@ from motionwarp.animation import gltf_check
 from motionwarp.animation.gltf_check import MAX_CLIP_SECONDS, check_gltf
 
 from .conftest import SAMPLES
-from .gltf_samples import read_glb, two_bone_quad, write_glb
+from .glb import read_glb, write_glb
+from .gltf_samples import two_bone_quad
 
 STEP = [("root", "translation", [0.0, 0.5, 1.0], [[0, 0, 0], [0, 1, 0], [0, 2, 0]])]
 

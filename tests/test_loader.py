@@ -12,7 +12,8 @@ from motionwarp.animation.actor_clips import clip_control, require_joint
 from motionwarp.animation.rootmotion import extract
 
 from .conftest import in_process
-from .gltf_samples import read_glb, static_mesh, two_bone_quad, write_glb
+from .glb import read_glb, write_glb
+from .gltf_samples import static_mesh, two_bone_quad
 
 FPS = 30
 

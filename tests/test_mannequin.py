@@ -1,7 +1,6 @@
 """The authored character: reproducible, a person-sized skeleton, and contacts that really touch."""
 import json
 import math
-import struct
 import subprocess
 import sys
 
@@ -12,6 +11,7 @@ from motionwarp import load_actor
 from motionwarp.animation.actor_clips import clip_control
 
 from .conftest import ASSETS, MANNEQUIN, ROOT
+from .glb import accessor, read_glb
 
 CONTACTS = json.loads((ASSETS / "mannequin.contacts.json").read_text())
 
@@ -21,30 +21,6 @@ CONTACTS = json.loads((ASSETS / "mannequin.contacts.json").read_text())
 # tolerance of the shipped one (the writer rounds to 1e-7; numpy builds and CPUs differ in
 # the last bits of values near zero).
 TOLERANCE = 1e-6
-GLB_DTYPES = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
-GLB_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
-
-
-def read_glb(path):
-    """(JSON document, binary chunk) of a .glb file, read with the glTF 2.0 container layout."""
-    data = path.read_bytes()
-    magic, version, length = struct.unpack_from("<4sII", data, 0)
-    assert (magic, version, length) == (b"glTF", 2, len(data))
-    json_length, json_type = struct.unpack_from("<I4s", data, 12)
-    assert json_type == b"JSON"
-    doc = json.loads(data[20:20 + json_length])
-    bin_length, bin_type = struct.unpack_from("<I4s", data, 20 + json_length)
-    assert bin_type == b"BIN\x00"
-    return doc, data[28 + json_length:28 + json_length + bin_length]
-
-
-def accessor_values(doc, blob, index):
-    """The numbers an accessor stores, as an array of its component type."""
-    accessor = doc["accessors"][index]
-    view = doc["bufferViews"][accessor["bufferView"]]
-    count = accessor["count"] * GLB_WIDTHS[accessor["type"]]
-    return np.frombuffer(blob, dtype=GLB_DTYPES[accessor["componentType"]], count=count,
-                         offset=view.get("byteOffset", 0) + accessor.get("byteOffset", 0))
 
 
 def assert_same_structure(new, old, where="glTF"):
@@ -71,9 +47,9 @@ def test_regenerating_gives_the_same_files(tmp_path):
     old_doc, old_blob = read_glb(MANNEQUIN)
     assert_same_structure(new_doc, old_doc)
     assert len(new_blob) == len(old_blob)
-    for index, accessor in enumerate(old_doc["accessors"]):
-        new, old = accessor_values(new_doc, new_blob, index), accessor_values(old_doc, old_blob, index)
-        if accessor["componentType"] == 5126:
+    for index, info in enumerate(old_doc["accessors"]):
+        new, old = accessor(new_doc, new_blob, index), accessor(old_doc, old_blob, index)
+        if info["componentType"] == 5126:
             worst = float(np.max(np.abs(new.astype(np.float64) - old)))
             assert worst <= TOLERANCE, f"accessor {index}: a value moved by {worst:g}"
         else:

@@ -13,7 +13,7 @@ import pytest
 from motionwarp import load_actor
 from motionwarp.tools.inspector import Model
 
-from .real_props import accessor, node_matrix, read_glb
+from .glb import accessor, read_glb, world_matrices
 from .test_inspect import tool_in_process
 
 RIGS = pathlib.Path(__file__).parent / "data" / "rigs"
@@ -47,7 +47,7 @@ def test_a_real_rig_loads_with_each_clip_once_and_every_joint_its_skins_name(bas
 
 def world_rest(doc):
     """{node index: world position (glTF axes, Y up)} of every node of the default scene at rest."""
-    return {index: mat[:3, 3] for index, mat in world_mats(doc).items()}
+    return {index: mat[:3, 3] for index, mat in world_matrices(doc).items()}
 
 
 def lowest_leaf_joints(doc):
@@ -101,22 +101,10 @@ def test_a_real_rig_without_the_clips_to_play_is_refused_in_one_line(tmp_path, c
     assert not out.exists()
 
 
-def world_mats(doc):
-    """{node index: world transform (column vectors, glTF axes)} of every node of the default scene at rest."""
-    found = {}
-    stack = [(i, np.eye(4)) for i in doc["scenes"][doc.get("scene", 0)]["nodes"]]
-    while stack:
-        index, above = stack.pop()
-        found[index] = above @ node_matrix(doc["nodes"][index])
-        stack.extend((child, found[index]) for child in doc["nodes"][index].get("children", []))
-    return found
-
-
-
 def spec_skinned_bounds(doc, binary):
     """(low, high) of every skinned vertex at rest by the glTF spec (sum of weight * joint world * inverse
     bind * vertex; the mesh node's own transform ignored), in Panda3D axes (x, -z, y)."""
-    world = world_mats(doc)
+    world = world_matrices(doc)
     points = []
     for nodeid, node in enumerate(doc["nodes"]):
         if "skin" not in node or nodeid not in world:

@@ -285,7 +285,7 @@ def test_a_missing_idle_is_named_in_plain_words():
 
 def test_no_output_is_written_onto_a_file_the_model_reads(capsys, game):
     """A .gltf reads its buffer from a .bin beside it: that .bin is an input as much as the model."""
-    from .gltf_samples import read_glb
+    from .glb import read_glb
     doc, binary = read_glb(game / "hero.glb")
     (game / "hero.bin").write_bytes(binary)
     doc["buffers"] = [{"uri": "hero.bin", "byteLength": len(binary)}]
