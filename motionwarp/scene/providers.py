@@ -645,7 +645,7 @@ class TraversalProvider(_Asked):
         """How far along the JudgedLine `walked` the character at `pos` facing `h` stands, when its kept
         measurement holds there (the same line and file as `measure` looks up, the same judgement); else None."""
         line = walked.line
-        if walked.version != self.probe.version or not walked.stamp.same(stamp):
+        if not self.probe.static or walked.version != self.probe.version or not walked.stamp.same(stamp):
             return None
         radians = math.radians(h)
         if (line.key.h, line.key.offset) != LineKey.placed(pos, h, Vec3(-math.sin(radians), math.cos(radians), 0)):
