@@ -83,3 +83,15 @@ def test_the_boxes_benchmark_runs_and_reports_the_frame_goal():
     walked = [float(m) for m in re.findall(r"the autopilot walked (\d+\.\d+) m", done.stdout)]
     assert len(frames) == 3 and all(float(f) > 0 for f in frames) and all(m > 0 for m in walked), done.stdout
     assert re.search(r"goal: under 2 ms a frame with 40 boxes: (met|NOT met)", done.stdout), done.stdout
+
+
+@pytest.mark.slow
+def test_the_providers_benchmark_prints_the_walking_up_and_marker_goals():
+    """tests/bench/bench_providers.py on a small level: issue 29's two provider rows, each met or NOT met."""
+    done = subprocess.run([sys.executable, "tests/bench/bench_providers.py", "--obstacles", "30", "--queries", "80"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert re.search(r"^goal \(issue 29\): TraversalProvider walking up, per frame, at most 1x update: \d+\.\d+x .*: "
+                     r"(met|NOT met)$", done.stdout, re.M), done.stdout
+    assert re.search(r"^goal \(issue 29\): MarkerProvider.find\(\) among 10,000 markers under 1000 us: .*: (met|NOT met)$",
+                     done.stdout, re.M), done.stdout

@@ -22,7 +22,9 @@ from ..warp.authored import authored_between
 from ..warp.target import WarpTarget
 from .measure import facing, heading, incline_deg, measure
 from ..warp.refusal import Cause
-from .providers import Interaction, Refusal, _Asked, _highest, _metres, _Provider, nothing_in_front
+from .kept import KeptCache
+from .providers import (_MOST_ASSETS, Interaction, Refusal, _Asked, _highest, _metres, _Provider,
+                        nothing_in_front)
 
 _NOTHING_HERE = nothing_in_front(("jump",))
 NOTHING_TO_JUMP = _NOTHING_HERE.text
@@ -44,7 +46,7 @@ class _Onto(_Provider):
     mirrored = False        # both feet take off together: no leading hand to mirror
 
     def __init__(self, probe, settings):
-        self.probe, self.settings, self._runs = probe, settings, {}
+        self.probe, self.settings, self._runs = probe, settings, KeptCache(_MOST_ASSETS)
 
     read_run = staticmethod(_jump_run)
 

@@ -1,7 +1,12 @@
-"""A provider's kept answer as a named record, apart from the geometry that found it (design 7)."""
+"""What providers keep between queries, as named records apart from the geometry that found it (design 7):
+a provider's last answer, the measurements kept along a character's line, the judgement of one, and
+the bounded cache they are kept in."""
 import dataclasses
+import operator
+from typing import Optional
 
-from .measure import SAME_H, SAME_POS
+#: A query this close to one measured before (metres, degrees) counts as asked from the same place.
+SAME_POS, SAME_H = 1e-4, 1e-3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,4 +33,118 @@ class KeptAnswer:
 
 def same_objects(these, those):
     """Whether two sequences hold the very same objects (assets compare by identity: an edit replaces one)."""
-    return len(these) == len(those) and all(a is b for a, b in zip(these, those))
+    return len(these) == len(those) and all(map(operator.is_, these, those))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Stamp:
+    """What a kept value was made from: `objects` compared by identity (assets, their tracks: an edit
+    replaces one), `values` by equality (settings, ranges, phases' ends and offsets, copied when taken)."""
+
+    objects: tuple
+    values: tuple
+
+    def same(self, other):
+        return other is not None and same_objects(self.objects, other.objects) and self.values == other.values
+
+
+@dataclasses.dataclass(frozen=True)
+class LineKey:
+    """How kept measurements are filed: the settings but the reach, the heading to 0.01 degree and the
+    line's offset from the origin to a millimetre, so a lookup reads only the few lines that may hold."""
+
+    settings: tuple
+    h: float
+    offset: float
+
+    @staticmethod
+    def placed(pos, h, forward):
+        """(h, offset) of a character at `pos` facing `forward` (heading `h`), rounded as a key files them."""
+        return round(h, 2), round(pos.y * forward.x - pos.x * forward.y, 3)
+
+
+@dataclasses.dataclass(frozen=True)
+class KeptLine:
+    """A measurement kept where it was made: the character's feet (x, y, z), heading `h` and facing
+    (fx, fy), the top search's bound `max_height`, and `held` (measure._Held: how far along the line,
+    and for which reaches and bounds, every ray and sweep meets what they met)."""
+
+    key: LineKey
+    x: float
+    y: float
+    z: float
+    h: float
+    fx: float
+    fy: float
+    max_height: float
+    held: object
+    found: object
+
+    def along(self, pos, h, reach, max_height):
+        """How far ahead along this line a character at `pos` facing `h` stands, when the measurement
+        holds for it with `reach` and `max_height`; else None."""
+        held = self.held
+        if pos.z != self.z or abs(h - self.h) > SAME_H or not held.holds(reach, max_height, self.max_height, pos.z):
+            return None
+        dx, dy = pos.x - self.x, pos.y - self.y
+        ahead = dx * self.fx + dy * self.fy
+        if abs(dx * self.fy - dy * self.fx) <= SAME_POS and -SAME_POS <= ahead <= max(held.travel, SAME_POS):
+            return ahead
+        return None
+
+
+class KeptCache:
+    """Entries by key, at most `per_key` under each (the oldest dropped first); past `most` keys all are
+    forgotten: a bound on what a long game keeps (old assets replaced by edits, lines walked once)."""
+
+    def __init__(self, most, per_key=1):
+        self.most, self.per_key = most, per_key
+        self._entries = {}
+
+    def get(self, key):
+        """The entries kept under `key`, oldest first (empty when none)."""
+        return self._entries.get(key, ())
+
+    def keep(self, key, entry):
+        entries = self._entries.get(key)
+        if entries is None:
+            if len(self._entries) >= self.most:
+                self._entries.clear()
+            entries = self._entries[key] = []
+        elif len(entries) >= self.per_key:
+            del entries[0]
+        entries.append(entry)
+
+    def __len__(self):
+        return len(self._entries)
+
+    def values(self):
+        """Each key's entries."""
+        return self._entries.values()
+
+
+@dataclasses.dataclass(frozen=True)
+class Stamped:
+    """A value kept in a KeptCache with the Stamp of what it was made from."""
+
+    stamp: Stamp
+    value: object
+
+
+def kept_value(cache, key, stamp):
+    """The value kept under `key` for the same `stamp`, else None."""
+    return next((entry.value for entry in cache.get(key) if entry.stamp.same(stamp)), None)
+
+
+@dataclasses.dataclass(frozen=True)
+class JudgedLine:
+    """A kept measurement's line, and each kind's judgement of it before the warper's refusal (judged once,
+    with the assets and settings of `stamp`, at probe version `version`): a character walking on along
+    the line is answered from it without asking the probe. `refusal` is the joined refusal when no kind
+    found targets (nothing left for the warper to refuse: the same every frame but its distance)."""
+
+    version: int
+    line: KeptLine
+    stamp: Stamp
+    judged: tuple
+    refusal: Optional[object]

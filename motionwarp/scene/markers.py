@@ -12,6 +12,7 @@ the clip itself goes relative to the marker. Tags come from code (`node.setTag`)
 file: panda3d-gltf turns a node's `extras` into tags, so an empty with the custom property
 `motionwarp-interaction` placed in Blender is a marker with no code.
 """
+import dataclasses
 import math
 
 from panda3d.core import GeomNode, NodePath, Point3, Vec3
@@ -85,13 +86,14 @@ class MarkerProvider(_Asked):
             self.markers, self.problems, self._moving, self._grid = [], [], [], _Grid(self.settings.reach, [])
             return
         self.markers = find_markers(self._root)
-        self.problems = [problem for problem in map(_tag_problem, self.markers) if problem is not None]
+        kinds = [marker.getTag(MARKER_TAG) for marker in self.markers]
+        self.problems = [problem for problem in map(_tag_problem, self.markers, kinds) if problem is not None]
         space = self._space()
         on_moving = [any(node == marker or node.isAncestorOf(marker) for node in self._moving_nodes)
                      for marker in self.markers]
         self._moving = [marker for marker, moves in zip(self.markers, on_moving) if moves]
-        self._grid = _Grid(self.settings.reach, [(marker, marker.getPos(space)) for marker, moves
-                                                 in zip(self.markers, on_moving) if not moves])
+        self._grid = _Grid(self.settings.reach, [_Indexed(marker, kind, *marker.getPos(space).getXy()) for
+                                                 marker, kind, moves in zip(self.markers, kinds, on_moving) if not moves])
 
     @property
     def assets(self):
@@ -102,32 +104,47 @@ class MarkerProvider(_Asked):
         return [asset for asset in given if asset.traversal is not None and asset.traversal.kind in MARKER_KINDS]
 
     def find_at(self, pos, h, scale=1.0):
-        self._near = self._candidates(Point3(pos))
+        self._near = self._candidates(Point3(pos), h)
         return super().find_at(pos, h, scale)
 
     find_at.__doc__ = _Asked.find_at.__doc__
 
-    def _candidates(self, pos):
-        """(marker, kind, position, heading) read now of the markers that may be within reach of `pos`:
-        those indexed within reach plus SLACK of it, and those on moving nodes; removed ones left out."""
+    def _candidates(self, pos, h):
+        """The markers (`_Seen`, read now) within reach of `pos`: of those indexed, the ones whose place at
+        refresh() lies within SLACK of the reach and of the cone `max_approach_deg` either side of the
+        facing `h` (their kind as read then); and those on moving nodes (their kind read now). Removed
+        ones are left out."""
         if self._root.isEmpty() or (self.space is not None and self.space.isEmpty()):
             return []
         space = self._space()
         top, reach = space.getTop(), self.settings.reach
+        ahead, cone = facing(h), math.radians(min(self.settings.max_approach_deg, 89.9))
+        fx, fy, cos, sin = ahead.x, ahead.y, math.cos(cone), math.sin(cone)
         near = []
-        for marker in self._grid.near(pos, reach + SLACK) + self._moving:
-            if marker.isEmpty() or marker.getTop() != top:   # removed, or its prop was
-                continue
-            at = marker.getPos(space)
-            if (at - pos).getXy().length() <= reach:
-                near.append((marker, marker.getTag(MARKER_TAG), at, marker.getH(space)))
+        for indexed in self._grid.near(pos, reach + SLACK):
+            dx, dy = indexed.x - pos.x, indexed.y - pos.y
+            along, side = dx * fx + dy * fy, abs(dx * fy - dy * fx)
+            # beyond SLACK of the cone: past its edge (its nearest point on the edge ray) or behind its apex
+            off = side * cos - along * sin if side * sin + along * cos > 0 else math.hypot(dx, dy)
+            if off <= SLACK:
+                self._read(indexed.marker, indexed.kind, space, top, pos, reach, near)
+        for marker in self._moving:
+            self._read(marker, None, space, top, pos, reach, near)
         return near
+
+    @staticmethod
+    def _read(marker, kind, space, top, pos, reach, near):
+        """Add `marker` as it is now to `near` when it is still in the level and within `reach` of `pos`."""
+        if marker.isEmpty() or marker.getTop() != top:   # removed, or its prop was
+            return
+        at = marker.getPos(space)
+        if (at - pos).getXy().length() <= reach:
+            near.append(_Seen(marker, marker.getTag(MARKER_TAG) if kind is None else kind, at, marker.getH(space)))
 
     def _settings_values(self):
         """What a kept answer depends on besides the character's place: settings, and the kind and place
         of every marker near it, read now (one moved, turned or retagged is seen at once)."""
-        return (tuple(vars(self.settings).values()), id(self._grid),
-                tuple((marker, kind, tuple(at), h) for marker, kind, at, h in self._near))
+        return tuple(vars(self.settings).values()), id(self._grid), tuple(self._near)
 
     def _space(self):
         return self.space if self.space is not None else self._root.getTop()
@@ -137,18 +154,18 @@ class MarkerProvider(_Asked):
         pos = Point3(pos)
         ahead = facing(h)
         seen = []
-        for marker, kind, at, marker_h in self._near:
-            offset = at - pos
+        for near in self._near:
+            offset = near.at - pos
             ground = offset.getXy().length()
             bearing = math.degrees(math.atan2(abs(ahead.x * offset.y - ahead.y * offset.x),
                                               ahead.x * offset.x + ahead.y * offset.y)) if ground > 1e-6 else 0.0
             if bearing <= self.settings.max_approach_deg:
-                seen.append((ground, marker, kind, at, marker_h))
+                seen.append((ground, near))
         if not seen:
             return Refusal(causes=(_NOTHING_HERE,))
         refusals = []
-        for ground, marker, kind, at, marker_h in sorted(seen, key=lambda item: item[0]):
-            answer = self._judge(marker, kind, ground, pos, h, (at, marker_h), assets)
+        for ground, near in sorted(seen, key=lambda item: item[0]):
+            answer = self._judge(near.marker, near.kind, ground, pos, h, (near.at, near.h), assets)
             if answer:
                 return answer
             refusals.append(answer)
@@ -249,21 +266,41 @@ def _tag_problem(marker, kind=None):
             f"{', '.join(MARKER_KINDS)}")
 
 
-class _Grid:
-    """Markers by the square cell of `size` metres their ground position falls in: a query looks only at
-    the cells around it (issue 28: 10,000 markers)."""
+@dataclasses.dataclass(frozen=True)
+class _Indexed:
+    """A marker as refresh() read it: its kind, and where it stood on the ground (x, y in the space)."""
 
-    def __init__(self, size, placed):
+    marker: NodePath
+    kind: str
+    x: float
+    y: float
+
+
+@dataclasses.dataclass(frozen=True)
+class _Seen:
+    """A marker within reach as a query reads it: its kind, its position and heading now."""
+
+    marker: NodePath
+    kind: str
+    at: Point3
+    h: float
+
+
+class _Grid:
+    """Indexed markers by the square cell of `size` metres their ground position falls in: a query looks
+    only at the cells around it (issues 28, 29: 10,000 markers)."""
+
+    def __init__(self, size, indexed):
         self.size = max(float(size), 0.5)
         self.cells = {}
-        for marker, at in placed:
-            self.cells.setdefault(self._cell(at.x, at.y), []).append(marker)
+        for marker in indexed:
+            self.cells.setdefault(self._cell(marker.x, marker.y), []).append(marker)
 
     def _cell(self, x, y):
         return math.floor(x / self.size), math.floor(y / self.size)
 
     def near(self, pos, radius):
-        """The markers indexed in the cells a circle of `radius` around `pos` touches (a few too many)."""
+        """The markers indexed (`_Indexed`) in the cells a circle of `radius` around `pos` touches (a few too many)."""
         (x0, y0), (x1, y1) = self._cell(pos.x - radius, pos.y - radius), self._cell(pos.x + radius, pos.y + radius)
         cells = self.cells
         return [marker for x in range(x0, x1 + 1) for y in range(y0, y1 + 1) for marker in cells.get((x, y), ())]

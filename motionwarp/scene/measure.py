@@ -16,7 +16,7 @@ import math
 
 from panda3d.core import NodePath, Point3, Vec3
 
-from ..base.config import ProviderSettings
+from .kept import SAME_H, SAME_POS, KeptCache, KeptLine, LineKey  # noqa: F401 (SAME_H: where callers read both)
 
 _UP = Vec3(0, 0, 1)
 #: Faces whose normals differ by more than this are different faces (a corner), not one rough face.
@@ -38,8 +38,6 @@ _FACE_GAP = 5e-3
 _INTO_CORNER = 0.01
 #: How far below the lowest height that passes its test a down ray ends (metres), for Bullet's rounding.
 _BELOW = 1e-3
-#: A query this close to one measured before (metres, degrees) counts as asked from the same place.
-SAME_POS, SAME_H = 1e-4, 1e-3
 #: How far above a jutting lid's underside the ray that finds the lid's outer face goes (metres).
 _LID_ABOVE = 0.01
 #: How far either side of the line the top is looked for where the line runs in a groove or seam, or
@@ -73,11 +71,19 @@ class Measurement:
     incline_deg: Optional[float] = None  # steepest incline of the walkable top, or the least steep one seen (None: none)
     #: On a kept measurement (static probe), the providers' answers to it, shared by its copies.
     answers: Optional[dict] = dataclasses.field(default=None, repr=False, compare=False)
+    #: On a kept measurement, where it was made and how far along the line it holds (a KeptLine).
+    line: Optional[object] = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def height(self):
         """Highest point of the top above the character's feet (to 0.1 mm, so 1.5 m reads 1.5, not 1.5000001)."""
         return round(self.top - self.ground, 4)
+
+    def moved(self, along):
+        """A copy for a character `along` metres further along the line (its distance that much shorter)."""
+        again = copy.copy(self)
+        again.distance = self.distance - along
+        return again
 
     @property
     def inward(self):
@@ -117,11 +123,8 @@ def measure(probe, settings, pos, h, max_height):
         return None   # nothing within the character's width along the way: every ray and sweep would miss
     lines = probe.kept(_LINES)
     if lines is not None:
-        # Filed by the settings but the reach, the heading and the line's offset from the origin (to a
-        # millimetre), so a lookup reads the few lines that may hold.
-        values = tuple(vars(settings).values())
-        key = (values[:_REACH] + values[_REACH + 1:], round(h, 2), round(pos.y * forward.x - pos.x * forward.y, 3))
-        found = _on_kept_line(lines.get(key), pos, h, settings.reach, max_height)
+        key = LineKey(_but_reach(settings), *LineKey.placed(pos, h, forward))
+        found = _on_kept_line(lines, key, pos, h, settings.reach, max_height)
         if found is not None:
             return found
     held = _Held(settings.reach)
@@ -133,15 +136,28 @@ def measure(probe, settings, pos, h, max_height):
         found = _from_face(probe, settings, pos, forward, *face, max_height, True, held)
     if lines is not None and found is not None:
         found.answers = {}
-        _keep_line(lines, key, (pos.x, pos.y, pos.z, h, forward.x, forward.y, max_height, held), found)
+        found.line = KeptLine(key, pos.x, pos.y, pos.z, h, forward.x, forward.y, max_height, held, found)
+        lines.keep(key, found.line)
     return found
 
 
-#: The probe's `kept` entry of measurements along lines, and where `reach` is among the settings' values.
-_LINES = "measure-lines"
-_REACH = [field.name for field in dataclasses.fields(ProviderSettings)].index("reach")
 #: Most measurements kept per line (key), and lines kept.
 _MOST_LINES, _MOST_KEYS = 4, 256
+#: How far above the highest top the assets take (max_height over the feet) the top search starts (metres).
+_SEARCH_ABOVE = 0.5
+
+
+def _kept_lines():
+    """The probe's store of measurements kept along lines (`probe.kept(_LINES)`)."""
+    return KeptCache(_MOST_KEYS, _MOST_LINES)
+
+
+_LINES = _kept_lines
+
+
+def _but_reach(settings):
+    """The settings' values but the reach, which a kept measurement may be shared across (see _Held)."""
+    return tuple(value for name, value in vars(settings).items() if name != "reach")
 
 
 class _Held:
@@ -151,7 +167,7 @@ class _Held:
     - `length`, `met`: the face sweep's length and where it met the face: any reach with the same
       sweep length (LOOK_AHEAD) and `met` within it finds the same (None: only this reach);
     - `need`, `exact`: the bounds on the top search (max_height) that leave every ray as it was: the
-      search must start at least `need` high (ground + max_height + 0.5 >= need), or, when a ray was
+      search must start at least `need` high (ground + max_height + _SEARCH_ABOVE >= need), or, when a ray was
       cut at the search's start, only the max_height `exact` gives the same.
     """
 
@@ -166,11 +182,16 @@ class _Held:
         went to the reach: only this place and reach hold."""
         self.travel, self.length, self.met = 0.0, None, self.reach
 
-    def holds(self, reach):
-        """Whether a query with `reach` makes the same sweeps and meets the same face."""
+    def holds(self, reach, max_height, measured_height, ground):
+        """Whether a query with `reach` makes the same sweeps and meets the same face, and its top search
+        bound `max_height` (the feet at `ground`; the measurement's bound was `measured_height`) starts no
+        ray lower."""
         if self.length is None:
-            return reach == self.reach
-        return self.met <= reach and max(reach, LOOK_AHEAD) == self.length
+            same = reach == self.reach
+        else:
+            same = self.met <= reach and max(reach, LOOK_AHEAD) == self.length
+        return same and (max_height == measured_height
+                         or (self.exact is None and ground + max_height + _SEARCH_ABOVE >= self.need))
 
     def scanned(self, scan, max_height):
         """Take in what a finished _TopScan needed of the search's start."""
@@ -182,29 +203,12 @@ class _Held:
             self.exact = max_height
 
 
-def _keep_line(lines, key, line, found):
-    kept = lines.get(key)
-    if kept is None:
-        if len(lines) >= _MOST_KEYS:
-            lines.clear()
-        kept = lines[key] = []
-    elif len(kept) >= _MOST_LINES:
-        del kept[0]
-    kept.append((line, found))
-
-
-def _on_kept_line(kept, pos, h, reach, max_height):
+def _on_kept_line(lines, key, pos, h, reach, max_height):
     """A copy of a kept Measurement that holds for a character at `pos` facing `h`, or None."""
-    for (x, y, z, h0, fx, fy, height, held), found in kept or ():
-        if (z != pos.z or abs(h - h0) > SAME_H or not held.holds(reach)
-                or (max_height != height and (held.exact is not None or pos.z + max_height + 0.5 < held.need))):
-            continue
-        dx, dy = pos.x - x, pos.y - y
-        along = dx * fx + dy * fy
-        if abs(dx * fy - dy * fx) <= SAME_POS and -SAME_POS <= along <= max(held.travel, SAME_POS):
-            again = copy.copy(found)
-            again.distance = found.distance - along
-            return again
+    for line in lines.get(key):
+        along = line.along(pos, h, reach, max_height)
+        if along is not None:
+            return line.found.moved(along)
     return None
 
 
@@ -556,7 +560,7 @@ class _TopScan:
         self.above = (ceiling.pos.z - 0.01) if ceiling is not None else found.ground + settings.max_look_up
         if lid is not None:   # the top starts at the lid's outer face, where hands and feet meet it
             face_point, face_z = self._lid_face(face_point, lid, face_z)
-        self.start = min(self.above, found.ground + max_height + 0.5)
+        self.start = min(self.above, found.ground + max_height + _SEARCH_ABOVE)
         self.most_up = None  # the least steep top seen, as the cos of its incline
         self.edge_face = None  # the face just under the close edge, where a ray met it
         self.face_z = max(face_z, self.lowest_top)  # where the sweep met the face

@@ -47,7 +47,7 @@ class SceneProbe:
         self.version = 0
         self._spheres, self._capsules, self._ghosts = {}, {}, {}
         self._grid = None   # (version, _BoundsGrid) of a static probe, made at the first `near`
-        self._kept = (None, {})   # (version, {owner: dict}) of a static probe: see `kept`
+        self._kept = (None, {})   # (version, {owner: its store}) of a static probe: see `kept`
 
     def near(self, low, high):
         """Whether any body's bounds meet the box from `low` to `high` (world points): when not, every
@@ -63,9 +63,9 @@ class SceneProbe:
         return grid[1].meets(low, high)
 
     def kept(self, owner):
-        """A dict in which queries (`owner`: a key naming them) keep what they measured on a static probe,
-        emptied when the version changes (`changed()`); None on a probe that is not static, where
-        nothing measured may be kept."""
+        """What queries keep of what they measured on a static probe: `owner()` makes the empty store the
+        first time (the function names the store), forgotten when the version changes (`changed()`);
+        None on a probe that is not static, where nothing measured may be kept."""
         if not self.static:
             return None
         version, kept = self._kept
@@ -74,7 +74,7 @@ class SceneProbe:
             kept = self._kept[1]
         found = kept.get(owner)
         if found is None:
-            found = kept[owner] = {}
+            found = kept[owner] = owner()
         return found
 
     def changed(self):

@@ -14,12 +14,13 @@ and where a mantle stands are read from the clip itself, so a different clip nee
 from typing import Optional
 import copy
 import dataclasses
+import math
 
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .kept import KeptAnswer, same_objects
+from .kept import JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
 from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
@@ -165,12 +166,12 @@ class _Asked:
         kept, probe = self._kept, self.probe
         if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets, settings):
             return kept.answer
-        answer = self._offered(pos, h, scale, assets)
+        answer = self._offered(pos, h, scale, assets, settings)
         self._kept = (KeptAnswer(probe.version, pos[0], pos[1], pos[2], h, scale, assets, settings, answer)
                       if probe.static else None)
         return answer
 
-    def _offered(self, pos, h, scale, assets):
+    def _offered(self, pos, h, scale, assets, settings):
         return self._playable(self._answer(pos, h, assets), pos, h, scale)
 
     def _playable(self, answer, pos, h, scale):
@@ -214,12 +215,12 @@ class _Provider(_Asked):
         edge whose nearer end lies on the right gets the chosen asset's mirrored twin (`_sided`)."""
         self.probe = probe
         self.mirrored = mirrored
-        self._twins = {}  # id(asset): (asset, its stamp, asset.mirrored())
+        self._twins = KeptCache(_MOST_ASSETS)  # id(asset): asset.mirrored(), Stamped by the asset
         self.space = space
         self.warp_settings = warp_settings
         self.settings = ProviderSettings.from_prc(**settings)
         self._given = assets
-        self._runs = {}  # id(asset): (asset, its track, its phases' (end, t_offset), run)
+        self._runs = KeptCache(_MOST_ASSETS)  # id(asset): its run, Stamped by its track and phases
         if need_assets and not self.assets:
             raise UsageError(f"no {self.kind} asset among {[getattr(a, 'clip', a) for a in assets]}: "
                              f"a {self.kind} asset has \"traversal\": {{\"kind\": \"{self.kind}\", ...}}")
@@ -244,13 +245,12 @@ class _Provider(_Asked):
     def _run(self, asset):
         """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
         read again when the asset is another object, or its track or its phases' ends and offsets changed."""
-        stamp = _phase_stamp(asset)
-        kept = self._runs.get(id(asset))
-        if kept is None or kept[0] is not asset or kept[1] is not asset.track or kept[2] != stamp:
-            if len(self._runs) > 64:  # assets replaced by edits: forget the old ones
-                self._runs.clear()
-            kept = self._runs[id(asset)] = (asset, asset.track, stamp, self.read_run(asset))
-        return kept[3]
+        stamp = Stamp((asset, asset.track), (_phase_stamp(asset),))
+        run = kept_value(self._runs, id(asset), stamp)
+        if run is None:
+            run = self.read_run(asset)
+            self._runs.keep(id(asset), Stamped(stamp, run))
+        return run
 
     def _stand_on_top(self, found, spot, refuse, verb):
         """The walkable floor on the top under `spot` with room for the capsule (a Point3), or a Refusal
@@ -320,12 +320,11 @@ class _Provider(_Asked):
         if not self.mirrored or asset.mirror is not None or _nearer_end(self.probe, self.settings, found) <= 0:
             return asset
         stamp = _asset_stamp(asset)
-        kept = self._twins.get(id(asset))
-        if kept is None or kept[0] is not asset or kept[1] != stamp:
-            if len(self._twins) > 64:
-                self._twins.clear()
-            kept = self._twins[id(asset)] = (asset, stamp, asset.mirrored())
-        return kept[2]
+        twin = kept_value(self._twins, id(asset), stamp)
+        if twin is None:
+            twin = asset.mirrored()
+            self._twins.keep(id(asset), Stamped(stamp, twin))
+        return twin
 
     def _kept_targets(self, found, asset, refuse):
         """`_targets` (rays, sweeps and overlaps for the room), kept with a kept measurement (design 7,
@@ -336,12 +335,10 @@ class _Provider(_Asked):
             return self._targets(found, asset, refuse)
         key, stamp = (type(self), self._settings_values()), _asset_stamp(asset)
         answer = kept.get(key)
-        if answer is None or answer[0] is not asset or answer[1] != stamp:
-            answer = kept[key] = (asset, stamp, self._targets(found, asset, refuse))
-            return answer[2]
-        again = copy.copy(answer[2])
-        again.distance = found.distance
-        return again
+        if answer is None or not answer.stamp.same(stamp):
+            answer = kept[key] = Stamped(stamp, self._targets(found, asset, refuse))
+            return answer.value
+        return _moved(answer.value, found.distance)
 
     def _refuser(self, found):
         def refuse(cause, **numbers):
@@ -399,12 +396,14 @@ def _nearer_end(probe, settings, found):
     return (to_left - to_right >= margin) - (to_right - to_left >= margin)
 
 
-def _same_stamp(these, those):
-    """Whether two `_judged` stamps agree: the same settings and mirroring, and the very same asset objects
-    with the same stamps (assets compare by identity: an edit replaces one)."""
-    return len(these) == len(those) and all(
-        a[0] == b[0] and a[1] == b[1] and len(a[2]) == len(b[2])
-        and all(x is y and xs == ys for (x, xs), (y, ys) in zip(a[2], b[2])) for a, b in zip(these, those))
+def _joined(answers, distance):
+    """The refusals of every kind as one, at `distance`: the first's node, every kind's numbers and causes,
+    and the kind walking closer may offer, when one may (the chooser ranks it: design 7)."""
+    first = answers[0]
+    numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
+    coming = next((answer.kind for answer in answers if answer.too_far), None)
+    return Refusal(None, first.node, distance, coming, numbers,
+                   causes=[cause for answer in answers for cause in answer.causes])
 
 
 def _moved(answer, distance):
@@ -419,10 +418,19 @@ def _phase_stamp(asset):
     return [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
 
 
-def _asset_stamp(asset):
-    """What an answer reads of an asset beside its clip: its ranges, and its phases' ends and offsets."""
+def _asset_values(asset):
+    """What an answer reads of an asset beside its clip and track: its ranges, and its phases' ends and offsets."""
     traversal = asset.traversal
-    return (tuple(traversal.height), tuple(traversal.depth), asset.track, _phase_stamp(asset))
+    return tuple(traversal.height), tuple(traversal.depth), _phase_stamp(asset)
+
+
+def _asset_stamp(asset):
+    """The Stamp of what an answer reads of an asset: the asset and its track, and `_asset_values`."""
+    return Stamp((asset, asset.track), _asset_values(asset))
+
+
+#: Assets whose runs and mirrored twins a provider keeps (more are assets replaced by edits: all forgotten).
+_MOST_ASSETS = 64
 
 
 def _highest(assets):
@@ -594,43 +602,84 @@ class TraversalProvider(_Asked):
             self._sorted = (given, sorted_out)
         return sorted_out
 
-    def _offered(self, pos, h, scale, given):
-        """The first kind whose Interaction the warper would play: a vault it would refuse gives way to a mantle."""
+    #: The last kept measurement's line and each kind's judgement of it (a JudgedLine), on a static probe.
+    _line = None
+
+    def _offered(self, pos, h, scale, given, settings):
+        """The first kind whose Interaction the warper would play: a vault it would refuse gives way to a mantle.
+
+        A character walking on along the line of the last kept measurement (design 7, "Kept
+        measurements") is answered from that measurement's judgement without asking the probe: only
+        the warper's refusal of the targets found reads where it stands."""
         asked, highest, nothing = self._asked(given)
         if not asked:
             return Refusal(f"no {self._kinds()} asset to traverse with")
+        pos = Point3(pos)
+        stamp = self._stamp(asked, settings)
+        walked = self._line
+        along = self._along(walked, pos, h, stamp, highest) if walked is not None else None
+        if along is not None:
+            return self._verdict(walked.judged, walked.refusal, walked.line.found.distance - along, pos, h, scale)
         found = measure(self.probe, self.settings, pos, h, highest)
         if found is None:
             beyond = self._beyond_reach(pos, h, asked, highest)
             return beyond if beyond is not None else Refusal(causes=(nothing,))
+        judged, refusal = self._judged(found, asked, stamp)
+        self._line = (JudgedLine(self.probe.version, found.line, stamp, judged, refusal)
+                      if found.line is not None else None)
+        return self._verdict(judged, refusal, found.distance, pos, h, scale)
+
+    @staticmethod
+    def _stamp(asked, settings):
+        """What each kind's judgement reads besides the measurement: the settings (`find_at`'s), the
+        mirroring, and the very asset objects with their tracks, ranges and phases' ends and offsets."""
+        objects, values = [], [settings]
+        for provider, assets in asked:
+            values.append(provider.mirrored)
+            for asset in assets:
+                objects += (asset, asset.track)
+                values.append(_asset_values(asset))
+        return Stamp(tuple(objects), tuple(values))
+
+    def _along(self, walked, pos, h, stamp, highest):
+        """How far along the JudgedLine `walked` the character at `pos` facing `h` stands, when its kept
+        measurement holds there (the same line and file as `measure` looks up, the same judgement); else None."""
+        line = walked.line
+        if not self.probe.static or walked.version != self.probe.version or not walked.stamp.same(stamp):
+            return None
+        radians = math.radians(h)
+        if (line.key.h, line.key.offset) != LineKey.placed(pos, h, Vec3(-math.sin(radians), math.cos(radians), 0)):
+            return None
+        return line.along(pos, h, self.settings.reach, highest)
+
+    def _verdict(self, judged, refusal, distance, pos, h, scale):
+        """The first of the kinds' `judged` answers (at `distance`) the warper would play from (pos, h) at
+        `scale`; else their refusals joined (`refusal` when none found targets to refuse)."""
+        if refusal is not None:
+            return _moved(refusal, distance)
         answers = []
-        for judged in self._judged(found, asked):
-            answers.append(self._playable(judged, pos, h, scale))
-            if answers[-1]:
-                return answers[-1]
-        first = answers[0]
-        numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
-        # the kind walking closer may offer, when one may (the chooser ranks it: design 7)
-        coming = next((answer.kind for answer in answers if answer.too_far), None)
-        return Refusal(None, first.node, first.distance, coming, numbers,
-                       causes=[cause for answer in answers for cause in answer.causes])
+        for answer in judged:
+            if answer:
+                answer = self._playable(_moved(answer, distance), pos, h, scale)
+                if answer:
+                    return answer
+            answers.append(answer)
+        return _joined(answers, distance)
 
-
-    def _judged(self, found, asked):
-        """Each kind's judgement of `found` before the warper's refusal, in order: judged once per kept
-        measurement (design 7, "Kept measurements") for these assets (the same objects, their ranges,
-        tracks and phases unchanged), settings and mirroring, and answered again as copies with the
-        distance of the measurement's copy; only the warper's refusal reads where the character stands."""
+    def _judged(self, found, asked, stamp):
+        """(each kind's judgement of `found` before the warper's refusal, in order; their refusals joined
+        when none found targets, else None): judged once per kept measurement (design 7, "Kept
+        measurements") for the same `stamp` (`_stamp`), and kept with it."""
         kept = found.answers
-        if kept is None:
-            return [provider._judge(found, assets) for provider, assets in asked]
-        stamp = [(provider._settings_values(), provider.mirrored, [(asset, _asset_stamp(asset)) for asset in assets])
-                 for provider, assets in asked]
-        judged = kept.get(TraversalProvider)
-        if judged is None or not _same_stamp(judged[0], stamp):
-            judged = kept[TraversalProvider] = (stamp, [provider._judge(found, assets) for provider, assets in asked])
-            return judged[1]
-        return [_moved(answer, found.distance) for answer in judged[1]]
+        if kept is not None:
+            entry = kept.get(TraversalProvider)
+            if entry is not None and entry.stamp.same(stamp):
+                return entry.value
+        judged = tuple(provider._judge(found, assets) for provider, assets in asked)
+        verdict = judged, (None if any(judged) else _joined(judged, found.distance))
+        if kept is not None:
+            kept[TraversalProvider] = Stamped(stamp, verdict)
+        return verdict
 
     def _beyond_reach(self, pos, h, asked, highest):
         """"too far to vault (2.30 m > 2.00 m)" for what lies beyond `reach` but within LOOK_AHEAD (the face

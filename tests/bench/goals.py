@@ -6,6 +6,7 @@ WARPER_GROWTH = 0.15        # the share per character may grow at most this much
 IK_RATIO = 1.0              # contact IK per vaulting character (issue 29), in units of Panda3D's update
 FIND_FACING_US, FIND_OPEN_US = 50.0, 10.0
 WALKING_UP_RATIO = 1.0     # a provider query per walking-up frame (issue 29), in units of Panda3D's update
+FIND_MARKERS_US = 1000.0   # MarkerProvider.find() among 10,000 markers (issue 29): under this many microseconds
 MESH_BUILD_S, MESH_QUERY_US = 1.0, 500.0
 SUITE_S = 60.0
 
