@@ -114,18 +114,23 @@ def goal_rows(bent_by_count, flat_costs):
     """Issue 29's contact IK rows (and issue 20's resting one): [(what, [ratio per count], goal)], the counts
     those of `bent_by_count` ({characters: BentCosts})."""
     counts = list(bent_by_count)
-    return [(f"two limbs bent, {' / '.join(map(str, counts))} characters",
+    return [(f"two limbs bent, characters {' / '.join(map(str, counts))}",
              [bent_by_count[c].ratio(2) for c in counts], TWO_LIMBS_RATIO),
-            (f"hands and feet bent, {' / '.join(map(str, counts))} characters",
+            (f"hands and feet bent, characters {' / '.join(map(str, counts))}",
              [bent_by_count[c].ratio(4) for c in counts], FOUR_LIMBS_RATIO),
             ("feet on the ground, nothing bent (walking)", [flat_costs.ratio(1)], FEET_ON_GROUND_RATIO),
             ("no limb in contact, no warp (walking)", [flat_costs.ratio(0)], RESTING_RATIO)]
 
 
-def goal_line(what, ratios, goal):
-    """One goal's line: each ratio (\"no such frame\" for nan), met when every one is within the goal."""
+def ratios_met(ratios, goals):
+    """("a / b / c" of `ratios`, "no such frame" for nan; whether each is within its goal: nan is not)."""
     shown = " / ".join("no such frame" if math.isnan(r) else f"{r:.2f}" for r in ratios)
-    met = all(r <= goal for r in ratios)   # nan fails: a goal with no frame to show is not met
+    return shown, all(r <= goal for r, goal in zip(ratios, goals))
+
+
+def goal_line(what, ratios, goal):
+    """One goal's line: each ratio, met when every one is within the goal (a goal with no frame is not)."""
+    shown, met = ratios_met(ratios, [goal] * len(ratios))
     return f"contact IK, {what}: {shown}x update (goal: at most {goal:g}x): {'met' if met else 'NOT met'}"
 
 
