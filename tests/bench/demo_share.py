@@ -8,7 +8,8 @@ no window, nothing drawn) and steps the autopilot over the scene at 60 fps. Ever
 manager is timed (CPU time of the thread, tests/bench/timing.py), and inside the tasks the calls
 into motionwarp's package code: the warper's task (less its pose update, `actor.update()`, which
 every animated character pays and is counted as Panda3D's), the contact IK's task, and the demo's
-calls to the chooser, the probe (its capsule's sweeps and drops) and the warper (`play`, `check`).
+calls to the chooser (split by provider), the probe (its capsule's sweeps and drops) and the warper
+(`play`, `check`).
 The rest is the demo's own code (its tasks less those calls) and Panda3D (its tasks, the task
 manager's own work, the pose update). Per frame: motionwarp's part / the frame's CPU; a state's
 share is the median of its frames' ratios ("walking": no warp playing, on the ground, moving;
@@ -63,13 +64,13 @@ class Ledger:
             self.spent[self._stack[-1]] += now - self._since - self.overhead_ns
         self._since = now
 
-    def timed(self, category, function):
-        """`function`, its time counted under `category`."""
+    def timed(self, category, function, split=False):
+        """`function`, its time counted under `category` (with `split`, also inside its owner's calls)."""
         owner = category.split(":")[0]
 
         def timed(*args, **kwargs):
             stack = self._stack
-            if stack and stack[-1].split(":")[0] == owner:
+            if not split and stack and stack[-1].split(":")[0] == owner:
                 return function(*args, **kwargs)
             self._switch()
             stack.append(category)
@@ -112,6 +113,8 @@ class Instrument:
         timed = ledger.timed
         demo.warper._update_pose = timed(f"{PANDA}: pose update (actor.update)", demo.warper._update_pose)
         demo.traversal.find = timed(f"{MOTIONWARP}: chooser", demo.traversal.find)
+        for provider in getattr(demo.traversal, "providers", ()):   # the chooser's time, by provider
+            provider.find_at = timed(f"{MOTIONWARP}: chooser, {type(provider).__name__}", provider.find_at, split=True)
         for what, obj in (("probe", demo.probe), ("warper calls", demo.warper)):
             for name in _public_methods(obj):
                 setattr(obj, name, timed(f"{MOTIONWARP}: {what}", getattr(obj, name)))
