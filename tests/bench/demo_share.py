@@ -231,13 +231,32 @@ class DemoShare:
     def met(self):
         return all(self.share(state) <= SHARE_GOAL for state in STATES)
 
+    def parts(self, state):
+        """{category: mean us per frame over the runs} in `state`, a category's parts (the chooser's
+        providers) summed into it."""
+        runs = [run[state] for run in self.runs if state in run]
+        merged = collections.defaultdict(float)
+        for run in runs:
+            for name, us in run.parts.items():
+                merged[name.split(",")[0]] += us / len(runs)
+        return dict(merged)
+
     def line(self):
-        """The shares of the goal's states, each with its range over the runs."""
+        """The shares of the goal's states, each with its range over the runs and where motionwarp's part
+        goes (its two largest categories)."""
         def one(state):
             shares = self.shares(state)
+            if not shares:
+                return f"{state}: no such frame"
             spread = f" ({min(shares):.0%}-{max(shares):.0%})" if len(shares) > 1 else ""
-            return f"{state} {self.share(state):.0%}{spread}"
-        return ", ".join(one(state) for state in STATES)
+            parts = self.parts(state)
+            total = statistics.mean(run[state].total_us for run in self.runs if state in run)
+            ours = sorted(((us, name.split(": ", 1)[1]) for name, us in parts.items()
+                           if name.split(":")[0] == MOTIONWARP), reverse=True)
+            biggest = ", ".join(f"{name} {us:.0f}" for us, name in ours[:2])
+            return (f"{state} {self.share(state):.0%}{spread} (motionwarp {sum(us for us, _ in ours):.0f} of "
+                    f"{total:.0f} us a frame: {biggest})")
+        return "; ".join(one(state) for state in STATES)
 
 
 def demo_share(runs=3, seconds=60.0, scene_path=None):
