@@ -19,6 +19,9 @@ PER_FRAME = ["Panda3D `actor.update()`", "root motion only", "whole warper task"
              "`TraversalProvider.find`", "provider query on open ground", "contact IK task"]
 SCALING_QUICK = ["1", "10", "batched, 1", "batched, 10"]
 GROWTH_QUICK = ["1", "10"]
+#: Issue 29's table, row for row, as `python -m tests.bench` begins each line.
+ISSUE29_ROWS = ["contact IK, two", "contact IK, hands", "contact IK, feet", "warper, one task per character",
+                "warper, in a `WarpBatch`", "provider query", "the demo", "`MarkerProvider"]
 SETUP = ["`MotionWarper()`, first for the model", "`MotionWarper()`, later, shared model",
          "`MotionWarper.play()`, a warper's first", "`MotionWarper.play()`, later ones",
          "`MotionWarper.play()`, the same again at once",
@@ -65,6 +68,11 @@ def test_quick_benchmark_prints_every_row_with_positive_numbers():
     goals = [line for line in lines[lines.index("Goals (issue 20; ratios are to Panda3D's `actor.update()` of the same "
                                                 "actors and frames):"):] if line.startswith("- ")]
     assert len(goals) >= 4 and all(re.search(r": (met|NOT met)", line) or "not run" in line for line in goals), goals
+    table = [line for line in lines[lines.index("Issue 29's table (ratios are to Panda3D's `actor.update()` of the same "
+                                                "actors and frames):"):] if line.startswith("- ")]
+    assert [re.match(r"- (contact IK, \w+|warper, [^,]+|provider query|the demo|`MarkerProvider)", line).group(1)
+            for line in table] == ISSUE29_ROWS, table
+    assert all(re.search(r": (met|NOT met)$", line) for line in table), table
     budget = re.search(r"^10 warping characters within 12 ms of CPU per frame: (yes|no) \((\d+\.\d+) ms: "
                        r"Panda3D's update of those actors (\d+\.\d+) ms, motionwarp's share (-?\d+\.\d+) ms\)$",
                        done.stdout, re.M)

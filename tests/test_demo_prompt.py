@@ -1,4 +1,6 @@
 """The demo asks the providers: its prompt says what Space would do, or why not, and names the obstacle."""
+import json
+
 import pytest
 
 from motionwarp_demo.app.app import Demo
@@ -95,5 +97,29 @@ def test_the_autopilot_and_the_prompt_ask_the_chooser_once_a_frame(base, warp_as
                 assert demo.prompt.getText() == demo.prompt_text(find(demo.actor))
         assert demo.autopilot.stopped is None and warped > 0     # it walked up to the first crate and took it
         assert max(per_frame[1:]) == 1 and per_frame.count(1) > 100   # the first: nothing was asked before it
+    finally:
+        demo.destroy()
+
+
+def test_a_blocked_autopilot_names_the_obstacle_without_asking_the_chooser_again(base, warp_asset_dir, tmp_path):
+    """Stopped in front of a tower it cannot take, the autopilot names it from the offer the HUD asked for
+    where the character stands: the frame it stops in asks the chooser nothing, and no frame asks twice."""
+    scene = json.loads((SAMPLES / "scenes" / "course.json").read_text())
+    scene["obstacles"] = [{"name": "tower", "shape": "box", "pos": [0, 2, 0], "size": [2, 2, 3.0]}]
+    scene["autopilot"] = [[0, -3], [0, 12]]
+    path = tmp_path / "tower.json"
+    path.write_text(json.dumps(scene))
+    demo = Demo(base, Scene.load(path), autopilot=True, asset_dir=warp_asset_dir)
+    try:
+        chooser, asked = demo.traversal, []
+        find = chooser.find
+        chooser.find = lambda actor: asked.append(1) or find(actor)
+        per_frame = []
+        while demo.autopilot.stopped is None and len(per_frame) < 600:
+            before = len(asked)
+            step(base, 1 / 60)
+            per_frame.append(len(asked) - before)
+        assert demo.autopilot.stopped is not None and demo.autopilot.stopped["obstacle"] == "tower"
+        assert max(per_frame[1:]) == 1 and per_frame[-1] == 0
     finally:
         demo.destroy()

@@ -88,10 +88,11 @@ class Autopilot:
             self._blocked()
 
     def _blocked(self):
-        """Step back from what the providers would take, or stop and name what is in the way."""
+        """Step back from what the providers would take, or stop and name what is in the way (the offer
+        for where the character stands: the HUD's answer after the last move, not a second question)."""
         demo = self.demo
         self._walked.clear()
-        found = demo.traversal.find(demo.actor)
+        found = demo.offer()
         if found and self._tries < BACK_OFF_TRIES:
             self._tries += 1
             away = Vec3(found.normal.x, found.normal.y, 0)   # the face's normal points at the character

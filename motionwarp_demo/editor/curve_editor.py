@@ -136,13 +136,17 @@ class CurveEditor(DirectObject):
 
     def update(self, warp, offer):
         """Once a frame: follow the held mouse, end a scrub once the game runs again, and draw the
-        warp in progress (`warp`) with its playhead, else the edited asset with the rates for `offer`."""
+        warp in progress (`warp`) with its playhead, else the edited asset with the rates for `offer`.
+        A hidden panel is not drawn (the rates cost a `MotionWarper.check` a frame): the first frame it
+        shows draws it, before it is rendered."""
         point = self.mouse_point()
         if self.mode is not None and point is not None:
             self.drag_to(point[0])
         if self.standin.active and (warp is not None or not self.paused()):
             self.standin.end()
             self.scrub_time = None
+        if not self.panel.visible:
+            return
         if warp is not None:
             self.panel.show(warp.asset, selected=warp.phase_index if warp.in_phase else None)
             self.panel.set_time(warp.control.getFullFframe() / warp.track.fps)

@@ -14,6 +14,8 @@ ends with issues 20 and 29's contact IK goals, met or not. CPU time of the threa
 tests.bench` reports the IK's overall figure with the others.
 """
 import collections
+import dataclasses
+import math
 import pathlib
 import statistics
 import sys
@@ -33,21 +35,45 @@ FEET_ON_GROUND_RATIO = 0.3  # walking with the feet kept on the ground, nothing 
 RESTING_RATIO = 0.1        # no limb in contact and no warp: next to nothing
 
 
-def main():
-    args = options(__doc__)
-    base, clock = windowless_base()
-    from motionwarp import ContactIK, SceneProbe
+@dataclasses.dataclass
+class BentCosts:
+    """Vaulting characters with a ContactIK each: Panda3D's update (median us per character-frame) and the
+    IK's step times by how many limbs it bent ("resting": no joint read)."""
+    characters: int
+    frames: int
+    update_us: float
+    by_limbs: dict
 
-    timer = CpuTimer()
-    herd = Vaulters(base, timer)
-    vaulters = herd.add(args.characters)
-    probe = SceneProbe.from_geometry(herd.level(args.characters))
+    def median(self, limbs):
+        values = self.by_limbs.get(limbs)
+        return statistics.median(values) if values else float("nan")
+
+    def ratio(self, limbs):
+        """The median step with `limbs` bent over the median update (nan when no frame bent so many)."""
+        return self.median(limbs) / self.update_us
+
+
+@dataclasses.dataclass
+class FlatCosts:
+    """Walking on flat ground: the IK's step times with the feet kept on the ground and without, and Panda3D's
+    update of the vaulting run (us)."""
+    grounded_us: list
+    resting_us: list
+    update_us: float
+
+    def ratio(self, feet_on_ground):
+        return statistics.median(self.grounded_us if feet_on_ground else self.resting_us) / self.update_us
+
+
+def bent(base, clock, herd, vaulters, probe, timer, frames):
+    """BentCosts of `vaulters` (from `herd`) looping their vaults for `frames` frames, each with a ContactIK
+    over `probe` (destroyed afterwards)."""
+    from motionwarp import ContactIK
     iks = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))[0]
            for v in vaulters]
-
     reads = [_count_reads(ik) for ik in iks]
     update_us, ik_us = [], collections.defaultdict(list)
-    for _ in range(args.frames):
+    for _ in range(frames):
         clock.tick()
         for vaulter, ik, read in zip(vaulters, iks, reads):
             herd.keep_warping(vaulter)
@@ -56,53 +82,90 @@ def main():
             before = read[0]
             us, limbs = timer.us(ik.step, clock.getDt())
             ik_us["resting" if read[0] == before else limbs].append(us)
-    panda = statistics.median(update_us)
-    everything = [v for values in ik_us.values() for v in values]
+    for ik in iks:
+        ik.destroy()
+    return BentCosts(len(vaulters), frames, statistics.median(update_us), dict(ik_us))
+
+
+def flat(base, clock, vaulters, probe, timer, frames, update_us):
+    """FlatCosts of `vaulters` walking on flat ground for `frames` frames (their warps cancelled: they are
+    left walking), with the feet-on-ground mode and without; `update_us`: Panda3D's update to divide by."""
+    from motionwarp import ContactIK
+    for vaulter in vaulters:
+        vaulter.warper.cancel()
+        vaulter.actor.loop("walk")
+        vaulter.actor.setPos(vaulter.actor.getX(), -20, 0)
+    times = {}
+    for feet_on_ground in (1, 0):
+        walkers = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
+                                                                  feet_on_ground=feet_on_ground))[0] for v in vaulters]
+        times[feet_on_ground] = []
+        for _ in range(frames):
+            clock.tick()
+            for vaulter, walker in zip(vaulters, walkers):
+                panda_update(vaulter.actor)
+                times[feet_on_ground].append(timer.us(walker.step, clock.getDt())[0])
+        for walker in walkers:
+            walker.destroy()
+    return FlatCosts(times[1], times[0], update_us)
+
+
+def goal_rows(bent_by_count, flat_costs):
+    """Issue 29's contact IK rows (and issue 20's resting one): [(what, [ratio per count], goal)], the counts
+    those of `bent_by_count` ({characters: BentCosts})."""
+    counts = list(bent_by_count)
+    return [(f"two limbs bent, characters {' / '.join(map(str, counts))}",
+             [bent_by_count[c].ratio(2) for c in counts], TWO_LIMBS_RATIO),
+            (f"hands and feet bent, characters {' / '.join(map(str, counts))}",
+             [bent_by_count[c].ratio(4) for c in counts], FOUR_LIMBS_RATIO),
+            ("feet on the ground, nothing bent (walking)", [flat_costs.ratio(1)], FEET_ON_GROUND_RATIO),
+            ("no limb in contact, no warp (walking)", [flat_costs.ratio(0)], RESTING_RATIO)]
+
+
+def ratios_met(ratios, goals):
+    """("a / b / c" of `ratios`, "no such frame" for nan; whether each is within its goal: nan is not)."""
+    shown = " / ".join("no such frame" if math.isnan(r) else f"{r:.2f}" for r in ratios)
+    return shown, all(r <= goal for r, goal in zip(ratios, goals))
+
+
+def goal_line(what, ratios, goal):
+    """One goal's line: each ratio, met when every one is within the goal (a goal with no frame is not)."""
+    shown, met = ratios_met(ratios, [goal] * len(ratios))
+    return f"contact IK, {what}: {shown}x update (goal: at most {goal:g}x): {'met' if met else 'NOT met'}"
+
+
+def main():
+    args = options(__doc__)
+    base, clock = windowless_base()
+    from motionwarp import SceneProbe
+
+    timer = CpuTimer()
+    herd = Vaulters(base, timer)
+    vaulters = herd.add(args.characters)
+    probe = SceneProbe.from_geometry(herd.level(args.characters))
+    costs = bent(base, clock, herd, vaulters, probe, timer, args.frames)
+    panda = costs.update_us
+    everything = [v for values in costs.by_limbs.values() for v in values]
     print(f"characters: {args.characters}, frames: {args.frames} (vaults over 0.5-1.4 m crates, loop)")
     print(f"Panda3D actor.update(force=True): median {panda:7.1f} us per character-frame")
     print(f"ContactIK.step(), all frames:      median {statistics.median(everything):7.1f} us, "
           f"mean {statistics.mean(everything):.1f} us  (ratio to Panda3D: median "
           f"{statistics.median(everything) / panda:.2f}, mean {statistics.mean(everything) / panda:.2f})")
-    for limbs in sorted(ik_us, key=str):
-        values = ik_us[limbs]
+    for limbs in sorted(costs.by_limbs, key=str):
+        values = costs.by_limbs[limbs]
         what = "no contact (resting)" if limbs == "resting" else f"{limbs} limb(s) bent"
         print(f"  {what:>20}: {len(values):6d} character-frames, median {statistics.median(values):7.1f} us"
               f" (ratio {statistics.median(values) / panda:.2f})")
-
-    for vaulter, ik in zip(vaulters, iks):
-        vaulter.warper.cancel()
-        ik.destroy()
-        vaulter.actor.loop("walk")
-        vaulter.actor.setPos(vaulter.actor.getX(), -20, 0)
-    flat = {}
-    for feet_on_ground in (1, 0):
-        walkers = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
-                                                                  feet_on_ground=feet_on_ground))[0] for v in vaulters]
-        flat[feet_on_ground] = []
-        for _ in range(min(args.frames, 200)):
-            clock.tick()
-            for vaulter, walker in zip(vaulters, walkers):
-                panda_update(vaulter.actor)
-                flat[feet_on_ground].append(timer.us(walker.step, clock.getDt())[0])
-        for walker in walkers:
-            walker.destroy()
-    for feet_on_ground, what in ((1, "feet on ground"), (0, "no feet on ground (resting)")):
-        print(f"walking on flat ground, {what}: median {statistics.median(flat[feet_on_ground]):7.1f} us "
-              f"(ratio {statistics.median(flat[feet_on_ground]) / panda:.2f})")
+    walking = flat(base, clock, vaulters, probe, timer, min(args.frames, 200), panda)
+    for values, what in ((walking.grounded_us, "feet on ground"), (walking.resting_us, "no feet on ground (resting)")):
+        print(f"walking on flat ground, {what}: median {statistics.median(values):7.1f} us "
+              f"(ratio {statistics.median(values) / panda:.2f})")
 
     print("\nGoals (issues 20 and 29, ratios to Panda3D's actor.update() of the same frames):")
-    two = statistics.median(ik_us[2]) / panda if ik_us[2] else float("nan")
-    four = statistics.median(ik_us[4]) / panda if ik_us[4] else float("nan")
-    grounded = statistics.median(flat[1]) / panda
-    walking = statistics.median(flat[0]) / panda
-    vaulting = statistics.median(ik_us["resting"]) / panda if ik_us["resting"] else float("nan")
-    for what, ratio, goal in (("two limbs bent", two, TWO_LIMBS_RATIO),
-                              ("hands and feet bent", four, FOUR_LIMBS_RATIO),
-                              ("feet on the ground, nothing bent (walking)", grounded, FEET_ON_GROUND_RATIO),
-                              ("no limb in contact, no warp (walking)", walking, RESTING_RATIO)):
-        print(f"- contact IK, {what}: {ratio:.2f}x update (goal: at most {goal:g}x): "
-              f"{'met' if ratio <= goal else 'NOT met'}")
-    print(f"  (vaulting outside every contact window: {vaulting:.2f}x, the clip time and the windows read, no joint)")
+    for row in goal_rows({args.characters: costs}, walking):
+        print(f"- {goal_line(*row)}")
+    print(f"  (vaulting outside every contact window: {costs.ratio('resting'):.2f}x, the clip time and the windows "
+          "read, no joint)")
 
 
 def _count_reads(ik):

@@ -20,6 +20,7 @@ Times are CPU time of the thread (tests/bench/timing.py). `python -m tests.bench
 the TraversalProvider's figure with the others.
 """
 import argparse
+import dataclasses
 import math
 import pathlib
 import random
@@ -82,7 +83,7 @@ def providers(probe):
 WALK, FPS = 1.4, 60
 
 
-def walking_up(find, starts, frames):
+def walking_up(starts, frames):
     """[(pos, h)] of every frame of characters walking from `starts` (pos, h) along their facing."""
     step = WALK / FPS
     return [(Point3(pos + Vec3(-math.sin(math.radians(h)), math.cos(math.radians(h)), 0) * (step * frame)), h)
@@ -163,26 +164,38 @@ def yard_chooser(timer, rng, queries):
              for _ in range(queries)]
     starts = [(Point3(rng.uniform(-0.3, 0.3), bench_y - 1.8, 0), rng.uniform(-10, 10)) for _ in range(queries // 60 + 1)]
     return ([timer.us(chooser.find_at, pos, h)[0] for pos, h in fresh],
-            [timer.us(chooser.find_at, pos, h)[0] for pos, h in walking_up(chooser.find_at, starts, 60)])
+            [timer.us(chooser.find_at, pos, h)[0] for pos, h in walking_up(starts, 60)])
+
+
+@dataclasses.dataclass
+class Queries:
+    """Summaries of TraversalProvider query times (microseconds per query): in front of an obstacle (fresh),
+    on open ground, and every frame of characters walking up to an obstacle (the kept measurement)."""
+    facing: object
+    open_ground: object
+    walking_up: object
 
 
 def traversal_find(obstacles, queries, repeats, timer, seed=1):
-    """(Summary of TraversalProvider.find(character) in front of an obstacle, Summary of it on open
-    ground), microseconds per query."""
+    """Queries of TraversalProvider.find(character) in front of an obstacle, on open ground, and walking up
+    (about `queries` frames of characters walking up to an obstacle's face, `walks`)."""
     from motionwarp import SceneProbe
     rng = random.Random(seed)
     root, fronts = build_level(obstacles, rng)
     provider = providers(SceneProbe.from_geometry(root))["TraversalProvider"]
     character = root.attachNewNode("character")
-    facing, open_ground = [], []
+    facing, open_ground, walking = [], [], []
     for _ in range(repeats):
         for times, asked in ((facing, facing_queries(fronts, queries, rng)),
-                             (open_ground, [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(queries)])):
+                             (open_ground, [(Point3(-50 - i, -50, 0), rng.uniform(0, 360)) for i in range(queries)]),
+                             (walking, [frame for walk in walks(fronts, queries // 40 + 1, rng,
+                                                                 provider.settings.capsule_radius)
+                                        for frame in walk])):
             times.append([])
             for pos, h in asked:
                 character.setPosHpr(pos, (h, 0, 0))
                 times[-1].append(timer.us(provider.find, character)[0])
-    return Summary(facing), Summary(open_ground)
+    return Queries(Summary(facing), Summary(open_ground), Summary(walking))
 
 
 def main():

@@ -1,4 +1,12 @@
-"""Issue 20's goals, each printed against the number this run measured: met or not met."""
+"""Issues 20 and 29's goals, each printed against the number this run measured: met or not met.
+
+Issue 29's table is printed row for row (its contact IK rows from tests/bench/bench_contact_ik.py,
+the demo's share from tests/bench/demo_share.py, the markers' from tests/bench/markers.py)."""
+import dataclasses
+
+from .bench_contact_ik import goal_line, goal_rows, ratios_met
+from .demo_share import SHARE_GOAL
+from .markers import FIND_GOAL_US
 
 #: (what, the largest allowed, unit) per goal.
 WARPER_RATIO = 0.5          # motionwarp's share per character-frame, in units of Panda3D's update
@@ -9,6 +17,22 @@ WALKING_UP_RATIO = 1.0     # a provider query per walking-up frame (issue 29), i
 FIND_MARKERS_US = 1000.0   # MarkerProvider.find() among 10,000 markers (issue 29): under this many microseconds
 MESH_BUILD_S, MESH_QUERY_US = 1.0, 500.0
 SUITE_S = 60.0
+#: Issue 29: the counts its rows name, and the warper's goals (x update) by path and count.
+ISSUE29_COUNTS = (1, 20, 100)
+OWN_TASK_RATIO = 0.5
+BATCH_RATIO = {1: 0.5, 20: 0.25, 100: 0.25}
+
+
+@dataclasses.dataclass
+class Issue29:
+    """What issue 29's rows need beyond the per-frame costs and the scaling: the contact IK by count
+    ({characters: bench_contact_ik.BentCosts}) and walking (FlatCosts), the demo's share
+    (demo_share.DemoShare), and MarkerProvider.find among `marker_count` markers (a Summary, us)."""
+    ik: dict
+    flat: object
+    demo: object
+    marker_count: int
+    markers: object
 
 
 def _line(what, value, goal, unit, met=None, note=""):
@@ -52,3 +76,30 @@ def print_goals(per_frame, single, batched, mesh, suite, obstacles):
         wall, cpu, last, passed = suite
         _line(f"`python -m pytest -n auto` wall clock ({cpu:.0f} s of CPU; {last})", wall, SUITE_S, "s",
               met=passed and wall <= SUITE_S)
+
+
+def _verdict(met):
+    return "met" if met else "NOT met"
+
+
+def print_issue29(per_frame, single, batched, table):
+    """Issue 29's table, row for row; `table`: Issue29. Counts not measured (--quick) are left out of a row."""
+    print()
+    print("Issue 29's table (ratios are to Panda3D's `actor.update()` of the same actors and frames):")
+    print()
+    for row in goal_rows(table.ik, table.flat)[:3]:
+        print(f"- {goal_line(*row)}")
+    for name, scaled, goals in (("one task per character", single, {c: OWN_TASK_RATIO for c in ISSUE29_COUNTS}),
+                                ("in a `WarpBatch`", batched, BATCH_RATIO)):
+        counts = [c for c in ISSUE29_COUNTS if c in scaled]
+        shown, met = ratios_met([scaled[c].share_ratio for c in counts], [goals[c] for c in counts])
+        wanted = ", ".join(f"{goals[c]:g}x at {c}" for c in counts)
+        print(f"- warper, {name}, characters {' / '.join(map(str, counts))}: motionwarp's share {shown}x update "
+              f"(goal: at most {wanted}): {_verdict(met)}")
+    walking, update = per_frame["walking_up"].median, per_frame["update"].median
+    print(f"- provider query per frame while walking up: {walking:.1f} us, {walking / update:.2f}x update "
+          f"(goal: at most {WALKING_UP_RATIO:g}x): {_verdict(walking / update <= WALKING_UP_RATIO)}")
+    print(f"- the demo: motionwarp's share of the frame's CPU (course, headless; range over {len(table.demo.runs)} "
+          f"runs): {table.demo.line()} (goal: at most {SHARE_GOAL:.0%}): {_verdict(table.demo.met())}")
+    print(f"- `MarkerProvider.find()` with {table.marker_count:,} markers: {table.markers.median:.1f} us "
+          f"(goal: under {FIND_GOAL_US:g} us): {_verdict(table.markers.median < FIND_GOAL_US)}")

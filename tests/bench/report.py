@@ -8,6 +8,7 @@ PER_FRAME_ROWS = [
     ("task_minus_update", "warper task minus Panda3D's update"),
     ("find", "`TraversalProvider.find`, {obstacles} obstacles (per query)"),
     ("find_open", "provider query on open ground (`TraversalProvider.find`)"),
+    ("walking_up", "provider query per frame walking up to an obstacle (`TraversalProvider.find`)"),
     ("ik", "contact IK task (`ContactIK`, vaulting)"),
 ]
 ONCE_ROWS = [
