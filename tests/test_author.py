@@ -159,6 +159,10 @@ def test_the_mannequins_vault_authored_from_its_contacts(tmp_path):
     root = asset.track.position(asset.phases[0].end * asset.track.fps)
     edge = np.array(root) - np.array(asset.phases[0].t_offset)
     assert np.linalg.norm(edge[1:] - (box["min"][1], box["max"][2])) < 0.07
+    # its feet are planted up to the plant (the ground truth): the run-up defers its rise (design 4, 12.1)
+    assert max(c["end"] for c in truth["contacts"] if c["joint"].startswith("foot") and c["start"] < hands[0]["start"]) \
+        >= hands[0]["start"]
+    assert [phase.defer_rise for phase in asset.phases] == [True, False, False]
 
 
 def test_the_authored_vault_plays_onto_every_target_over_its_own_box(base, tmp_path):

@@ -25,6 +25,12 @@ def vault_targets(height, depth, distance, h=0.0):
             WarpTarget(rotated(h, 0, distance + depth + LANDING_PAST_FAR_FACE, 0.0), h=h)]
 
 
+def clip_rise(asset, phase):
+    """How far the clip's own root rises over `phase` (from its track, unscaled)."""
+    track = asset.track
+    return float(track.position(phase.end * track.fps)[2] - track.position(phase.start * track.fps)[2])
+
+
 def ledge_targets(height, distance, h=0.0):
     return [WarpTarget(rotated(h, 0, distance, height), h=h)]
 

@@ -300,6 +300,9 @@ def _clear_past(a, more=LAND_PAST):
     return settings.capsule_radius + settings.clearance + more * a.height
 
 
+#: kind -> the phase that defers its rise to the next (docs/design.md 4, Deferred rise): a vault's
+#: feet stay planted up to the hands' plant, so a higher top is risen to over it, not in the run-up.
+DEFERS_RISE = {"vault": "close_edge"}
 #: kind -> its proposal: (phases [(name, start, end, target point)], traversal ranges) of an Authoring.
 PROPOSALS = {"vault": _vault, "mantle": _mantle, "jump_over": _jump_over, "jump_onto": _jump_onto,
              "sit": _sit, "pick_up": _pick_up, "use": _use}
@@ -322,7 +325,8 @@ def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
         offset = a.root(end) - target
         low, high = RATES[name]
         phases.append({"name": name, "start": _r(start), "end": _r(end), "t_offset": [_r(v) for v in offset],
-                       "r_offset": [0.0, 0.0, 0.0], "min_rate": low, "max_rate": high})
+                       "r_offset": [0.0, 0.0, 0.0], "min_rate": low, "max_rate": high,
+                       **({"defer_rise": True} if DEFERS_RISE.get(kind) == name else {})})
     folder = os.path.dirname(os.path.abspath(out))
     return {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"), "clip": clip,
             "root_joint": joint, "root_mode": mode,

@@ -40,7 +40,7 @@ PHASE_LIMITS = {
 }
 _TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts", "pose_match"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
-               "warp_translation", "warp_rotation", "axes", "align_joint", "rotation"} | set(PHASE_LIMITS)
+               "warp_translation", "warp_rotation", "axes", "align_joint", "rotation", "defer_rise"} | set(PHASE_LIMITS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,6 +111,9 @@ class WarpPhase:
     switch_off_angle: typing.Optional[float] = None
     #: The phase's play rate is lowered so the root never moves faster (metres per second); None: no cap.
     max_speed: typing.Optional[float] = None
+    #: The phase lifts the root no higher than the clip does (its feet stay planted); the next phase,
+    #: from its fresh origin, carries the rise it leaves (docs/design.md 4, Deferred rise).
+    defer_rise: bool = False
     #: Computed when bound to the clip (never typed in): root motion over the phase (a PhaseMotion).
     motion: object = dataclasses.field(default=None, repr=False, compare=False)
     #: Computed when bound, if align_joint is set: that joint relative to the root at `end`.
@@ -126,7 +129,7 @@ class WarpPhase:
                 "t_offset": list(self.t_offset), "r_offset": list(self.r_offset),
                 "min_rate": self.min_rate, "max_rate": self.max_rate}
         defaults = WarpPhase("", 0.0, 0.0)
-        for key in ("warp_translation", "warp_rotation", "axes", "align_joint", "rotation", *PHASE_LIMITS):
+        for key in ("warp_translation", "warp_rotation", "axes", "align_joint", "rotation", *PHASE_LIMITS, "defer_rise"):
             if getattr(self, key) != getattr(defaults, key):
                 data[key] = getattr(self, key)
         return data
@@ -243,6 +246,7 @@ def parse_asset(data, path="<asset>", check_order=True):
         parsed.phases.append(phase)
     if check_order:
         check_phase_order(check, parsed.phases)
+    _check_deferred_rises(check, parsed.phases)
     if "traversal" in data:
         parsed.traversal = _read_traversal(check, data["traversal"], len(parsed.phases))
     if "contacts" in data:
@@ -305,6 +309,23 @@ def check_phase_order(check, phases):
                                                  f"{shown(before.name)} ends ({before.end}), got {phase.start}")
 
 
+def _check_deferred_rises(check, phases):
+    """A phase that defers its rise warps height, and so does the phase after it, which carries the rise."""
+    for index, phase in enumerate(phases):
+        if not phase.defer_rise:
+            continue
+        if not _warps_height(phase):
+            check.fail(f"phases[{index}].defer_rise", "expected false on a phase that does not warp z "
+                                                      "(axes without z, or warp_translation false)")
+        if index + 1 == len(phases) or not _warps_height(phases[index + 1]):
+            check.fail(f"phases[{index}].defer_rise", "expected false: no phase after it warps z to carry the rise "
+                                                      "it leaves (the next phase must have z in its axes)")
+
+
+def _warps_height(phase):
+    return phase.warp_translation and "z" in phase.axes
+
+
 def _read_phase(check, data, field):
     """One phase, checked on its own (its order: check_phase_order; its times in the clip: at binding)."""
     check.object(data, field, _PHASE_KEYS, required=("name", "start", "end"))
@@ -316,6 +337,7 @@ def _read_phase(check, data, field):
                       warp_rotation=check.flag(data, "warp_rotation", field),
                       axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"),
                       rotation=data.get("rotation", "target"),
+                      defer_rise=check.flag(data, "defer_rise", field, default=False),
                       **{key: _read_limit(check, data, key, field) for key in PHASE_LIMITS})
     if phase.end <= phase.start:
         check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")
