@@ -246,7 +246,7 @@ def test_target_on_a_moving_platform(base, rig, warp_assets):
         platform.setX(0.3 * task.time)
         return task.cont
     base.taskMgr.add(drift, "drift", sort=10)
-    targets = [WarpTarget(Point3(0, 0, 1.5), follow=platform)]
+    targets = [WarpTarget(target.pos, follow=platform) for target in ledge_targets(1.5, 0.0)]
     arrivals = []
     base.accept("motionwarp-phase-end", lambda *args: arrivals.append(
         (np.array(actor.getPos()), np.array(platform.getPos(base.render)))))

@@ -10,6 +10,7 @@ from motionwarp import WarpTarget
 from .conftest import step
 
 LANDING_PAST_FAR_FACE = 1.0
+STAND_PAST_EDGE = 0.5
 
 
 def rotated(h, x, y, z):
@@ -32,7 +33,10 @@ def clip_rise(asset, phase):
 
 
 def ledge_targets(height, distance, h=0.0):
-    return [WarpTarget(rotated(h, 0, distance, height), h=h)]
+    """The ledge top's close edge `distance` ahead, and where the shipped mantles stand on a flat top:
+    STAND_PAST_EDGE further in (their clips end standing there: mannequin.contacts.json's root_end)."""
+    return [WarpTarget(rotated(h, 0, distance, height), h=h),
+            WarpTarget(rotated(h, 0, distance + STAND_PAST_EDGE, height), h=h)]
 
 
 class WarpRun:

@@ -62,12 +62,16 @@ class TraversalKind:
     #: Marker kinds: phases after these warp to the marker's child named like the phase, or where
     #: the clip itself goes relative to the marker.
     more_phases: bool = False
+    #: Phases the kind may add after its own, in order, each with its target found by the provider
+    #: (the mantle's stand on top: where the root ends on the top, a sunk lid's panel).
+    optional: tuple = ()
 
 
 TRAVERSAL_KINDS = {
     "vault": TraversalKind("vault", ("close edge", "far edge", "landing"), "geometry", "top above the feet",
                            "top from close to far edge"),
-    "mantle": TraversalKind("mantle", ("ledge top",), "geometry", "top above the feet", "top from close to far edge"),
+    "mantle": TraversalKind("mantle", ("ledge top",), "geometry", "top above the feet", "top from close to far edge",
+                            optional=("stand on top",)),
     "jump_gap": TraversalKind("jump across", ("take-off edge", "landing across"), "geometry",
                               "landing above the take-off edge (below: negative)", "gap from edge to edge", signed=True),
     "jump_onto": TraversalKind("jump onto", ("take-off", "landing on top"), "geometry", "top above the feet",
@@ -275,10 +279,11 @@ def _read_traversal(check, data, phase_count):
     if not isinstance(kind, str) or kind not in TRAVERSAL_KINDS:
         check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_KINDS))}, got {shown(kind)}")
     meaning = TRAVERSAL_KINDS[kind]
-    needed = meaning.phases
-    if phase_count < len(needed) or (phase_count > len(needed) and not meaning.more_phases):
+    needed, optional = meaning.phases, meaning.optional
+    if phase_count < len(needed) or (phase_count > len(needed) + len(optional) and not meaning.more_phases):
         least = "at least " if meaning.more_phases else ""
-        check.fail("traversal.kind", f"a {kind} needs {least}{len(needed)} phase(s) ({', '.join(needed)}), "
+        more = f", or up to {len(needed) + len(optional)} with {', '.join(optional)}" if optional else ""
+        check.fail("traversal.kind", f"a {kind} needs {least}{len(needed)} phase(s) ({', '.join(needed)}){more}, "
                                      f"the asset has {phase_count}")
     if meaning.depth is not None and "depth" not in data:
         check.fail("traversal.depth", f"missing (required): the {meaning.depth}, [low, high] metres")
