@@ -26,7 +26,9 @@ Details the contract leaves open, taken from the implementation (and checked aga
   `motionwarp-still-axis` (0.02 m by default); "~0" is S_a(t1) <= 1e-9;
 * with `warp_rotation: false` the character turns by the clip's own heading change since
   t0, about its local Z (ordinary root motion), instead of slerping to Q;
-* an axis left out of `axes` (or every axis, with `warp_translation: false`) gets D_a = 0.
+* an axis left out of `axes` (or every axis, with `warp_translation: false`) gets D_a = 0;
+* a phase with `defer_rise` whose D_z (the origin frame's up) is above 0 gets D_z = 0 and the goal
+  T - R0 (0, 0, D_z) for the rest of the contract (the play rate's distance too).
 """
 import math
 
@@ -212,8 +214,8 @@ class RefPhase:
     """A phase as the contract reads it (times in seconds, like the asset file)."""
 
     def __init__(self, start, end, t_offset=(0, 0, 0), r_offset=(0, 0, 0), min_rate=1.0, max_rate=1.0,
-                 axes="xyz", warp_translation=True, warp_rotation=True):
-        self.start, self.end = start, end
+                 axes="xyz", warp_translation=True, warp_rotation=True, defer_rise=False):
+        self.start, self.end, self.defer_rise = start, end, defer_rise
         self.t_offset, self.r_offset = np.array(t_offset, float), tuple(r_offset)
         self.min_rate, self.max_rate = min_rate, max_rate
         self.axes, self.warp_translation, self.warp_rotation = axes, warp_translation, warp_rotation
@@ -238,9 +240,16 @@ class ReferenceWarp:
         self.finished = False
 
     def goal(self, phase, target):
-        """T = target.pos + target.rot * t_offset, Q = target.rot * r_offset."""
+        """T = target.pos + target.rot * t_offset, Q = target.rot * r_offset; with a deferred rise,
+        T lowered along the origin's up by the part of D_z above 0 (the phase's origin must be set)."""
         pos, rot = target
-        return pos + rot @ phase.t_offset, rot @ hpr_matrix(*phase.r_offset)
+        goal = pos + rot @ phase.t_offset
+        if phase.defer_rise:
+            p0, r0 = self.origin
+            f0, f1 = phase.start * self.clip.fps, phase.end * self.clip.fps
+            rise = (r0.T @ (goal - p0))[2] - self.clip.displacement(f0, f1)[2] * self.scale
+            goal = goal - r0 @ np.array([0.0, 0.0, max(rise, 0.0)])
+        return goal, rot @ hpr_matrix(*phase.r_offset)
 
     def advance(self, dt):
         """One frame of `dt` seconds; returns (frame, pos, rot, play rate after the frame)."""

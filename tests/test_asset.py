@@ -108,6 +108,15 @@ BAD = {
     "warp_rotation": (lambda d: d["phases"][0].update(warp_rotation=1), r"phases\[0\].warp_rotation: expected true or false"),
     "axes": (lambda d: d["phases"][0].update(axes="xw"), r"phases\[0\].axes: expected some of the letters x, y, z"),
     "axes repeated": (lambda d: d["phases"][0].update(axes="xx"), r"phases\[0\].axes: expected some of the letters"),
+    "defer_rise": (lambda d: d["phases"][0].update(defer_rise="yes"), r"phases\[0\].defer_rise: expected true or false"),
+    "defer_rise on the last phase": (lambda d: d["phases"][1].update(defer_rise=True),
+                                     r"phases\[1\].defer_rise: expected false: no phase after it warps z to carry "
+                                     r"the rise it leaves"),
+    "defer_rise before a phase without z": (lambda d: (d["phases"][0].update(defer_rise=True),
+                                                       d["phases"][1].update(axes="xy")),
+                                            r"phases\[0\].defer_rise: expected false: no phase after it warps z"),
+    "defer_rise without z": (lambda d: d["phases"][0].update(defer_rise=True, warp_translation=False),
+                             r"phases\[0\].defer_rise: expected false on a phase that does not warp z"),
     "align joint": (lambda d: d["phases"][0].update(align_joint="hand_l"),
                     r"phases\[0\].align_joint: expected a joint of hop.glb: root, bone"),
 }

@@ -159,6 +159,44 @@ def test_the_mannequins_vault_authored_from_its_contacts(tmp_path):
     root = asset.track.position(asset.phases[0].end * asset.track.fps)
     edge = np.array(root) - np.array(asset.phases[0].t_offset)
     assert np.linalg.norm(edge[1:] - (box["min"][1], box["max"][2])) < 0.07
+    # its feet are planted up to the plant (the ground truth): the run-up defers its rise (design 4, 12.1)
+    assert max(c["end"] for c in truth["contacts"] if c["joint"].startswith("foot") and c["start"] < hands[0]["start"]) \
+        >= hands[0]["start"]
+    assert [phase.defer_rise for phase in asset.phases] == [True, False, False]
+
+
+def test_the_mannequins_mantle_stands_where_its_clip_ends(base, tmp_path):
+    """design 12.1: ledge_top to the grab, then stand_on_top to the first foot's plant on the top (the
+    ground truth: grab 0.48 s, foot_r on the top at 1.38 s), its target under where the clip ends (the
+    ground truth's root_end) at the top's height; the feet planting from there stand on it. The provider
+    serves both targets on a ledge and the warp plays them."""
+    asset = author.write(Model(MANNEQUIN), "mantle", "mantle", tmp_path / "mantle.warp.json")
+    truth = TRUTH["mantle"]
+    assert [phase.name for phase in asset.phases] == ["ledge_top", "stand_on_top"]
+    assert abs(asset.phases[0].end - 0.48) <= 2 * FRAME and asset.phases[1].start == asset.phases[0].end
+    assert abs(asset.phases[1].end - 1.38) <= 2 * FRAME
+    root = asset.track.position(asset.phases[1].end * asset.track.fps)
+    stand = np.array(root) - np.array(asset.phases[1].t_offset)
+    assert np.linalg.norm(stand - (truth["root_end"][0], truth["root_end"][1], truth["obstacle"]["max"][2])) < 0.03
+    assert [c.phase for c in asset.contacts if c.joint.startswith("foot") and c.touches == "target"] == ["stand_on_top"] * 2
+    ledge = level()
+    prism(ledge, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+    prism(ledge, "ledge", box_profile(3.0, 1.5), 3.0, pos=(0, 2.5, 0))
+    found = TraversalProvider(SceneProbe.from_geometry(ledge), [asset]).find_at(Point3(0, 0.6, 0), 0.0)
+    assert isinstance(found, Interaction) and len(found.targets) == 2, found
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    actor.setPos(0, 0.6, 0)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    try:
+        run = WarpRun(base, warper, asset, found.targets)
+        assert run.finished and len(run.warp.results) == 2
+        assert run.warp.results[1].arrived.z == pytest.approx(1.5 + asset.phases[1].t_offset[2], abs=1e-3)
+    finally:
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()
+        ledge.removeNode()
 
 
 def test_the_authored_vault_plays_onto_every_target_over_its_own_box(base, tmp_path):

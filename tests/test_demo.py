@@ -124,7 +124,7 @@ def test_headless_report_of_the_course(tmp_path, warp_asset_dir):
         assert interaction["completed"]
         # met in their middle, from the source assets' first frame; nothing there moves to switch off
         assert not interaction["mirrored"] and interaction["start_frame"] == 0 and not interaction["switched_off"]
-        assert len(interaction["phases"]) == (3 if interaction["kind"] == "vault" else 1)
+        assert len(interaction["phases"]) == {"vault": 3, "mantle": 2}[interaction["kind"]]
         for phase in interaction["phases"]:
             assert phase["error_m"] < 1e-3 and phase["error_deg"] < 0.1
             assert 0.5 <= phase["play_rate"] <= 1.6

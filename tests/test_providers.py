@@ -352,6 +352,31 @@ def test_a_mantle_needs_room_to_stand(assets):
     assert found.reason.startswith("no room to stand on top (0.65 m deep")
 
 
+def test_a_mantle_stands_on_a_sunk_lid_and_a_one_phase_mantle_keeps_one_target(warp_assets, warp_asset_dir):
+    """Issue 26: a two-phase mantle's second target is the floor where the clip ends standing: on a crate
+    whose panel lies 0.2 m below its rim (the test's geometry), the panel, 0.5 m in (where the shipped
+    mantles end: their ground truth's root_end). A mantle of one phase (a file from before) gets the ledge
+    top alone, as it did."""
+    root = level()
+    ground(root)
+    prism(root, "front rim", box_profile(0.3, 1.4), 3.0, pos=(0, 0.65, 0))
+    prism(root, "panel", box_profile(1.4, 1.2), 3.0, pos=(0, 1.5, 0))
+    prism(root, "back rim", box_profile(0.3, 1.4), 3.0, pos=(0, 2.35, 0))
+    probe = SceneProbe.from_geometry(root)
+    found = MantleProvider(probe, [warp_assets["mantle"]]).find_at(Point3(0, 0, 0), 0.0)
+    assert isinstance(found, Interaction), found
+    edge, stand = found.targets
+    assert tuple(edge.pos) == pytest.approx((0.0, 0.5, 1.4), abs=0.01)
+    assert tuple(stand.pos) == pytest.approx((0.0, 1.0, 1.2), abs=0.01) and stand.h == edge.h
+    data = json.loads((warp_asset_dir / "mantle.warp.json").read_text())
+    data["model"] = str(warp_asset_dir / data["model"])
+    data["phases"] = data["phases"][:1]
+    data["contacts"] = [contact for contact in data["contacts"] if contact.get("phase") != "stand_on_top"]
+    found = MantleProvider(probe, [WarpAsset.from_dict(data, "mantle.warp.json")]).find_at(Point3(0, 0, 0), 0.0)
+    assert isinstance(found, Interaction) and len(found.targets) == 1, found
+    assert tuple(found.targets[0].pos) == pytest.approx((0.0, 0.5, 1.4), abs=0.01)
+
+
 def test_a_mantle_needs_its_stand_clear_beside_too(assets):
     """A low crate lying on the ledge along the way, a little to the side of the character's line
     (inside its capsule's radius, not over the line itself): no room to stand; further to the side
@@ -488,7 +513,8 @@ def test_random_scenes_never_land_inside_geometry(assets):
 
 @pytest.mark.parametrize("traversal, field, expected", [
     ({"kind": "hop", "height": [0, 1], "depth": [0, 1]}, "traversal.kind", "expected one of 'vault', 'mantle'"),
-    ({"kind": "mantle", "height": [0, 1], "depth": [0, 1]}, "traversal.kind", "a mantle needs 1 phase(s)"),
+    ({"kind": "mantle", "height": [0, 1], "depth": [0, 1]}, "traversal.kind",
+     "a mantle needs 1 phase(s) (ledge top), or up to 2 with stand on top, the asset has 3"),
     ({"kind": "vault", "height": [1.5, 0.5], "depth": [0, 1]}, "traversal.height", "0 <= low <= high"),
     ({"kind": "vault", "height": [0.5], "depth": [0, 1]}, "traversal.height", "a list of two finite numbers"),
     ({"kind": "vault", "height": [0.5, 1.5]}, "traversal.depth", "missing (required)"),

@@ -11,6 +11,7 @@ from motionwarp.scene.chooser import InteractionChooser
 from motionwarp.warp.refusal import Cause
 
 from .obstacles import box_profile, level, prism
+from .warp_helpers import ledge_targets
 
 HEIGHT, DEPTH = 1.2, 3.0   # a ledge the "mantle" asset takes (its traversal range holds it)
 DISTANCES = (0.3, 0.5, 0.7, 0.9, 1.2, 1.5, 1.8)
@@ -32,7 +33,7 @@ def ledge_probe(distance):
 def warper_says(warper, asset, distance):
     """None when the warper plays `asset` onto the ledge's close edge (the test's geometry), else its reason."""
     try:
-        warper.check(asset, [WarpTarget(Point3(0, distance, HEIGHT), h=0.0)])
+        warper.check(asset, ledge_targets(HEIGHT, distance))
     except WarpRefused as refused:
         return str(refused)
     return None
@@ -177,9 +178,9 @@ def test_turned_ledges_agree_with_the_warper_at_the_characters_heading(rig, warp
             turned.setH(h)
             prism(turned, "ledge", box_profile(DEPTH, HEIGHT), 3.0, pos=(0, distance + DEPTH / 2, 0))
             found = MantleProvider(SceneProbe.from_geometry(root), assets).find(actor)
-            edge = root.getRelativePoint(turned, Point3(0, distance, HEIGHT))
+            edge, stand = (root.getRelativePoint(turned, target.pos) for target in ledge_targets(HEIGHT, distance))
             try:
-                warper.check(warp_assets["mantle"], [WarpTarget(edge, h=h)])
+                warper.check(warp_assets["mantle"], [WarpTarget(edge, h=h), WarpTarget(stand, h=h)])
                 expected = None
             except WarpRefused as refused:
                 expected = str(refused)

@@ -67,6 +67,7 @@ def hand_aligned(folder, asset_name, phase_name, joint="hand_l"):
     contact = min((c for c in clip["contacts"] if c["joint"] == joint), key=lambda c: abs(c["start"] - phase["end"]))
     edge = [0.0, clip["obstacle"]["min"][1], clip["obstacle"]["max"][2]]
     phase["align_joint"] = joint
+    phase["defer_rise"] = False   # the hand itself lands on the edge at the phase end, whatever its height
     phase["t_offset"] = [p - e for p, e in zip(contact["pos"], edge)]
     return WarpAsset.from_dict(data, str(folder / f"{asset_name}.warp.json")), phase["t_offset"]
 

@@ -70,7 +70,7 @@ def write_asset(folder, model, clip, phases):
 
 
 def ref_phases(phases):
-    keys = ("t_offset", "r_offset", "min_rate", "max_rate", "axes", "warp_translation", "warp_rotation")
+    keys = ("t_offset", "r_offset", "min_rate", "max_rate", "axes", "warp_translation", "warp_rotation", "defer_rise")
     return [RefPhase(p["start"], p["end"], **{k: p[k] for k in keys if k in p}) for p in phases]
 
 
@@ -207,6 +207,37 @@ def test_vault_with_rotated_targets_and_offsets(base, tmp_path, timing):
     shifts = [(0.1, 0.3, 0.2), (0.05, 0.2, 0.2), (-0.1, 0.4, 0.0)]
     run_case(base, tmp_path, MANNEQUIN, "vault", data, shifts, [10.0, 5.0, -8.0], TIMINGS[timing],
              start=((-1.0, 0.5, 0.0), -125.0))
+
+
+@pytest.mark.parametrize("timing", ["60fps", "hitches"])
+@pytest.mark.parametrize("lift", [0.4, -0.3])
+def test_vault_that_defers_its_rise(base, tmp_path, timing, lift):
+    """`defer_rise` (design 4): a close edge higher than the clip's is risen to in far_edge, from the
+    lower origin the run-up ends on; a lower one is warped down in the run-up as before."""
+    data = [dict(VAULT_PHASES[0], defer_rise=True), VAULT_PHASES[1], dict(VAULT_PHASES[2], t_offset=[0.2, -0.1, 0.0])]
+    shifts = [(0.1, 0.3, lift), (0.05, 0.2, lift), (-0.1, 0.4, 0.0)]
+    run_case(base, tmp_path, MANNEQUIN, "vault", data, shifts, [10.0, 5.0, -8.0], TIMINGS[timing],
+             start=((-1.0, 0.5, 0.0), -125.0))
+
+
+def test_the_reference_defers_only_a_rise(tmp_path):
+    """The oracle itself, against the raw clip: with a deferred rise the run-up ends at the clip's own
+    height over a higher close edge, and on the edge's lower height over a lower one."""
+    clip = RawClip(MANNEQUIN, "vault")
+    phases = ref_phases([dict(VAULT_PHASES[0], defer_rise=True), *VAULT_PHASES[1:]])
+    start, rot = np.zeros(3), hpr_matrix(0.0)
+    natural = natural_goals(clip, phases, start, rot)
+    for lift, ends_at in ((0.4, natural[0][0][2]), (-0.3, natural[0][0][2] - 0.3)):
+        targets = [(end + np.array([0.0, 0.0, lift if index < 2 else 0.0]) - end_rot @ phase.t_offset, end_rot)
+                   for index, (phase, (end, end_rot)) in enumerate(zip(phases, natural))]
+        reference = ReferenceWarp(clip, phases, targets, start, rot)
+        while reference.index == 0:
+            reference.advance(1 / 60)
+        assert reference.pos[2] == pytest.approx(ends_at, abs=0.05), "the run-up's height"
+        assert reference.anchor[0][2] == pytest.approx(ends_at, abs=1e-9)
+        while not reference.finished:
+            reference.advance(1 / 60)
+        assert reference.pos[2] == pytest.approx(natural[2][0][2], abs=1e-9), "the landing is not on the ground"
 
 
 def test_full_rotation_target(base, tmp_path, turn_glb):

@@ -10,7 +10,7 @@ from motionwarp import MotionWarper, WarpRefused, WarpTarget, load_actor
 from motionwarp.warp.warpmath import angle_between
 
 from .conftest import MANNEQUIN, step
-from .warp_helpers import WarpRun, clip_max_speed, ledge_targets, vault_targets
+from .warp_helpers import WarpRun, clip_max_speed, clip_rise, ledge_targets, vault_targets
 
 MANTLES = ("mantle", "mantle_high")
 
@@ -34,6 +34,24 @@ def assert_exact_arrival(run):
         error_deg = angle_between(result.arrived_quat, result.target_quat)
         assert error_m < 1e-3, f"{phase.name}: {error_m * 1000:.2f} mm off"
         assert error_deg < 0.1, f"{phase.name}: {error_deg:.3f} degrees off"
+
+
+def test_a_vault_over_a_higher_top_rises_after_the_run_up(base, rig, vault):
+    """design 4, Deferred rise: over a top 0.3 m higher than authored, the shipped vault's close_edge
+    ends at the height the clip itself rises to from where it started (the feet stay on the ground),
+    and far_edge still ends on its target, the rise carried there; the landing is on the ground."""
+    actor, warper = rig
+    actor.setPos(0.0, 0.0, 0.1)
+    targets = [WarpTarget(target.pos + Vec3(0, 0, 0.1)) for target in vault_targets(1.27, 0.6, 1.0)]
+    run = WarpRun(base, warper, vault, targets)
+    close, far, landing = run.warp.results
+    assert vault.phases[0].defer_rise
+    assert close.arrived.z == pytest.approx(0.1 + clip_rise(vault, vault.phases[0]), abs=1e-4)
+    assert close.target.z == pytest.approx(close.arrived.z, abs=1e-4)
+    assert (close.arrived.x, close.arrived.y) == pytest.approx(tuple(np.add(targets[0].pos, vault.phases[0].t_offset))[:2],
+                                                               abs=1e-4)
+    assert tuple(far.arrived) == pytest.approx(tuple(np.add(targets[1].pos, vault.phases[1].t_offset)), abs=1e-4)
+    assert tuple(landing.arrived) == pytest.approx(tuple(np.add(targets[2].pos, vault.phases[2].t_offset)), abs=1e-4)
 
 
 def assert_ends_where_the_clip_takes_it_after_the_last_phase(run):
@@ -97,7 +115,7 @@ def test_results_are_panda3d_points_and_quats(base, rig, vault):
     from panda3d.core import Quat
     actor, warper = rig
     actor.setPos(0.3, -0.2, 0)
-    targets = vault_targets(1.2, 0.6, 1.0)
+    targets = vault_targets(0.9, 0.6, 1.0)   # lower than authored: the close edge's drop is warped (no deferred rise)
     run = WarpRun(base, warper, vault, targets)
     assert run.finished
     assert run.warp.results[0].origin == Point3(0.3, -0.2, 0)
@@ -228,7 +246,7 @@ def test_target_on_a_moving_platform(base, rig, warp_assets):
         platform.setX(0.3 * task.time)
         return task.cont
     base.taskMgr.add(drift, "drift", sort=10)
-    targets = [WarpTarget(Point3(0, 0, 1.5), follow=platform)]
+    targets = [WarpTarget(target.pos, follow=platform) for target in ledge_targets(1.5, 0.0)]
     arrivals = []
     base.accept("motionwarp-phase-end", lambda *args: arrivals.append(
         (np.array(actor.getPos()), np.array(platform.getPos(base.render)))))

@@ -10,6 +10,7 @@ from motionwarp import WarpTarget
 from .conftest import step
 
 LANDING_PAST_FAR_FACE = 1.0
+STAND_PAST_EDGE = 0.5
 
 
 def rotated(h, x, y, z):
@@ -25,8 +26,17 @@ def vault_targets(height, depth, distance, h=0.0):
             WarpTarget(rotated(h, 0, distance + depth + LANDING_PAST_FAR_FACE, 0.0), h=h)]
 
 
+def clip_rise(asset, phase):
+    """How far the clip's own root rises over `phase` (from its track, unscaled)."""
+    track = asset.track
+    return float(track.position(phase.end * track.fps)[2] - track.position(phase.start * track.fps)[2])
+
+
 def ledge_targets(height, distance, h=0.0):
-    return [WarpTarget(rotated(h, 0, distance, height), h=h)]
+    """The ledge top's close edge `distance` ahead, and where the shipped mantles stand on a flat top:
+    STAND_PAST_EDGE further in (their clips end standing there: mannequin.contacts.json's root_end)."""
+    return [WarpTarget(rotated(h, 0, distance, height), h=h),
+            WarpTarget(rotated(h, 0, distance + STAND_PAST_EDGE, height), h=h)]
 
 
 class WarpRun:

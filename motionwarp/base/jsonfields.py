@@ -121,8 +121,8 @@ class FieldChecker:
             self.fail(field, f"expected a list of {words} finite numbers from {-LIMIT:g} to {LIMIT:g}, got {shown(value)}")
         return tuple(float(v) for v in value)
 
-    def flag(self, data, key, field):
-        value = data.get(key, True)
+    def flag(self, data, key, field, default=True):
+        value = data.get(key, default)
         if not isinstance(value, bool):
             self.fail(join(field, key), f"expected true or false, got {shown(value)}")
         return value

@@ -534,7 +534,8 @@ class VaultProvider(_Provider):
 
 
 class MantleProvider(_Provider):
-    """The ledge top of an obstacle to climb onto, with room to stand there."""
+    """The ledge top of an obstacle to climb onto, with room to stand there; for an asset with a
+    second phase (its stand on top), the floor on the top where the clip ends standing too."""
 
     kind = "mantle"
 
@@ -553,6 +554,8 @@ class MantleProvider(_Provider):
         if isinstance(stand, Refusal):
             return stand
         targets = [WarpTarget(found.close_edge, h=heading(found.inward))]
+        if len(asset.phases) > 1:   # its stand on top: the root ends on the floor found there (a sunk lid's panel)
+            targets.append(WarpTarget(stand, h=heading(found.inward)))
         return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
                            found.normal, found.node, found.distance)
 

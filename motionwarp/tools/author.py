@@ -37,6 +37,7 @@ from .outputs import OutputPlan
 
 KINDS = ("vault", "mantle", "jump_over", "jump_onto", "sit", "pick_up", "use")
 RATES = {"close_edge": (0.5, 1.6), "far_edge": (0.7, 1.4), "landing": (0.7, 1.4), "ledge_top": (0.5, 1.6),
+         "stand_on_top": (0.7, 1.4),
          "take_off": (0.5, 1.6), "seat": (0.5, 1.6), "grab": (0.5, 1.6), "hand": (0.5, 1.6)}
 #: A traversal fits obstacles from LOW to HIGH times the height the clip clears by itself.
 LOW, HIGH = 0.5, 1.5
@@ -197,8 +198,13 @@ def _mantle(a):
     edge = a.mean(hands, grab)
     stand = a.root(a.facts.seconds)
     clear = edge[2] - a.root(0.0)[2]
-    return [("ledge_top", 0.0, grab, edge)], {"height": [0.6 * clear, 1.4 * clear],
-                                              "depth": [max(stand[1] - edge[1], 0.0), DEEP]}
+    points = [("ledge_top", 0.0, grab, edge)]
+    # then to where the clip ends standing (a root bone stands on the top, as jump_onto's landing), by the
+    # first foot's plant there
+    plant = min((p.start for p in a.windows(feet=True) if p.start > grab + 1.0 / a.fps), default=None)
+    if plant is not None:
+        points.append(("stand_on_top", grab, plant, stand))
+    return points, {"height": [0.6 * clear, 1.4 * clear], "depth": [max(stand[1] - edge[1], 0.0), DEEP]}
 
 
 def _jump_over(a):
@@ -300,6 +306,9 @@ def _clear_past(a, more=LAND_PAST):
     return settings.capsule_radius + settings.clearance + more * a.height
 
 
+#: kind -> the phase that defers its rise to the next (docs/design.md 4, Deferred rise): a vault's
+#: feet stay planted up to the hands' plant, so a higher top is risen to over it, not in the run-up.
+DEFERS_RISE = {"vault": "close_edge"}
 #: kind -> its proposal: (phases [(name, start, end, target point)], traversal ranges) of an Authoring.
 PROPOSALS = {"vault": _vault, "mantle": _mantle, "jump_over": _jump_over, "jump_onto": _jump_onto,
              "sit": _sit, "pick_up": _pick_up, "use": _use}
@@ -322,7 +331,8 @@ def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
         offset = a.root(end) - target
         low, high = RATES[name]
         phases.append({"name": name, "start": _r(start), "end": _r(end), "t_offset": [_r(v) for v in offset],
-                       "r_offset": [0.0, 0.0, 0.0], "min_rate": low, "max_rate": high})
+                       "r_offset": [0.0, 0.0, 0.0], "min_rate": low, "max_rate": high,
+                       **({"defer_rise": True} if DEFERS_RISE.get(kind) == name else {})})
     folder = os.path.dirname(os.path.abspath(out))
     return {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"), "clip": clip,
             "root_joint": joint, "root_mode": mode,

@@ -40,7 +40,7 @@ PHASE_LIMITS = {
 }
 _TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts", "pose_match"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
-               "warp_translation", "warp_rotation", "axes", "align_joint", "rotation"} | set(PHASE_LIMITS)
+               "warp_translation", "warp_rotation", "axes", "align_joint", "rotation", "defer_rise"} | set(PHASE_LIMITS)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,12 +62,16 @@ class TraversalKind:
     #: Marker kinds: phases after these warp to the marker's child named like the phase, or where
     #: the clip itself goes relative to the marker.
     more_phases: bool = False
+    #: Phases the kind may add after its own, in order, each with its target found by the provider
+    #: (the mantle's stand on top: where the root ends on the top, a sunk lid's panel).
+    optional: tuple = ()
 
 
 TRAVERSAL_KINDS = {
     "vault": TraversalKind("vault", ("close edge", "far edge", "landing"), "geometry", "top above the feet",
                            "top from close to far edge"),
-    "mantle": TraversalKind("mantle", ("ledge top",), "geometry", "top above the feet", "top from close to far edge"),
+    "mantle": TraversalKind("mantle", ("ledge top",), "geometry", "top above the feet", "top from close to far edge",
+                            optional=("stand on top",)),
     "jump_gap": TraversalKind("jump across", ("take-off edge", "landing across"), "geometry",
                               "landing above the take-off edge (below: negative)", "gap from edge to edge", signed=True),
     "jump_onto": TraversalKind("jump onto", ("take-off", "landing on top"), "geometry", "top above the feet",
@@ -111,6 +115,9 @@ class WarpPhase:
     switch_off_angle: typing.Optional[float] = None
     #: The phase's play rate is lowered so the root never moves faster (metres per second); None: no cap.
     max_speed: typing.Optional[float] = None
+    #: The phase lifts the root no higher than the clip does (its feet stay planted); the next phase,
+    #: from its fresh origin, carries the rise it leaves (docs/design.md 4, Deferred rise).
+    defer_rise: bool = False
     #: Computed when bound to the clip (never typed in): root motion over the phase (a PhaseMotion).
     motion: object = dataclasses.field(default=None, repr=False, compare=False)
     #: Computed when bound, if align_joint is set: that joint relative to the root at `end`.
@@ -126,7 +133,7 @@ class WarpPhase:
                 "t_offset": list(self.t_offset), "r_offset": list(self.r_offset),
                 "min_rate": self.min_rate, "max_rate": self.max_rate}
         defaults = WarpPhase("", 0.0, 0.0)
-        for key in ("warp_translation", "warp_rotation", "axes", "align_joint", "rotation", *PHASE_LIMITS):
+        for key in ("warp_translation", "warp_rotation", "axes", "align_joint", "rotation", *PHASE_LIMITS, "defer_rise"):
             if getattr(self, key) != getattr(defaults, key):
                 data[key] = getattr(self, key)
         return data
@@ -243,6 +250,7 @@ def parse_asset(data, path="<asset>", check_order=True):
         parsed.phases.append(phase)
     if check_order:
         check_phase_order(check, parsed.phases)
+    _check_deferred_rises(check, parsed.phases)
     if "traversal" in data:
         parsed.traversal = _read_traversal(check, data["traversal"], len(parsed.phases))
     if "contacts" in data:
@@ -271,10 +279,11 @@ def _read_traversal(check, data, phase_count):
     if not isinstance(kind, str) or kind not in TRAVERSAL_KINDS:
         check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_KINDS))}, got {shown(kind)}")
     meaning = TRAVERSAL_KINDS[kind]
-    needed = meaning.phases
-    if phase_count < len(needed) or (phase_count > len(needed) and not meaning.more_phases):
+    needed, optional = meaning.phases, meaning.optional
+    if phase_count < len(needed) or (phase_count > len(needed) + len(optional) and not meaning.more_phases):
         least = "at least " if meaning.more_phases else ""
-        check.fail("traversal.kind", f"a {kind} needs {least}{len(needed)} phase(s) ({', '.join(needed)}), "
+        more = f", or up to {len(needed) + len(optional)} with {', '.join(optional)}" if optional else ""
+        check.fail("traversal.kind", f"a {kind} needs {least}{len(needed)} phase(s) ({', '.join(needed)}){more}, "
                                      f"the asset has {phase_count}")
     if meaning.depth is not None and "depth" not in data:
         check.fail("traversal.depth", f"missing (required): the {meaning.depth}, [low, high] metres")
@@ -305,6 +314,23 @@ def check_phase_order(check, phases):
                                                  f"{shown(before.name)} ends ({before.end}), got {phase.start}")
 
 
+def _check_deferred_rises(check, phases):
+    """A phase that defers its rise warps height, and so does the phase after it, which carries the rise."""
+    for index, phase in enumerate(phases):
+        if not phase.defer_rise:
+            continue
+        if not _warps_height(phase):
+            check.fail(f"phases[{index}].defer_rise", "expected false on a phase that does not warp z "
+                                                      "(axes without z, or warp_translation false)")
+        if index + 1 == len(phases) or not _warps_height(phases[index + 1]):
+            check.fail(f"phases[{index}].defer_rise", "expected false: no phase after it warps z to carry the rise "
+                                                      "it leaves (the next phase must have z in its axes)")
+
+
+def _warps_height(phase):
+    return phase.warp_translation and "z" in phase.axes
+
+
 def _read_phase(check, data, field):
     """One phase, checked on its own (its order: check_phase_order; its times in the clip: at binding)."""
     check.object(data, field, _PHASE_KEYS, required=("name", "start", "end"))
@@ -316,6 +342,7 @@ def _read_phase(check, data, field):
                       warp_rotation=check.flag(data, "warp_rotation", field),
                       axes=data.get("axes", "xyz"), align_joint=data.get("align_joint"),
                       rotation=data.get("rotation", "target"),
+                      defer_rise=check.flag(data, "defer_rise", field, default=False),
                       **{key: _read_limit(check, data, key, field) for key in PHASE_LIMITS})
     if phase.end <= phase.start:
         check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")

@@ -25,6 +25,17 @@ def goal_pose(phase, anchor, scale):
     return goal, goal_quat
 
 
+def kept_low(phase, origin, goal, scale):
+    """Where a phase that defers its rise (`defer_rise`) ends from `origin` = (P0, R0): `goal` lowered
+    along R0's up axis to the height the clip's own A(f1) takes the root to, when it lies above that
+    (D_z > 0 becomes 0; a drop is warped as usual); `goal` itself for any other phase."""
+    if not phase.defer_rise:
+        return goal
+    p0, r0 = origin
+    rise = r0.conjugate().xform(goal - p0)[2] - phase.motion.end_displacement[2] * scale
+    return goal - r0.xform(Vec3(0.0, 0.0, rise)) if rise > 0.0 else goal
+
+
 class PhasePlan:
     """What placing one phase needs that only changes with its goal: the origin, the goal, the
     scale, the warp D that the weights carry (origin frame, metres), the weights (their per-axis
@@ -34,10 +45,10 @@ class PhasePlan:
     __slots__ = ("origin", "scale", "goal", "goal_quat", "point", "warp", "weights", "turn")
 
     def __init__(self, phase, origin, goal, scale, still, point=None):
-        """D = R0^-1 (T - P0) - A(f1) on the warped axes, 0 on the others."""
+        """D = R0^-1 (T - P0) - A(f1) on the warped axes, 0 on the others; T kept low (kept_low)."""
         p0, r0 = origin
         self.origin, self.scale, self.point = origin, scale, point
-        self.goal, self.goal_quat = goal
+        self.goal, self.goal_quat = kept_low(phase, origin, goal[0], scale), goal[1]
         self.warp = warp_offset(phase, r0.conjugate().xform(self.goal - p0), scale)
         self.weights = AxisWeights(phase.motion, axis_trust(phase.motion, [w / scale for w in self.warp], still))
         self.turn = Slerp(r0, self.goal_quat)

@@ -15,7 +15,7 @@ import weakref
 from panda3d.core import Vec3
 
 from ..base.errors import shown
-from .placement import goal_pose, warp_offset
+from .placement import goal_pose, kept_low, warp_offset
 from .turning import planned_goal_quat
 from .warpmath import angle_between, heading_quat
 
@@ -147,7 +147,7 @@ def phase_walk(asset, anchors, pose, scale, start=None):
     """Per phase, where the character starts and must end it if the warp played now from `pose`:
     (phase, its _Window, start pos, start quat, goal, goal quat). A phase starts where the previous
     one ended (or at `pose`) moved by the clip's own motion up to its first frame; it ends on its
-    goal on the axes it warps and where the clip takes it on the others. `start` is a pose-matched
+    goal (kept low by a deferred rise) on the axes it warps and where the clip takes it on the others. `start` is a pose-matched
     start's (first clip frame, phases as played: the first one from that frame when it is inside)."""
     pos, quat = pose
     frame, phases = (0.0, asset.phases) if start is None else start
@@ -159,6 +159,7 @@ def phase_walk(asset, anchors, pose, scale, start=None):
         pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
         quat = window.lead_quat * quat
         goal, goal_quat = goal_pose(phase, anchor, scale)
+        goal = kept_low(phase, (pos, quat), goal, scale)
         goal_quat = planned_goal_quat(phase, anchor[0], pos, goal, goal_quat) or quat
         yield phase, window, pos, quat, goal, goal_quat
         end_quat = goal_quat if phase.warp_rotation else window.turn_quat * quat

@@ -20,7 +20,7 @@ from ..base.config import MotionWarpSettings, from_base
 from ..animation.driver import RootMotionDriver
 from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
-from .placement import PhasePlan, goal_pose, moved_by, phase_rate, place, place_blended, rate_scale
+from .placement import PhasePlan, goal_pose, kept_low, moved_by, phase_rate, place, place_blended, rate_scale
 from .path import planned_path
 from .posematch import candidates, feature_joints, live_pose, started_phases
 from .refusal import phase_walk, refusal
@@ -420,6 +420,7 @@ class Warp:
         self.state = WarpState.WAITING
         self.frame = 0.0          # clip frame already applied to the actor
         self.origin = None        # (P0, R0) of the phase in progress
+        self._origins = {}        # phase index -> its (P0, R0), once started
         self._phase_plan = None   # its PhasePlan
         self._turn = None         # its PhaseTurn
         self._switch_offs = []    # the phases' SwitchOffs, from where their targets were at the start
@@ -542,9 +543,12 @@ class Warp:
         """(Point3, LQuaternion): where the root must be (in the actor's parent's space) and how it
         must be rotated at the end of phase `index`, read now (a following target moves). A facing
         phase's rotation is foreseen as the refusals foresee it (turning.planned_goal_quat, from
-        where the actor is now)."""
+        where the actor is now). A phase that defers its rise ends kept low from its origin once it
+        has started (placement.kept_low); before, its goal is the target's."""
         phase, anchor = self.phases[index], self._anchor(index)
         goal, goal_quat = goal_pose(phase, anchor, self.scale)
+        if index in self._origins:
+            goal = kept_low(phase, self._origins[index], goal, self.scale)
         return goal, planned_goal_quat(phase, anchor[0], self.actor.getPos(), goal, goal_quat) or self.actor.getQuat()
 
     def _anchor(self, index):
@@ -709,7 +713,7 @@ class Warp:
     def _start_phase(self, phase, blend):
         self.state = WarpState.IN_PHASE
         self._blended_phase = blend.shared
-        self.origin = self._pose
+        self.origin = self._origins[self.phase_index] = self._pose
         self._phase_plan = None
         self._turn = PhaseTurn(phase, self.origin[1])
         plan, still = self._plan(phase), self._settings.still_axis_m
