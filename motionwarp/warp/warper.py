@@ -22,6 +22,7 @@ from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
 from .placement import PhasePlan, goal_pose, moved_by, phase_rate, place, place_blended, rate_scale
 from .path import planned_path
+from .plainframe import PlainPhase, PlainStretch
 from .posematch import candidates, feature_joints, live_pose, started_phases
 from .refusal import phase_walk, refusal
 from .speedlimit import speed_capped
@@ -58,7 +59,7 @@ class WarpState(enum.Enum):
 
 
 # The states the per-frame pass compares with, as plain names: an Enum member lookup costs 70 ns.
-_IN_PHASE, _FADING_OUT, _ENDED = WarpState.IN_PHASE, WarpState.FADING_OUT, WarpState.ENDED
+_IN_PHASE, _BETWEEN, _FADING_OUT, _ENDED = WarpState.IN_PHASE, WarpState.BETWEEN, WarpState.FADING_OUT, WarpState.ENDED
 
 
 class MotionWarper:
@@ -223,8 +224,14 @@ class MotionWarper:
                 self._warp._end(CANCELLED, reason="the actor was removed")
             return True
         try:
-            if self._warp is not None:
-                self._warp._fade(self._clock.getDt())   # before the pose is computed
+            warp = self._warp
+            if warp is not None:
+                cur = warp._plain_frame()
+                if cur is not None:   # most frames of a warp: the pose, the placement, one write
+                    warp._plain.update_pose()
+                    warp._write_plain(cur)
+                    return False
+                warp._fade(self._clock.getDt())   # before the pose is computed
             self._update_pose()
             self.step()
         except Exception as exc:  # a game's task loop must never see motionwarp fail
@@ -422,6 +429,7 @@ class Warp:
         self.origin = None        # (P0, R0) of the phase in progress
         self._phase_plan = None   # its PhasePlan
         self._turn = None         # its PhaseTurn
+        self._plain = None        # its PlainPhase, when its frames can be plain (warp/plainframe.py)
         self._switch_offs = []    # the phases' SwitchOffs, from where their targets were at the start
         #: Why a switch-off rule ended the warp (the CANCELLED event's reason), None while it has not.
         self.switched_off = None
@@ -714,6 +722,8 @@ class Warp:
         self._turn = PhaseTurn(phase, self.origin[1])
         plan, still = self._plan(phase), self._settings.still_axis_m
         self._set_rate(speed_capped(rate_scale(phase, plan, still), phase, plan, self.track.fps, self.base_rate))
+        self._plain = PlainPhase.of(self.warper, _IN_PHASE, plan, phase, self.control, self.asset.clip,
+                                    self.effect is not None, self._follows)
         self._send(PHASE_START, [phase.name, self.phase_index])
 
     def _finish_phase(self, phase):
@@ -725,8 +735,24 @@ class Warp:
                                         Point3(pos), Quat(quat), self.rate_scale, self.start_frame))
         self.state = WarpState.BETWEEN
         self.phase_index += 1
+        following = self.phases[self.phase_index].motion.f0 if self.phase_index < len(self.phases) else None
+        self._plain = PlainStretch.of(self.warper, _BETWEEN, plan, self.track, self.control, self.asset.clip,
+                                      following, self.effect is not None, self._follows)
         self._set_rate(1.0)
         self._send(PHASE_END, [phase.name, self.phase_index - 1])
+
+    def _plain_frame(self):
+        """The clip frame now when this frame is a plain one of the phase in progress (warp/plainframe.py),
+        else None: then the full per-frame pass runs."""
+        plain = self._plain
+        if plain is None or self.state is not plain.state or self._phase_plan is not plain.plan:
+            return None
+        return plain.frame(self.frame)
+
+    def _write_plain(self, cur):
+        """Move the actor to clip frame `cur` in a plain frame (its pose already updated)."""
+        self._plain.write(self.frame, cur)
+        self.frame = cur
 
     def _advance(self, phase, frame, blend):
         """Move through the phase to `frame`: the contract's placement, or a blended step when the

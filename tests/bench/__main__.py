@@ -25,7 +25,7 @@ from .suite import run_suite
 from .timing import CpuTimer, Summary
 
 FULL = dict(characters=20, frames=300, walkers=20, ik_characters=20, obstacles=500, queries=1000,
-            counts=(1, 10, 100, 300, 500), scale_frames=40, cold_runs=3, growth_counts=(10, 100, 500),
+            counts=(1, 10, 20, 100, 300, 500), scale_frames=40, cold_runs=3, growth_counts=(10, 100, 500),
             growth_frames=30, mesh_queries=100)
 QUICK = dict(characters=3, frames=120, walkers=3, ik_characters=3, obstacles=50, queries=50,
              counts=(1, 10), scale_frames=5, cold_runs=1, growth_counts=(1, 10), growth_frames=5, mesh_queries=0)
