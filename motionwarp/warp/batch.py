@@ -239,9 +239,9 @@ class WarpBatch:
                 self._leave(slot)
                 continue
             warp = warper._warp
-            cur = None if warp is None else warp._plain_frame()
+            plain = None if warp is None else warp._plain
+            cur = None if plain is None else plain.frame(warp)
             if cur is not None:
-                plain = warp._plain
                 try:
                     if together and isinstance(plain, PlainPhase):
                         posed = (number, cur)
@@ -255,7 +255,7 @@ class WarpBatch:
                         continue
                     slot.cur, slot.ran = None, number
                     plain.update_pose()
-                    warp._write_plain(cur)
+                    plain.write(warp, cur)
                     self.fast_frames += 1
                 except Exception as exc:  # as the warper's own task: a game's task loop never sees motionwarp fail
                     slot.cur, slot.ran = None, number

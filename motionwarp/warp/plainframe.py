@@ -24,25 +24,45 @@ def _plain_stretch(warper, clip, fades, follows):
     return not fades and not follows and not warper.driver.others_playing(clip)
 
 
-def _clip_on(actor, bundle, control):
-    """The actor there and unblended, the warp's clip in effect and playing."""
-    return (not actor.isEmpty() and not bundle.getAnimBlendFlag() and bundle.getControlEffect(control) > 0.0
-            and control.isPlaying())
+class _PlainFrames:
+    """The checks of a stretch's plain frames, fixed while it lasts: the warp's `state` and `plan` while
+    they hold, the clip frame it ends before (`end`), the actor's scale (None: any usable one) and
+    whether a clip stalled at rate 0 would be refused (`rated`: before a phase still to come)."""
 
+    __slots__ = ("state", "plan", "actor", "bundle", "control", "driver", "clip", "end", "scale", "rated",
+                 "update_pose")
 
-class PlainPhase:
-    """What a phase's plain frames read, fixed while the phase plays: made when it starts, when it can
-    have plain frames at all (`of`). `state` and `plan` are the warp's while they hold."""
-
-    __slots__ = ("state", "plan", "placement", "turn", "clip", "control", "bundle", "driver", "actor", "f1",
-                 "scale", "update_pose")
-
-    def __init__(self, warper, state, plan, phase, control, clip):
-        self.state, self.plan, self.placement, self.turn = state, plan, plan.placement, plan.turn
+    def __init__(self, warper, state, plan, control, clip, end, scale, rated):
+        self.state, self.plan, self.end, self.scale, self.rated = state, plan, end, scale, rated
         self.actor, self.driver, self.control, self.clip = warper.actor, warper.driver, control, clip
         self.bundle = self.driver.part_bundle
-        self.f1, self.scale = phase.motion.f1, plan.scale
         self.update_pose = bundle_update(warper.actor, self.bundle) or warper._update_pose
+
+    def frame(self, warp):
+        """The clip frame to move the actor to when this frame of `warp` is plain, else None: the warp
+        as when the stretch started, the actor there and unblended, its clip in effect and playing on
+        from the last frame, not yet at the stretch's end."""
+        if warp.state is not self.state or warp._phase_plan is not self.plan:
+            return None
+        actor, bundle, control = self.actor, self.bundle, self.control
+        if actor.isEmpty() or bundle.getAnimBlendFlag() or bundle.getControlEffect(control) <= 0.0:
+            return None
+        scale, cur = actor.getSx(), control.getFullFframe()
+        if not (warp.frame < cur < self.end and control.isPlaying()):
+            return None
+        if (scale != self.scale if self.scale is not None else not 1e-6 < scale < math.inf):
+            return None
+        return cur if not self.rated or control.getPlayRate() != 0.0 else None
+
+
+class PlainPhase(_PlainFrames):
+    """A phase's plain frames: made when it starts, when it can have them at all (`of`)."""
+
+    __slots__ = ("placement", "turn")
+
+    def __init__(self, warper, state, plan, phase, control, clip):
+        super().__init__(warper, state, plan, control, clip, phase.motion.f1, plan.scale, True)
+        self.placement, self.turn = plan.placement, plan.turn
 
     @classmethod
     def of(cls, warper, state, plan, phase, control, clip, fades, follows):
@@ -54,34 +74,24 @@ class PlainPhase:
             return None
         return cls(warper, state, plan, phase, control, clip)
 
-    def frame(self, last):
-        """The clip frame to place the actor at when this frame is plain (the clip played on from `last`,
-        stays inside the phase, the actor as when the phase started), else None."""
-        control = self.control
-        if not _clip_on(self.actor, self.bundle, control) or self.actor.getSx() != self.scale:
-            return None
-        cur = control.getFullFframe()
-        return cur if last < cur < self.f1 and control.getPlayRate() != 0.0 else None
-
-    def write(self, last, cur):
+    def write(self, warp, cur):
         """Place the actor at clip frame `cur` (its pose updated): docs/design.md 4's placement, one write
         of tuples (no Point3 or Quat made); the driver told that only the warp's clip moved."""
         placement = self.placement
         self.actor.setPosQuat(placement.at(cur), self.turn.components((cur - placement.f0) / placement.span))
+        warp.frame = cur
         self.driver.moved_alone(self.clip, cur)
 
 
-class PlainStretch:
-    """What the plain frames between two phases, or after the last, read: made when a phase ends.
-    `state` and `plan` (the ended phase's) are the warp's while they hold."""
+class PlainStretch(_PlainFrames):
+    """The plain frames between two phases, or after the last: made when a phase ends (`plan` is its)."""
 
-    __slots__ = ("state", "plan", "track", "clip", "control", "bundle", "driver", "actor", "next_f0", "update_pose")
+    __slots__ = ("track",)
 
     def __init__(self, warper, state, plan, track, control, clip, next_f0):
-        self.state, self.plan, self.track = state, plan, track
-        self.actor, self.driver, self.control, self.clip = warper.actor, warper.driver, control, clip
-        self.bundle, self.next_f0 = self.driver.part_bundle, next_f0
-        self.update_pose = bundle_update(warper.actor, self.bundle) or warper._update_pose
+        super().__init__(warper, state, plan, control, clip, math.inf if next_f0 is None else next_f0, None,
+                         next_f0 is not None)
+        self.track = track
 
     @classmethod
     def of(cls, warper, state, plan, track, control, clip, next_f0, fades, follows):
@@ -91,21 +101,11 @@ class PlainStretch:
             return None
         return cls(warper, state, plan, track, control, clip, next_f0)
 
-    def frame(self, last):
-        """The clip frame now when this frame is plain (the clip played on from `last`, the next phase
-        not reached, the clip not stalled before it), else None."""
-        control, actor = self.control, self.actor
-        if not _clip_on(actor, self.bundle, control) or not 1e-6 < actor.getSx() < math.inf:
-            return None
-        cur = control.getFullFframe()
-        if self.next_f0 is None:
-            return cur if last <= cur else None
-        return cur if last <= cur < self.next_f0 and control.getPlayRate() != 0.0 else None
-
-    def write(self, last, cur):
-        """Move the actor by the clip's own root motion from clip frame `last` to `cur` (in its own frame,
-        its scale included, as the driver moves it), one write; the driver told only the warp's clip moved."""
-        move_by(self.actor, *self.track.relative(last, cur))
+    def write(self, warp, cur):
+        """Move the actor by the clip's own root motion since the last frame (in its own frame, its scale
+        included, as the driver moves it), one write; the driver told only the warp's clip moved."""
+        move_by(self.actor, *self.track.relative(warp.frame, cur))
+        warp.frame = cur
         self.driver.moved_alone(self.clip, cur)
 
 

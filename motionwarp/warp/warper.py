@@ -226,10 +226,11 @@ class MotionWarper:
         try:
             warp = self._warp
             if warp is not None:
-                cur = warp._plain_frame()
+                plain = warp._plain
+                cur = None if plain is None else plain.frame(warp)
                 if cur is not None:   # most frames of a warp: the pose, the placement, one write
-                    warp._plain.update_pose()
-                    warp._write_plain(cur)
+                    plain.update_pose()
+                    plain.write(warp, cur)
                     return False
                 warp._fade(self._clock.getDt())   # before the pose is computed
             self._update_pose()
@@ -740,19 +741,6 @@ class Warp:
                                       following, self.effect is not None, self._follows)
         self._set_rate(1.0)
         self._send(PHASE_END, [phase.name, self.phase_index - 1])
-
-    def _plain_frame(self):
-        """The clip frame now when this frame is a plain one of the phase in progress (warp/plainframe.py),
-        else None: then the full per-frame pass runs."""
-        plain = self._plain
-        if plain is None or self.state is not plain.state or self._phase_plan is not plain.plan:
-            return None
-        return plain.frame(self.frame)
-
-    def _write_plain(self, cur):
-        """Move the actor to clip frame `cur` in a plain frame (its pose already updated)."""
-        self._plain.write(self.frame, cur)
-        self.frame = cur
 
     def _advance(self, phase, frame, blend):
         """Move through the phase to `frame`: the contract's placement, or a blended step when the
