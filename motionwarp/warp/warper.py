@@ -14,6 +14,7 @@ import weakref
 from direct.actor.Actor import Actor
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from direct.showbase.MessengerGlobal import messenger
+from direct.task.Task import cont as _CONT
 from panda3d.core import ClockObject, PartBundle, Point3, Quat
 
 from ..base.config import MotionWarpSettings, from_base
@@ -206,6 +207,16 @@ class MotionWarper:
                 self.actor.clearPythonTag(_WARPER_TAG)
 
     def _task(self, task):
+        warp = self._warp
+        plain = None if warp is None else warp._plain
+        try:
+            cur = None if plain is None else plain.frame(warp)
+            if cur is not None:   # most frames of a warp: the pose, the placement, one write, and no event
+                plain.update_pose()
+                plain.write(warp, cur)
+                return _CONT
+        except Exception:   # the full frame below meets it again and cancels the warp with it
+            pass
         # The frame is an operation like play() (see _game_errors), without a context manager's cost.
         self._depth += 1
         try:
@@ -224,15 +235,8 @@ class MotionWarper:
                 self._warp._end(CANCELLED, reason="the actor was removed")
             return True
         try:
-            warp = self._warp
-            if warp is not None:
-                plain = warp._plain
-                cur = None if plain is None else plain.frame(warp)
-                if cur is not None:   # most frames of a warp: the pose, the placement, one write
-                    plain.update_pose()
-                    plain.write(warp, cur)
-                    return False
-                warp._fade(self._clock.getDt())   # before the pose is computed
+            if self._warp is not None:
+                self._warp._fade(self._clock.getDt())   # before the pose is computed
             self._update_pose()
             self.step()
         except Exception as exc:  # a game's task loop must never see motionwarp fail
