@@ -12,8 +12,9 @@ moves the actor by its own track between its clip times of the last frame and th
 import math
 
 import pytest
+from panda3d.core import Point3, Quat, Vec3
 
-from motionwarp import CANCELLED, FINISHED
+from motionwarp import CANCELLED, FINISHED, WarpAsset, WarpState, WarpTarget, samples
 from motionwarp.warp.batch import WarpBatch
 
 from .conftest import step
@@ -23,6 +24,21 @@ TARGETS = vault_targets(1.0, 0.6, 1.0)
 STOPPED = "the warp's clip was stopped before its last phase ended"
 RATE_0 = "the warp's clip was set to play at rate 0 before its last phase ended"
 TAKEN = "another clip took over"
+SCALED_0 = "the actor's scale is 0; a warp needs a positive scale"
+FOLLOW_GONE = "the follow node of phase 'landing''s target was removed"
+
+
+def natural_targets(asset):
+    """Targets where the clip's own root motion ends each phase, from the origin facing +Y (offsets
+    taken back out): a warp that plays at rate 1 (the sit has a stretch between its two phases)."""
+    targets = []
+    for phase in asset.phases:
+        x, y, z, h = asset.track.sample(phase.motion.f1)
+        quat = Quat()
+        quat.setHpr(Vec3(h, 0, 0))
+        point = Point3(x, y, z) + (quat.xform(Vec3(*phase.align_offset)) if phase.align_offset else Vec3(0))
+        targets.append(WarpTarget(point - quat.xform(Vec3(*phase.t_offset)), h=h - phase.r_offset[0]))
+    return targets
 
 
 @pytest.fixture(params=["own task", "batch one by one", "batch in numpy"])
@@ -60,20 +76,32 @@ def game_task(base, action):
     base.taskMgr.add(task, "the game", sort=40)
 
 
-@pytest.mark.parametrize("what, when, expected", [
-    ("stop", "in a phase", (CANCELLED, ("vault", STOPPED))),
-    ("rate 0", "in a phase", (CANCELLED, ("vault", RATE_0))),
-    ("effect 0", "in a phase", (CANCELLED, ("vault", TAKEN))),
-    ("stop", "after the last phase", (FINISHED, ("vault",))),
-    ("effect 0", "after the last phase", (CANCELLED, ("vault", TAKEN))),
+@pytest.mark.parametrize("clip, what, when, expected", [
+    ("vault", "stop", "in a phase", (CANCELLED, ("vault", STOPPED))),
+    ("vault", "rate 0", "in a phase", (CANCELLED, ("vault", RATE_0))),
+    ("vault", "effect 0", "in a phase", (CANCELLED, ("vault", TAKEN))),
+    ("vault", "scale 0", "in a phase", (CANCELLED, ("vault", SCALED_0))),
+    ("vault", "follow node removed", "in a phase", (CANCELLED, ("vault", FOLLOW_GONE))),
+    ("sit", "stop", "between phases", (CANCELLED, ("sit", STOPPED))),
+    ("sit", "rate 0", "between phases", (CANCELLED, ("sit", RATE_0))),
+    ("sit", "effect 0", "between phases", (CANCELLED, ("sit", TAKEN))),
+    ("sit", "scale 0", "between phases", (CANCELLED, ("sit", SCALED_0))),
+    ("vault", "stop", "after the last phase", (FINISHED, ("vault",))),
+    ("vault", "effect 0", "after the last phase", (CANCELLED, ("vault", TAKEN))),
+    ("vault", "scale 0", "after the last phase", (CANCELLED, ("vault", SCALED_0))),
+    ("vault", "follow node removed", "after the last phase", (CANCELLED, ("vault", FOLLOW_GONE))),
 ])
-def test_what_the_game_does_to_the_clip_ends_the_warp_in_that_frame(base, rig, warp_assets, runner, heard, what,
+def test_what_the_game_does_to_the_clip_ends_the_warp_in_that_frame(base, rig, warp_assets, runner, heard, clip, what,
                                                                     when, expected):
     actor, warper = rig
-    vault = warp_assets["vault"]
+    asset = warp_assets[clip] if clip == "vault" else WarpAsset.load(samples.path(f"{clip}.warp.json"))
     runner(warper)
-    warp = warper.play(vault, TARGETS)
-    done = 1 if when == "in a phase" else len(vault.phases)
+    targets = TARGETS if clip == "vault" else natural_targets(asset)
+    follow = base.render.attachNewNode("platform")
+    if what == "follow node removed":   # the landing's target follows a node (its frames are then not plain)
+        targets = targets[:-1] + [WarpTarget(targets[-1].pos, h=targets[-1].h, follow=follow)]
+    warp = warper.play(asset, targets)
+    done = {"in a phase": 1, "between phases": 1, "after the last phase": len(asset.phases)}[when]
     for _ in range(600):
         step(base, 1 / 60)
         if len(warp.results) >= done and (when != "in a phase" or warp.in_phase):
@@ -81,9 +109,11 @@ def test_what_the_game_does_to_the_clip_ends_the_warp_in_that_frame(base, rig, w
     for _ in range(3):   # a few plain frames first
         step(base, 1 / 60)
     assert warper.is_warping and not heard
-    control = actor.getAnimControl(vault.clip)
+    assert warp.state is (WarpState.IN_PHASE if when == "in a phase" else WarpState.BETWEEN)
+    control = actor.getAnimControl(asset.clip)
     actions = {"stop": control.stop, "rate 0": lambda: control.setPlayRate(0.0),
-               "effect 0": lambda: actor.getPartBundle("modelRoot").setControlEffect(control, 0.0)}
+               "effect 0": lambda: actor.getPartBundle("modelRoot").setControlEffect(control, 0.0),
+               "scale 0": lambda: actor.setScale(0.0), "follow node removed": follow.removeNode}
     game_task(base, actions[what])
     step(base, 1 / 60)
     assert heard == [expected] and not warper.is_warping
