@@ -434,7 +434,7 @@ class Warp:
         self.origin = None        # (P0, R0) of the phase in progress
         self._phase_plan = None   # its PhasePlan
         self._turn = None         # its PhaseTurn
-        self._plain = None        # its PlainPhase, when its frames can be plain (warp/plainframe.py)
+        self._plain = None        # the PlainPhase or PlainStretch in progress, when its frames can be plain (plainframe.py)
         self._switch_offs = []    # the phases' SwitchOffs, from where their targets were at the start
         #: Why a switch-off rule ended the warp (the CANCELLED event's reason), None while it has not.
         self.switched_off = None
