@@ -196,7 +196,7 @@ def test_an_unexpected_error_in_the_task_cancels_instead_of_raising(base, rig, c
 
     def broken(*args):
         raise ArithmeticError("simulated fault")
-    monkeypatch.setattr("motionwarp.warp.warper.place", broken)
+    monkeypatch.setattr("motionwarp.warp.placement.Placement.at", broken)   # every in-phase frame places through it
     frames(base, 30)
     assert_cancelled_cleanly(warper, actor, cancellations, "motionwarp failed (ArithmeticError: simulated fault)")
 
@@ -264,7 +264,7 @@ def test_a_repeated_failure_is_logged_once_and_a_new_one_again(base, rig, cancel
 
         def broken(*args, fault=fault):
             raise fault
-        monkeypatch.setattr("motionwarp.warp.warper.place", broken)
+        monkeypatch.setattr("motionwarp.warp.placement.Placement.at", broken)   # every in-phase frame places through it
         frames(base, 3)
         assert not warper.is_warping
     assert logged == [f"{actor.getName()}: ArithmeticError: simulated fault", f"{actor.getName()}: KeyError: 'other'"]

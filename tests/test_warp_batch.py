@@ -25,8 +25,11 @@ TWIN_ROT_DEG = 2e-4
 EVENTS = ("motionwarp-phase-start", "motionwarp-phase-end", "motionwarp-finished", "motionwarp-cancelled")
 
 
-@pytest.fixture
-def batch(base):
+@pytest.fixture(params=["one by one", "in numpy"])
+def batch(base, request, monkeypatch):
+    """A WarpBatch placing its plain in-phase frames one by one (few warpers), or together in numpy (a crowd's)."""
+    if request.param == "in numpy":
+        monkeypatch.setattr("motionwarp.warp.batch._NUMPY_FROM", 1)
     made = WarpBatch(base.taskMgr)
     yield made
     made.destroy()

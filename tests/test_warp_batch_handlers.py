@@ -17,6 +17,17 @@ from motionwarp.warp.batch import WarpBatch
 from .conftest import MANNEQUIN, step
 from .warp_helpers import ledge_targets, vault_targets
 
+
+
+@pytest.fixture(autouse=True, params=["one by one", "in numpy"])
+def placing(request, monkeypatch):
+    """Every test with the batch placing its plain in-phase frames one by one (few warpers), and together in
+    numpy (a crowd's, where a handler's frame makes it decide again)."""
+    if request.param == "in numpy":
+        monkeypatch.setattr("motionwarp.warp.batch._NUMPY_FROM", 1)
+    return request.param
+
+
 #: Twin actors: the batch computes in float64 what the single path computes in float32 Vec3s.
 TWIN_POS_M = 2e-6
 TWIN_ROT_DEG = 2e-4

@@ -142,6 +142,16 @@ class RootMotionDriver:
         motion = self._blended(self._frame_dt(), skip)
         return None if motion is None else Motion(motion[:3], motion[3])
 
+    def moved_alone(self, clip, cur):
+        """What `frame_motion(skip=clip)` leaves when no other clip has an effect (a warp's plain frame,
+        warp/plainframe.py), without reading the others: `clip` is at `cur` and this frame is done."""
+        self._prev_time = self._clock.getFrameTime()
+        self._clip_named[clip].prev = cur
+
+    def others_playing(self, clip):
+        """Whether a driven clip other than `clip` plays: its clip time moves, even without effect."""
+        return any(driven.control.isPlaying() for driven in self._clips if driven.name != clip)
+
     def _frame_dt(self):
         """Seconds since the last update (0 on the first)."""
         now = self._clock.getFrameTime()

@@ -28,23 +28,32 @@ class PhaseMotion:
         #: A(t1): where the clip alone takes the root over the whole phase.
         self.end_displacement = tuple(float(v) for v in self.samples[-1])
         self.turn = track.heading(f1) - track.heading(f0)
-        # Plain-float rows for the per-frame path.
+        # Plain-float knots for the per-frame path: per span between two knots its first frame, A and S
+        # there and their slopes per frame, so a frame costs one search and no division.
         self._frames = [float(f) for f in self.frames]
-        self._samples = [tuple(map(float, row)) for row in self.samples]
-        self._cumulative = [tuple(map(float, row)) for row in self.cumulative]
+        rows = np.hstack([self.samples, self.cumulative])
+        slopes = np.diff(rows, axis=0) / np.diff(self.frames)[:, None]
+        self.spans = [tuple(map(float, row)) + tuple(map(float, slope)) for row, slope in zip(rows[:-1], slopes)]
+        self._last = len(self.spans) - 1
 
-    def _interp(self, rows, frame):
-        frames = self._frames
-        f = min(max(frame, self.f0), self.f1)
-        i = min(bisect.bisect_right(frames, f) - 1, len(frames) - 2)
-        a = (f - frames[i]) / (frames[i + 1] - frames[i])
-        r0, r1 = rows[i], rows[i + 1]
-        return (r0[0] + (r1[0] - r0[0]) * a, r0[1] + (r1[1] - r0[1]) * a, r0[2] + (r1[2] - r0[2]) * a)
+    def at(self, frame):
+        """A and S at a frame (clamped to the phase), as one (Ax, Ay, Az, Sx, Sy, Sz) tuple."""
+        f, (ax, ay, az, sx, sy, sz, dax, day, daz, dsx, dsy, dsz) = self.span(frame)
+        return (ax + dax * f, ay + day * f, az + daz * f, sx + dsx * f, sy + dsy * f, sz + dsz * f)
+
+    def span(self, frame):
+        """(frames from the span's first knot, its row: A and S there, then their slopes per frame) at a
+        frame clamped to the phase: what placing a frame interpolates."""
+        f = self.f0 if frame < self.f0 else (self.f1 if frame > self.f1 else frame)
+        i = bisect.bisect_right(self._frames, f) - 1
+        if i > self._last:
+            i = self._last
+        return f - self._frames[i], self.spans[i]
 
     def displacement(self, frame):
         """A at a frame (clamped to the phase), as an (x, y, z) tuple."""
-        return self._interp(self._samples, frame)
+        return self.at(frame)[:3]
 
     def travel(self, frame):
         """S at a frame (clamped to the phase), as an (x, y, z) tuple."""
-        return self._interp(self._cumulative, frame)
+        return self.at(frame)[3:]

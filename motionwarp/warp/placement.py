@@ -5,7 +5,7 @@ root motion and the clip frame: no NodePath, no warper. Poses are (Point3, LQuat
 the actor's parent's space; `scale` is the actor's (uniform) scale. The Warp calls these
 and its MotionWarper writes the result to the actor.
 """
-from panda3d.core import Vec3
+from panda3d.core import Point3, Vec3
 
 from .turning import PhaseTurn, offset_quat
 from .warpmath import AxisWeights, Slerp, axis_trust, heading_quat, play_rate, rest_share
@@ -42,7 +42,7 @@ class PhasePlan:
     trust in the clip's travel fixed by D), the rotation's arc from R0 to Q, and the target point
     T0 (what a facing phase faces)."""
 
-    __slots__ = ("origin", "scale", "goal", "goal_quat", "point", "warp", "weights", "turn")
+    __slots__ = ("origin", "scale", "goal", "goal_quat", "point", "warp", "weights", "turn", "placement")
 
     def __init__(self, phase, origin, goal, scale, still, point=None):
         """D = R0^-1 (T - P0) - A(f1) on the warped axes, 0 on the others; T kept low (kept_low)."""
@@ -52,6 +52,44 @@ class PhasePlan:
         self.warp = warp_offset(phase, r0.conjugate().xform(self.goal - p0), scale)
         self.weights = AxisWeights(phase.motion, axis_trust(phase.motion, [w / scale for w in self.warp], still))
         self.turn = Slerp(r0, self.goal_quat)
+        self.placement = Placement(self, phase.motion)
+
+
+class Placement:
+    """P(f) = P0 + R0 (A(f) scale + D w(f)) of one plan, as plain floats: R0 as a matrix, and D
+    multiplied into the weights' factors (D w = (D travel_k) S + (D time_k) smoothstep(u)), all fixed
+    while the plan is, so a frame costs one search of the phase's knots and some arithmetic."""
+
+    __slots__ = ("motion", "p0", "rotation", "scale", "by_travel", "by_time", "f0", "span")
+
+    def __init__(self, plan, motion):
+        (p0, r0), weights = plan.origin, plan.weights
+        self.motion, self.scale = motion, plan.scale
+        self.p0, self.rotation = (p0[0], p0[1], p0[2]), rotation_matrix(r0)
+        self.by_travel = tuple(d * k for d, k in zip(plan.warp, weights.travel_k))
+        self.by_time = tuple(d * k for d, k in zip(plan.warp, weights.time_k))
+        self.f0, self.span = motion.f0, motion.f1 - motion.f0
+
+    def at(self, frame):
+        """(x, y, z) of the root at `frame`."""
+        f, (ax, ay, az, sx, sy, sz, dax, day, daz, dsx, dsy, dsz) = self.motion.span(frame)
+        u = (frame - self.f0) / self.span
+        t = 0.0 if u <= 0.0 else (1.0 if u >= 1.0 else u * u * (3.0 - 2.0 * u))   # smoothstep
+        scale, (kx, ky, kz), (cx, cy, cz) = self.scale, self.by_travel, self.by_time
+        lx = (ax + dax * f) * scale + kx * (sx + dsx * f) + cx * t
+        ly = (ay + day * f) * scale + ky * (sy + dsy * f) + cy * t
+        lz = (az + daz * f) * scale + kz * (sz + dsz * f) + cz * t
+        (r00, r01, r02, r10, r11, r12, r20, r21, r22), (px, py, pz) = self.rotation, self.p0
+        return (px + r00 * lx + r01 * ly + r02 * lz, py + r10 * lx + r11 * ly + r12 * lz,
+                pz + r20 * lx + r21 * ly + r22 * lz)
+
+
+def rotation_matrix(quat):
+    """The 3x3 matrix (row-major, 9 floats) of `quat`'s xform of a vector."""
+    w, x, y, z = quat.getR(), quat.getI(), quat.getJ(), quat.getK()
+    return (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y),
+            2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x),
+            2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y))
 
 
 def warp_offset(phase, need, scale):
@@ -89,13 +127,7 @@ def place(plan, phase, track, frame, turn=None, seconds=0.0):
 
 def position(plan, phase, frame):
     """Where the phase puts the root at `frame`: P0 + R0 (A + D w)."""
-    p0, r0 = plan.origin
-    scale, warp = plan.scale, plan.warp
-    weights = plan.weights(frame)
-    a = phase.motion.displacement(frame)
-    local = Vec3(a[0] * scale + warp[0] * weights[0], a[1] * scale + warp[1] * weights[1],
-                 a[2] * scale + warp[2] * weights[2])
-    return p0 + r0.xform(local)
+    return Point3(*plan.placement.at(frame))
 
 
 def place_blended(plan, phase, track, pose, start, frame, other, share, turn=None, seconds=0.0):

@@ -14,6 +14,7 @@ import weakref
 from direct.actor.Actor import Actor
 from direct.directnotify.DirectNotifyGlobal import directNotify
 from direct.showbase.MessengerGlobal import messenger
+from direct.task.Task import cont as _CONT
 from panda3d.core import ClockObject, PartBundle, Point3, Quat
 
 from ..base.config import MotionWarpSettings, from_base
@@ -22,6 +23,7 @@ from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
 from .placement import PhasePlan, goal_pose, kept_low, moved_by, phase_rate, place, place_blended, rate_scale
 from .path import planned_path
+from .plainframe import PlainPhase, PlainStretch
 from .posematch import candidates, feature_joints, live_pose, started_phases
 from .refusal import phase_walk, refusal
 from .speedlimit import speed_capped
@@ -58,7 +60,7 @@ class WarpState(enum.Enum):
 
 
 # The states the per-frame pass compares with, as plain names: an Enum member lookup costs 70 ns.
-_IN_PHASE, _FADING_OUT, _ENDED = WarpState.IN_PHASE, WarpState.FADING_OUT, WarpState.ENDED
+_IN_PHASE, _BETWEEN, _FADING_OUT, _ENDED = WarpState.IN_PHASE, WarpState.BETWEEN, WarpState.FADING_OUT, WarpState.ENDED
 
 
 class MotionWarper:
@@ -205,6 +207,16 @@ class MotionWarper:
                 self.actor.clearPythonTag(_WARPER_TAG)
 
     def _task(self, task):
+        warp = self._warp
+        plain = None if warp is None else warp._plain
+        try:
+            cur = None if plain is None else plain.frame(warp)
+            if cur is not None:   # most frames of a warp: the pose, the placement, one write, and no event
+                plain.update_pose()
+                plain.write(warp, cur)
+                return _CONT
+        except Exception:   # the full frame below meets it again and cancels the warp with it
+            pass
         # The frame is an operation like play() (see _game_errors), without a context manager's cost.
         self._depth += 1
         try:
@@ -423,6 +435,7 @@ class Warp:
         self._origins = {}        # phase index -> its (P0, R0), once started
         self._phase_plan = None   # its PhasePlan
         self._turn = None         # its PhaseTurn
+        self._plain = None        # the PlainPhase or PlainStretch in progress, when its frames can be plain (plainframe.py)
         self._switch_offs = []    # the phases' SwitchOffs, from where their targets were at the start
         #: Why a switch-off rule ended the warp (the CANCELLED event's reason), None while it has not.
         self.switched_off = None
@@ -718,6 +731,8 @@ class Warp:
         self._turn = PhaseTurn(phase, self.origin[1])
         plan, still = self._plan(phase), self._settings.still_axis_m
         self._set_rate(speed_capped(rate_scale(phase, plan, still), phase, plan, self.track.fps, self.base_rate))
+        self._plain = PlainPhase.of(self.warper, _IN_PHASE, plan, phase, self.control, self.asset.clip,
+                                    self.effect is not None, self._follows)
         self._send(PHASE_START, [phase.name, self.phase_index])
 
     def _finish_phase(self, phase):
@@ -729,6 +744,9 @@ class Warp:
                                         Point3(pos), Quat(quat), self.rate_scale, self.start_frame))
         self.state = WarpState.BETWEEN
         self.phase_index += 1
+        following = self.phases[self.phase_index].motion.f0 if self.phase_index < len(self.phases) else None
+        self._plain = PlainStretch.of(self.warper, _BETWEEN, plan, self.track, self.control, self.asset.clip,
+                                      following, self.effect is not None, self._follows)
         self._set_rate(1.0)
         self._send(PHASE_END, [phase.name, self.phase_index - 1])
 

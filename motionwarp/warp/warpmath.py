@@ -75,6 +75,10 @@ class Slerp:
         self.sin_theta = None if self.theta is None else math.sin(self.theta)
 
     def __call__(self, u):
+        return LQuaternion(*self.components(u))
+
+    def components(self, u):
+        """slerp(q0, q1, u) as plain floats (r, i, j, k): what a NodePath write takes without a Quat made."""
         if self.theta is None:
             wa, wb = 1.0 - u, u
         else:
@@ -82,7 +86,7 @@ class Slerp:
         a, b = self.a, self.b
         out = (wa * a[0] + wb * b[0], wa * a[1] + wb * b[1], wa * a[2] + wb * b[2], wa * a[3] + wb * b[3])
         norm = math.sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3])
-        return LQuaternion(out[0] / norm, out[1] / norm, out[2] / norm, out[3] / norm)
+        return (out[0] / norm, out[1] / norm, out[2] / norm, out[3] / norm)
 
 
 def heading_quat(h):

@@ -10,7 +10,7 @@ from .markers import FIND_GOAL_US
 
 #: (what, the largest allowed, unit) per goal.
 WARPER_RATIO = 0.5          # motionwarp's share per character-frame, in units of Panda3D's update
-WARPER_GROWTH = 0.15        # the share per character may grow at most this much from 100 to 500 characters
+WARPER_GROWTH = 0.15        # the share per character may grow at most this much from 100 (issue 29: 20) to 500
 IK_RATIO = 1.0              # contact IK per vaulting character (issue 29), in units of Panda3D's update
 FIND_FACING_US, FIND_OPEN_US = 50.0, 10.0
 WALKING_UP_RATIO = 1.0     # a provider query per walking-up frame (issue 29), in units of Panda3D's update
@@ -96,6 +96,12 @@ def print_issue29(per_frame, single, batched, table):
         wanted = ", ".join(f"{goals[c]:g}x at {c}" for c in counts)
         print(f"- warper, {name}, characters {' / '.join(map(str, counts))}: motionwarp's share {shown}x update "
               f"(goal: at most {wanted}): {_verdict(met)}")
+    for name, scaled in (("one task per character", single), ("in a `WarpBatch`", batched)):
+        if 20 in scaled and 500 in scaled:
+            low, high = scaled[20].share_us, scaled[500].share_us
+            print(f"- warper, {name}: growth of the share per character from 20 to 500 characters "
+                  f"({low:.1f} -> {high:.1f} us): {high / low - 1.0:+.2f} (goal: at most {WARPER_GROWTH:g}): "
+                  f"{_verdict(high / low - 1.0 <= WARPER_GROWTH)}")
     walking, update = per_frame["walking_up"].median, per_frame["update"].median
     print(f"- provider query per frame while walking up: {walking:.1f} us, {walking / update:.2f}x update "
           f"(goal: at most {WALKING_UP_RATIO:g}x): {_verdict(walking / update <= WALKING_UP_RATIO)}")

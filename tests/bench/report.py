@@ -71,8 +71,9 @@ def print_report(machine, prc, load_before, load_after, overhead_ns, size, repea
     print("motionwarp's share per warping character: "
           + ", ".join(f"{samples.share_us:.1f} us at {count}" for count, samples in single.items()))
     print()
-    print("Where the own tasks' share grows: `MotionWarper.step` per character-frame (us), as it runs, with the "
-          "garbage collector off, and run again at once (its data in the CPU caches)")
+    print("Where the own tasks' share grows: the warper's work after its pose update (a plain frame's write, else "
+          "`MotionWarper.step`) per character-frame (us), as it runs, with the garbage collector off, and run again "
+          "at once (its data in the CPU caches)")
     print()
     cases = list(next(iter(grown.values())))
     print("| characters | " + " | ".join(cases) + " |")

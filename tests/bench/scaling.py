@@ -88,9 +88,9 @@ def _batch_of(batch, vaulters):
 
 def growth(clock, herd, counts, timer, frames):
     """Where the single path's per-character share grows with the count: {count: {case: us}}, the
-    median time of a warper's own work per character-frame (its task after Panda3D's pose update:
-    `MotionWarper.step`), as it runs ("as is"), with the garbage collector off ("no GC"), and run a
-    second time at once, the first untimed ("warm": its data in the CPU caches)."""
+    median time of a warper's own work per character-frame (its task after Panda3D's pose update: a
+    plain frame's write, else `MotionWarper.step`), as it runs ("as is"), with the garbage collector
+    off ("no GC"), and run a second time at once, the first untimed ("warm": its data in the CPU caches)."""
     out = {}
     for count in counts:
         vaulters = herd.all[:count]
@@ -104,14 +104,25 @@ def growth(clock, herd, counts, timer, frames):
                     gc.disable()
                 total = 0.0
                 for vaulter in vaulters:
-                    warper = vaulter.warper
-                    warper._update_pose()
+                    work = _after_pose(vaulter.warper)
                     if case == "warm":
-                        warper.step()
+                        work()
                     t0 = timer.start()
-                    warper.step()
+                    work()
                     total += timer.since(t0)
                 gc.enable()
                 samples.append(total / count)
         out[count] = {case: statistics.median(samples) for case, samples in cases.items()}
     return out
+
+
+def _after_pose(warper):
+    """The warper's work this frame after its pose update (done here): what its task does next."""
+    warp = warper._warp
+    plain = None if warp is None else warp._plain
+    cur = None if plain is None else plain.frame(warp)
+    if cur is None:
+        warper._update_pose()
+        return warper.step
+    plain.update_pose()
+    return lambda: plain.write(warp, cur)
