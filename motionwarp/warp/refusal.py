@@ -112,12 +112,34 @@ def refusal(asset, driven, targets, anchors, rate, pose, scale, settings, start=
 
 def refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings, start=None):
     """`refusal` as a Cause (its numbers as fields: `stretch`, `behind_m`, `turn_deg`), or None."""
-    cause = _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start)
-    return Cause(cause) if isinstance(cause, str) else cause
+    return Check(asset, driven, targets, anchors, rate, start).cause(pose, scale, settings)
 
 
-def _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start):
-    """What refuses the warp: a sentence where no number needs to be data, a Cause where one does."""
+class Check:
+    """`refusal_cause` of one plan (an asset toward targets resolved to `anchors`, at a base rate) from
+    any pose: what does not depend on the pose (the driven joint and clip, the targets' count and
+    finiteness, the rate) is decided once, so a provider asking every frame about the same targets
+    only walks the phases (design 7, "Kept measurements")."""
+
+    __slots__ = ("asset", "anchors", "start", "fixed")
+
+    def __init__(self, asset, driven, targets, anchors, rate, start=None):
+        self.asset, self.anchors, self.start = asset, anchors, start
+        fixed = _fixed(asset, driven, targets, rate)
+        #: The Cause no pose lifts, or None.
+        self.fixed = Cause(fixed) if isinstance(fixed, str) else fixed
+
+    def cause(self, pose, scale, settings):
+        """Why the plan cannot play from `pose` (position, rotation) at `scale` under `settings` (a
+        MotionWarpSettings), as a Cause; or None."""
+        if self.fixed is not None:
+            return self.fixed
+        cause = _walked(self.asset, self.anchors, pose, scale, settings, self.start)
+        return Cause(cause) if isinstance(cause, str) else cause
+
+
+def _fixed(asset, driven, targets, rate):
+    """What refuses the warp whatever the pose: a sentence, or None."""
     root_joint, root_mode, clips = driven
     phases = asset.phases
     if (asset.root_joint, asset.root_mode) != (root_joint, root_mode):
@@ -133,6 +155,12 @@ def _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start
             return f"target of phase {phase.name!r} is not finite (or beyond float32, about 3.4e38): {target}"
     if not ((type(rate) is float or isinstance(rate, numbers.Real)) and 0 < rate <= MAX_BASE_RATE):
         return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
+    return None
+
+
+def _walked(asset, anchors, pose, scale, settings, start):
+    """What refuses the warp from `pose`, walking the phases: a sentence where no number needs to be
+    data, a Cause where one does; else None."""
     for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale, start):
         if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
             return (f"phase {phase.name!r} would end at a non-finite point "
