@@ -117,25 +117,47 @@ def refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings, 
 
 class Check:
     """`refusal_cause` of one plan (an asset toward targets resolved to `anchors`, at a base rate) from
-    any pose: what does not depend on the pose (the driven joint and clip, the targets' count and
-    finiteness, the rate) is decided once, so a provider asking every frame about the same targets
-    only walks the phases (design 7, "Kept measurements")."""
+    any pose, for a provider asking every frame about the same targets (design 7, "Kept
+    measurements"): what does not depend on the pose (the driven joint and clip, the targets' count
+    and finiteness, the rate) is decided once; and when the first phase ends on its goal whatever
+    the pose (all three axes warped, the target's rotation), the later phases start from there, so
+    their verdict is kept for the scale and settings values it was walked with. The asset is read
+    as it was (a provider's kept judgement is stamped with it)."""
 
-    __slots__ = ("asset", "anchors", "start", "fixed")
+    __slots__ = ("asset", "anchors", "start", "fixed", "_later")
 
     def __init__(self, asset, driven, targets, anchors, rate, start=None):
         self.asset, self.anchors, self.start = asset, anchors, start
         fixed = _fixed(asset, driven, targets, rate)
         #: The Cause no pose lifts, or None.
         self.fixed = Cause(fixed) if isinstance(fixed, str) else fixed
+        self._later = None   # (scale, settings, their values, the later phases' verdict)
 
     def cause(self, pose, scale, settings):
         """Why the plan cannot play from `pose` (position, rotation) at `scale` under `settings` (a
         MotionWarpSettings), as a Cause; or None."""
         if self.fixed is not None:
             return self.fixed
-        cause = _walked(self.asset, self.anchors, pose, scale, settings, self.start)
+        steps = phase_walk(self.asset, self.anchors, pose, scale, self.start)
+        first = next(steps, None)
+        cause = None if first is None else _walked((first,), scale, settings)
+        if cause is None and first is not None:
+            cause = (self._later_verdict(steps, scale, settings) if _ends_on_its_goal(first[0])
+                     else _walked(steps, scale, settings))
         return Cause(cause) if isinstance(cause, str) else cause
+
+    def _later_verdict(self, steps, scale, settings):
+        """The verdict of the phases after the first (walked on by `steps`), kept while scale and settings hold."""
+        values = tuple(vars(settings).values())
+        later = self._later
+        if later is None or later[0] != scale or later[1] is not settings or later[2] != values:
+            later = self._later = (scale, settings, values, _walked(steps, scale, settings))
+        return later[3]
+
+
+def _ends_on_its_goal(phase):
+    """Whether a phase ends on its goal position and rotation whatever the pose it starts from (`_phase_end`)."""
+    return phase.warp_translation and len(phase.axes) == 3 and phase.warp_rotation and phase.rotation == "target"
 
 
 def _fixed(asset, driven, targets, rate):
@@ -158,10 +180,10 @@ def _fixed(asset, driven, targets, rate):
     return None
 
 
-def _walked(asset, anchors, pose, scale, settings, start):
-    """What refuses the warp from `pose`, walking the phases: a sentence where no number needs to be
-    data, a Cause where one does; else None."""
-    for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale, start):
+def _walked(steps, scale, settings):
+    """What refuses the warp along `steps` (phase_walk's): a sentence where no number needs to be data,
+    a Cause where one does; else None."""
+    for phase, window, pos, quat, goal, goal_quat in steps:
         if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
             return (f"phase {phase.name!r} would end at a non-finite point "
                     f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
