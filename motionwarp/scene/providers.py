@@ -669,10 +669,12 @@ class TraversalProvider(_Asked):
         line = walked.line
         if not self.probe.static or walked.version != self.probe.version or not walked.stamp.same(stamp):
             return None
+        along = line.along(pos, h, self.settings.reach, highest)
         radians = math.radians(h)
-        if (line.key.h, line.key.offset) != LineKey.placed(pos, h, Vec3(-math.sin(radians), math.cos(radians), 0)):
+        if along is None or (line.key.h, line.key.offset) != LineKey.placed(
+                pos, h, Vec3(-math.sin(radians), math.cos(radians), 0)):
             return None
-        return line.along(pos, h, self.settings.reach, highest)
+        return along
 
     def _verdict(self, judgement, distance, pos, h, scale):
         """The first of a Judgement's answers (at `distance`) the warper would play from (pos, h) at
@@ -704,6 +706,16 @@ class TraversalProvider(_Asked):
             kept[TraversalProvider] = Stamped(stamp, judgement)
         return judgement
 
+    _far = None   # the settings with reach LOOK_AHEAD, Stamped by the settings they were made from
+
+    def _far_settings(self):
+        """The settings with `reach` LOOK_AHEAD, made again only when the settings (object or values) change:
+        a character on open ground asks for them every frame."""
+        stamp = Stamp((self.settings,), tuple(vars(self.settings).values()))
+        if self._far is None or not self._far.stamp.same(stamp):
+            self._far = Stamped(stamp, dataclasses.replace(self.settings, reach=LOOK_AHEAD))
+        return self._far.value
+
     def _beyond_reach(self, pos, h, asked, highest):
         """"too far to vault (2.30 m > 2.00 m)" for what lies beyond `reach` but within LOOK_AHEAD (the face
         sweep's least length, so no longer sweep), faced, with a top, and the size an asset of some kind
@@ -711,7 +723,7 @@ class TraversalProvider(_Asked):
         reach = self.settings.reach
         if reach >= LOOK_AHEAD:
             return None
-        far = measure(self.probe, dataclasses.replace(self.settings, reach=LOOK_AHEAD), pos, h, highest)
+        far = measure(self.probe, self._far_settings(), pos, h, highest)
         if (far is None or far.distance > LOOK_AHEAD or far.close_edge is None or far.too_tall is not None
                 or far.taller_than is not None or far.approach_deg > self.settings.max_approach_deg):
             return None
