@@ -38,3 +38,17 @@ def test_a_check_keeps_what_no_pose_lifts(base, turn, settings):
     check = Check(asset, DRIVEN, [target(goals[0][0])], anchors[:1], 1.0)
     assert check.fixed is not None and check.cause(_pose(0.0), 1.0, settings) is check.fixed
     assert check.fixed.text == refusal(asset, DRIVEN, [target(goals[0][0])], anchors[:1], 1.0, _pose(0.0), 1.0, settings)
+
+
+def test_a_later_phase_edited_in_place_is_seen_at_once(base, turn, settings):
+    import copy
+    import dataclasses
+    _, asset, goals = turn
+    asset = copy.copy(asset)
+    asset.phases = [dataclasses.replace(phase) for phase in asset.phases]   # the module's asset stays as it was
+    targets, anchors = [target(p) for p, _ in goals], [anchor(p, r) for p, r in goals]
+    check = Check(asset, DRIVEN, targets, anchors, 1.0)
+    assert check.cause(_pose(0.0), 1.0, settings) is None
+    asset.phases[1].r_offset = (-95.0, 0.0, 0.0)    # the second goal turned 90 degrees more: past the 75 allowed
+    fresh = refusal(asset, DRIVEN, targets, anchors, 1.0, _pose(0.0), 1.0, settings)
+    assert fresh is not None and check.cause(_pose(0.0), 1.0, settings).text == fresh

@@ -121,8 +121,8 @@ class Check:
     measurements"): what does not depend on the pose (the driven joint and clip, the targets' count
     and finiteness, the rate) is decided once; and when the first phase ends on its goal whatever
     the pose (all three axes warped, the target's rotation), the later phases start from there, so
-    their verdict is kept for the scale and settings values it was walked with. The asset is read
-    as it was (a provider's kept judgement is stamped with it)."""
+    their verdict is kept while the scale, the settings' values, that goal and the phases' fields
+    are the same."""
 
     __slots__ = ("asset", "anchors", "start", "fixed", "_later")
 
@@ -131,7 +131,7 @@ class Check:
         fixed = _fixed(asset, driven, targets, rate)
         #: The Cause no pose lifts, or None.
         self.fixed = Cause(fixed) if isinstance(fixed, str) else fixed
-        self._later = None   # (scale, settings, their values, the later phases' verdict)
+        self._later = None   # (settings, what the later phases read, their verdict)
 
     def cause(self, pose, scale, settings):
         """Why the plan cannot play from `pose` (position, rotation) at `scale` under `settings` (a
@@ -142,17 +142,21 @@ class Check:
         first = next(steps, None)
         cause = None if first is None else _walked((first,), scale, settings)
         if cause is None and first is not None:
-            cause = (self._later_verdict(steps, scale, settings) if _ends_on_its_goal(first[0])
+            cause = (self._later_verdict(steps, first, scale, settings) if _ends_on_its_goal(first[0])
                      else _walked(steps, scale, settings))
         return Cause(cause) if isinstance(cause, str) else cause
 
-    def _later_verdict(self, steps, scale, settings):
-        """The verdict of the phases after the first (walked on by `steps`), kept while scale and settings hold."""
-        values = tuple(vars(settings).values())
+    def _later_verdict(self, steps, first, scale, settings):
+        """The verdict of the phases after the first (walked on by `steps`), kept while what they read holds:
+        the scale, the settings (object and values), the first phase's goal, and every phase's fields (a
+        phase edited in place is seen at once)."""
+        *_, goal, goal_quat = first
+        read = (scale, tuple(vars(settings).values()), tuple(goal), tuple(goal_quat),
+                tuple(tuple(vars(phase).values()) for phase in (self.asset.phases if self.start is None else self.start[1])))
         later = self._later
-        if later is None or later[0] != scale or later[1] is not settings or later[2] != values:
-            later = self._later = (scale, settings, values, _walked(steps, scale, settings))
-        return later[3]
+        if later is None or later[0] is not settings or later[1] != read:
+            later = self._later = (settings, read, _walked(steps, scale, settings))
+        return later[2]
 
 
 def _ends_on_its_goal(phase):
