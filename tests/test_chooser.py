@@ -291,3 +291,22 @@ def test_walking_up_to_a_crate_both_vault_and_jump_onto_fit_the_vault_is_offered
         if found or found.too_far:
             assert found.kind == "vault", (away, found)
     assert "too far" in offered and offered[-1] == "vault"
+
+
+def test_the_same_answers_are_not_ranked_again_and_new_ones_are():
+    """The chooser ranks again only when some provider's answer is another object (kept answers are the same)."""
+    near, far = Refusal.of("near", distance=1.0), Refusal.of("far", distance=2.0)
+
+    class Fixed:
+        def __init__(self, answer):
+            self.answer = answer
+
+        def find_at(self, pos, h):
+            return self.answer
+
+    first, second = Fixed(far), Fixed(near)
+    chooser = InteractionChooser([first, second])
+    found = chooser.find_at(Point3(0, 0, 0), 0.0)
+    assert found.reason == "near" and chooser.find_at(Point3(0, 0, 0), 0.0) is found
+    second.answer = Refusal.of("nearer", distance=0.5)
+    assert chooser.find_at(Point3(0, 0, 0), 0.0).reason == "nearer"

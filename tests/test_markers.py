@@ -363,3 +363,25 @@ def test_a_shipped_marker_asset_is_offered_over_its_whole_distance_range(warp_as
         found = provider.find_at(Point3(0, 0, 0), 0.0)
         assert bool(found) == offered, (distance, getattr(found, "reason", None))
         assert offered or found.too_far
+
+
+def test_an_asset_edited_in_place_is_seen_once_the_character_moves(base, rigs):
+    """What the clip says of the marker (the stand-up point) is read once per asset, and again after an edit
+    of its phases in place; the oracle is a provider made after the edit, which has read nothing before."""
+    import copy
+    import dataclasses
+    folder, assets = rigs
+    sit = copy.copy(assets["sit"])
+    sit.phases = [dataclasses.replace(phase) for phase in sit.phases]   # the module's asset stays as it was
+    marker(base.render, "sit", (0.0, 2.0, 1.0), h=180.0, name="edited_seat")
+    probe = SceneProbe.from_geometry(level())
+    provider = MarkerProvider(probe, base.render, [sit])
+    before = provider.find_at(Point3(0, 0.8, 0), 0.0)
+    assert before, before.reason
+    x, y, z = sit.phases[1].t_offset
+    sit.phases[1].t_offset = (x, y + 0.2, z)
+    after = provider.find_at(Point3(0, 0.801, 0), 0.0)
+    fresh = MarkerProvider(probe, base.render, [sit]).find_at(Point3(0, 0.801, 0), 0.0)
+    assert after and fresh
+    assert [(t.pos, t.h) for t in after.targets] == [(t.pos, t.h) for t in fresh.targets]
+    assert (after.targets[1].pos - before.targets[1].pos).length() > 0.1

@@ -19,6 +19,7 @@ same thing (its own first); when none met anything, what each looked for.
 from panda3d.core import NodePath
 
 from ..base.errors import UsageError
+from .kept import Stamp, Stamped
 from .markers import MARKER_KINDS
 from .providers import ACTOR_REMOVED, Refusal, nothing_in_front
 
@@ -53,9 +54,18 @@ class InteractionChooser:
     def find_at(self, pos, h, scale=1.0):
         """The best answer for a character whose feet are at `pos`, facing heading `h`; a scaled
         character's `scale` is passed on (a game's own provider need not take it at scale 1)."""
-        self.answers = [provider.find_at(pos, h) if scale == 1.0 else provider.find_at(pos, h, scale)
-                        for provider in self.providers]
-        return best(self.answers)
+        self.answers = answers = [provider.find_at(pos, h) if scale == 1.0 else provider.find_at(pos, h, scale)
+                                  for provider in self.providers]
+        ranked = self._ranked
+        if ranked is not None and ranked.stamp.same(Stamp(tuple(answers), ())):
+            return ranked.value
+        chosen = best(answers)
+        self._ranked = Stamped(Stamp(tuple(answers), ()), chosen)
+        return chosen
+
+    #: The last ranking, Stamped by the answers it ranked: the providers' kept answers are the same objects
+    #: while nothing changed (a character standing still), and are not ranked again.
+    _ranked = None
 
 
 def best(answers):

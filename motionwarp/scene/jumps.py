@@ -22,9 +22,9 @@ from ..warp.authored import authored_between
 from ..warp.target import WarpTarget
 from .measure import facing, heading, incline_deg, measure
 from ..warp.refusal import Cause
-from .kept import KeptCache
-from .providers import (_MOST_ASSETS, Interaction, Refusal, _Asked, _highest, _metres, _Provider,
-                        nothing_in_front)
+from .kept import KeptCache, Stamped
+from .providers import (_MOST_ASSETS, Interaction, Refusal, _Asked, _asset_stamp, _highest, _metres, _moved,
+                        _Provider, nothing_in_front)
 
 _NOTHING_HERE = nothing_in_front(("jump",))
 NOTHING_TO_JUMP = _NOTHING_HERE.text
@@ -43,6 +43,7 @@ class _Onto(_Provider):
 
     kind = "jump_onto"
     keeps_answers = False   # the take-off must lie ahead of where the character stands: read at every query
+    #                         (the landing on the top, which reads the measurement alone, is kept: _kept_landing)
     mirrored = False        # both feet take off together: no leading hand to mirror
 
     def __init__(self, probe, settings):
@@ -52,12 +53,10 @@ class _Onto(_Provider):
 
     def _targets(self, found, asset, refuse):
         radius, clearance = self.settings.capsule_radius, self.settings.clearance
-        needed = 2 * radius + clearance
-        if found.depth < needed:
-            return refuse(f"no room to land on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
-        landing = self._stand_on_top(found, found.close_edge + found.inward * (radius + clearance), refuse, "land")
+        landing = self._kept_landing(found, asset, refuse)
         if isinstance(landing, Refusal):
             return landing
+        landing = Point3(landing)
         # The take-off keeps the capsule clear of the face (a clip authored in place has no run of its own).
         run = max(self._run(asset), 2 * (radius + clearance))
         # The face is `distance` ahead along the facing: the take-off, `run` back from the landing, must be too.
@@ -70,6 +69,29 @@ class _Onto(_Provider):
         return Interaction(self.kind, asset, [WarpTarget(take_off, h=h), WarpTarget(landing, h=h)], found.height,
                            found.depth, found.close_edge, found.far_edge, found.normal, found.node, -behind,
                            landing=landing)
+
+
+    def _kept_landing(self, found, asset, refuse):
+        """Where the feet land on the top (`_landing`), kept with a kept measurement (design 7, "Kept
+        measurements") for this asset (the same object, its ranges, track and phases unchanged) and these
+        settings: it reads the measurement alone, so a character walking up is judged once."""
+        kept = found.answers
+        if kept is None:
+            return self._landing(found, refuse)
+        key, stamp = (type(self), self._settings_values()), _asset_stamp(asset)
+        landing = kept.get(key)
+        if landing is None or not landing.stamp.same(stamp):
+            landing = kept[key] = Stamped(stamp, self._landing(found, refuse))
+            return landing.value
+        return _moved(landing.value, found.distance) if isinstance(landing.value, Refusal) else landing.value
+
+    def _landing(self, found, refuse):
+        """The floor a capsule radius onto the top, or the Refusal saying why there is no room to land."""
+        radius, clearance = self.settings.capsule_radius, self.settings.clearance
+        needed = 2 * radius + clearance
+        if found.depth < needed:
+            return refuse(f"no room to land on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
+        return self._stand_on_top(found, found.close_edge + found.inward * (radius + clearance), refuse, "land")
 
 
 class JumpProvider(_Asked):

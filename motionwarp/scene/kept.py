@@ -137,14 +137,24 @@ def kept_value(cache, key, stamp):
 
 
 @dataclasses.dataclass(frozen=True)
+class Judgement:
+    """Each kind's answer to one measurement before the warper's refusal, in order (`answers`), with the
+    warper's Check of each Interaction's targets prepared once (`checks`: warp/refusal.py's Check, None
+    for a refusal); `refusal` is the joined refusal when no kind found targets (nothing left for the
+    warper to refuse: the same every frame but its distance)."""
+
+    answers: tuple
+    checks: tuple
+    refusal: Optional[object]
+
+
+@dataclasses.dataclass(frozen=True)
 class JudgedLine:
-    """A kept measurement's line, and each kind's judgement of it before the warper's refusal (judged once,
-    with the assets and settings of `stamp`, at probe version `version`): a character walking on along
-    the line is answered from it without asking the probe. `refusal` is the joined refusal when no kind
-    found targets (nothing left for the warper to refuse: the same every frame but its distance)."""
+    """A kept measurement's line and its Judgement (judged once, with the assets and settings of `stamp`,
+    at probe version `version`): a character walking on along the line is answered from it without
+    asking the probe."""
 
     version: int
     line: KeptLine
     stamp: Stamp
-    judged: tuple
-    refusal: Optional[object]
+    judgement: Judgement

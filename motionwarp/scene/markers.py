@@ -25,7 +25,8 @@ from ..warp.authored import authored_anchor, authored_between, authored_root_end
 from ..warp.target import WarpTarget
 from .measure import facing
 from ..warp.refusal import Cause
-from .providers import Interaction, Refusal, _Asked, nothing_in_front
+from .kept import KeptCache, Stamp, Stamped, kept_value
+from .providers import _MOST_ASSETS, Interaction, Refusal, _Asked, nothing_in_front
 
 #: The tag that makes a node a marker; its value is the kind (`sit`, `pick_up`, `use`).
 MARKER_TAG = "motionwarp-interaction"
@@ -72,6 +73,7 @@ class MarkerProvider(_Asked):
         self.warp_settings = warp_settings
         self.settings = ProviderSettings.from_prc(**settings)
         self._root, self._moving_nodes = markers, moving
+        self._clips = KeptCache(_MOST_ASSETS)  # id(asset): its _Authored, Stamped by its track and phases
         self._near = []
         self.refresh()
         if not self._own(assets):
@@ -200,13 +202,13 @@ class MarkerProvider(_Asked):
                 return refuse(Cause("too close", verb, ground, near))
             return refuse(Cause("too far", verb, ground, far, too_far=True))
         asset = min(reaching, key=lambda a: abs(sum(a.traversal.height) / 2 - height))
-        authored_turn = authored_anchor(asset, 0).h
-        off = abs(_wrap(turn - authored_turn))
+        authored = self._authored(asset)
+        off = abs(_wrap(turn - authored.turn))
         if off > self.settings.max_approach_deg:
             return refuse(f"wrong side to {verb} (approach {off:.0f}° off the marker's > "
                           f"{self.settings.max_approach_deg:.0f}°)", approach_deg=off)
-        targets = self._targets(asset, marker, placed)
-        blocker = self._blocked(asset, targets[0], pos, marker)
+        targets = self._targets(asset, authored, marker, placed)
+        blocker = self._blocked(authored, targets[0], pos, marker)
         if blocker is not None:
             return refuse(f"no room to {verb} (blocked by {blocker.getName() or 'something'})")
         normal = Vec3(pos.x - at.x, pos.y - at.y, 0)
@@ -216,27 +218,40 @@ class MarkerProvider(_Asked):
         return Interaction(kind, asset, targets, height, 0.0, Point3(at), None, normal, marker, ground,
                            prop=_prop(marker, self._root))
 
-    def _targets(self, asset, marker, placed):
+    def _authored(self, asset):
+        """What an asset's clip says of its marker (`_Authored`), read once per asset: again when it is
+        another object, or its track or its phases' ends and offsets changed."""
+        stamp = Stamp((asset, asset.track), tuple((phase.end, tuple(phase.t_offset), tuple(phase.r_offset),
+                                                   None if phase.align_offset is None else tuple(phase.align_offset))
+                                                  for phase in asset.phases))
+        authored = kept_value(self._clips, id(asset), stamp)
+        if authored is None:
+            authored = _Authored(authored_anchor(asset, 0).h, authored_root_end(asset, 0),
+                                 tuple(authored_between(asset, 0, index) for index in range(1, len(asset.phases))))
+            self._clips.keep(id(asset), Stamped(stamp, authored))
+        return authored
+
+    def _targets(self, asset, authored, marker, placed):
         """Phase 0 on the marker (at `placed`, its position and heading now); each later phase on the child
         named like it, else where the clip goes."""
         space, (at, marker_h) = self._space(), placed
         targets = [WarpTarget(Point3(at), h=marker_h)]
-        for index, phase in enumerate(asset.phases[1:], start=1):
+        for phase, between in zip(asset.phases[1:], authored.later):
             child = marker.find(phase.name)
             if not child.isEmpty():
                 targets.append(WarpTarget(child.getPos(space), h=child.getH(space)))
                 continue
-            later = Motion(tuple(at), marker_h) * authored_between(asset, 0, index)
+            later = Motion(tuple(at), marker_h) * between
             targets.append(WarpTarget(Point3(*later.pos), h=later.h))
         return targets
 
-    def _blocked(self, asset, target, pos, marker):
+    def _blocked(self, authored, target, pos, marker):
         """What stops the capsule, from knee height up, on its way from where it stands to where phase 0
         ends it (None: room), the prop the marker is placed on (its parent, and what is under it) excepted."""
         # From knee height (face_low) up: the floor, and what the feet step over, are not in the way.
         settings = self.settings
         radius, height = settings.capsule_radius, settings.capsule_height - settings.face_low
-        stand = Motion(tuple(target.pos), target.h) * authored_root_end(asset, 0)
+        stand = Motion(tuple(target.pos), target.h) * authored.root_end
         lift = _UP * (settings.face_low + height / 2)
         start, end = pos + lift, Point3(stand.pos[0], stand.pos[1], pos.z) + lift
         prop = _prop(marker, self._root)
@@ -264,6 +279,17 @@ def _tag_problem(marker, kind=None):
     hint = f" (did you mean {meant!r}?)" if meant in MARKER_KINDS else ""
     return (f"marker {marker.getName() or marker} has {MARKER_TAG}={kind!r}{hint}: expected one of "
             f"{', '.join(MARKER_KINDS)}")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Authored:
+    """What an asset's clip says of the marker it meets (warp/authored.py): the heading it meets the marker
+    with (`turn`, degrees), where its root ends phase 0 seen from the marker (`root_end`), and each later
+    phase's target seen from the marker (`later`, Motions)."""
+
+    turn: float
+    root_end: Motion
+    later: tuple
 
 
 @dataclasses.dataclass(frozen=True)

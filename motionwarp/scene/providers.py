@@ -12,7 +12,6 @@ Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
 from typing import Optional
-import copy
 import dataclasses
 import math
 
@@ -20,11 +19,11 @@ from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..base.errors import UsageError, shown
-from .kept import JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
+from .kept import Judgement, JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
 from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
-from ..warp.refusal import Cause, refusal_cause
+from ..warp.refusal import Cause, Check
 from ..warp.target import WarpTarget
 
 _UP = Vec3(0, 0, 1)
@@ -71,9 +70,8 @@ class Refusal:
     prop: Optional[NodePath] = None     # markers: the prop the marker is placed on (the chooser's "same obstacle")
 
     def __post_init__(self):
-        self.causes = tuple(self.causes) if self.causes else ((Cause(self.reason),) if self.reason is not None else ())
-        if self.reason is None:
-            self.reason = said(self.causes)
+        given = self._reason
+        self.causes = tuple(self.causes) if self.causes else ((Cause(given),) if given is not None else ())
         self.too_far = bool(self.too_far or any(cause.too_far for cause in self.causes))
 
     @classmethod
@@ -88,6 +86,22 @@ class Refusal:
 
     def __bool__(self):
         return False
+
+
+def _said_once(refusal):
+    """The sentence made from the causes, worked out when first read: a provider makes a refusal every
+    frame the character walks up to something refused, and most are never shown."""
+    if refusal._reason is None:
+        refusal._reason = said(refusal.causes)
+    return refusal._reason
+
+
+def _give_reason(refusal, reason):
+    refusal._reason = reason
+
+
+# After the dataclass is made, so its fields and __init__ keep `reason` (given, or None: said from the causes).
+Refusal.reason = property(_said_once, _give_reason, doc="The sentence a player reads (said from `causes` when not given).")  # type: ignore[assignment]
 
 
 def said(causes):
@@ -174,20 +188,26 @@ class _Asked:
     def _offered(self, pos, h, scale, assets, settings):
         return self._playable(self._answer(pos, h, assets), pos, h, scale)
 
-    def _playable(self, answer, pos, h, scale):
+    def _playable(self, answer, pos, h, scale, check=None):
         """`answer`, or, for an Interaction the warper would refuse to play from (pos, h) at `scale`,
-        a Refusal with the warper's own reason (warp/refusal.py): asked only once targets are found."""
+        a Refusal with the warper's own reason (warp/refusal.py): asked only once targets are found.
+        `check`: the warper's Check of the answer's targets, when it was prepared with them (`_prepared`)."""
         if not answer:
             return answer
-        asset, quat = answer.asset, LQuaternion()
+        quat = LQuaternion()
         quat.setHpr(Vec3(h, 0, 0))
-        anchors = [_anchor(target, self.space) for target in answer.targets]
-        problem = refusal_cause(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors,
-                                1.0, (Point3(pos), quat), scale, self.warp_settings)
+        check = check if check is not None else self._prepared(answer)
+        problem = check.cause((Point3(pos), quat), scale, self.warp_settings)
         if problem is None:
             return answer
         return Refusal.of(problem, answer.node, answer.distance, answer.kind,
                           {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
+
+    def _prepared(self, answer):
+        """The warper's Check of an Interaction's targets, resolved now (what no pose changes decided once)."""
+        asset = answer.asset
+        anchors = [_anchor(target, self.space) for target in answer.targets]
+        return Check(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors, 1.0)
 
 
 def _anchor(target, space):
@@ -407,8 +427,10 @@ def _joined(answers, distance):
 
 
 def _moved(answer, distance):
-    """A copy of a kept answer with the distance of the measurement's copy it is answered for."""
-    again = copy.copy(answer)
+    """A copy of a kept answer (shallow, as `copy.copy`: shared targets and causes) with the distance of
+    the measurement's copy it is answered for."""
+    again = object.__new__(type(answer))
+    again.__dict__.update(answer.__dict__)
     again.distance = distance
     return again
 
@@ -622,15 +644,15 @@ class TraversalProvider(_Asked):
         walked = self._line
         along = self._along(walked, pos, h, stamp, highest) if walked is not None else None
         if along is not None:
-            return self._verdict(walked.judged, walked.refusal, walked.line.found.distance - along, pos, h, scale)
+            return self._verdict(walked.judgement, walked.line.found.distance - along, pos, h, scale)
         found = measure(self.probe, self.settings, pos, h, highest)
         if found is None:
             beyond = self._beyond_reach(pos, h, asked, highest)
             return beyond if beyond is not None else Refusal(causes=(nothing,))
-        judged, refusal = self._judged(found, asked, stamp)
-        self._line = (JudgedLine(self.probe.version, found.line, stamp, judged, refusal)
+        judgement = self._judged(found, asked, stamp)
+        self._line = (JudgedLine(self.probe.version, found.line, stamp, judgement)
                       if found.line is not None else None)
-        return self._verdict(judged, refusal, found.distance, pos, h, scale)
+        return self._verdict(judgement, found.distance, pos, h, scale)
 
     @staticmethod
     def _stamp(asked, settings):
@@ -650,39 +672,52 @@ class TraversalProvider(_Asked):
         line = walked.line
         if not self.probe.static or walked.version != self.probe.version or not walked.stamp.same(stamp):
             return None
+        along = line.along(pos, h, self.settings.reach, highest)
         radians = math.radians(h)
-        if (line.key.h, line.key.offset) != LineKey.placed(pos, h, Vec3(-math.sin(radians), math.cos(radians), 0)):
+        if along is None or (line.key.h, line.key.offset) != LineKey.placed(
+                pos, h, Vec3(-math.sin(radians), math.cos(radians), 0)):
             return None
-        return line.along(pos, h, self.settings.reach, highest)
+        return along
 
-    def _verdict(self, judged, refusal, distance, pos, h, scale):
-        """The first of the kinds' `judged` answers (at `distance`) the warper would play from (pos, h) at
-        `scale`; else their refusals joined (`refusal` when none found targets to refuse)."""
-        if refusal is not None:
-            return _moved(refusal, distance)
+    def _verdict(self, judgement, distance, pos, h, scale):
+        """The first of a Judgement's answers (at `distance`) the warper would play from (pos, h) at
+        `scale`; else their refusals joined (the judgement's own when none found targets to refuse)."""
+        if judgement.refusal is not None:
+            return _moved(judgement.refusal, distance)
         answers = []
-        for answer in judged:
+        for answer, check in zip(judgement.answers, judgement.checks):
             if answer:
-                answer = self._playable(_moved(answer, distance), pos, h, scale)
+                answer = self._playable(_moved(answer, distance), pos, h, scale, check)
                 if answer:
                     return answer
             answers.append(answer)
         return _joined(answers, distance)
 
     def _judged(self, found, asked, stamp):
-        """(each kind's judgement of `found` before the warper's refusal, in order; their refusals joined
-        when none found targets, else None): judged once per kept measurement (design 7, "Kept
-        measurements") for the same `stamp` (`_stamp`), and kept with it."""
+        """The Judgement of `found`: each kind's answer before the warper's refusal, in order, the warper's
+        Check of their targets, and their refusals joined when none found targets; judged once per kept
+        measurement (design 7, "Kept measurements") for the same `stamp` (`_stamp`), and kept with it."""
         kept = found.answers
         if kept is not None:
             entry = kept.get(TraversalProvider)
             if entry is not None and entry.stamp.same(stamp):
                 return entry.value
         judged = tuple(provider._judge(found, assets) for provider, assets in asked)
-        verdict = judged, (None if any(judged) else _joined(judged, found.distance))
+        judgement = Judgement(judged, tuple(self._prepared(answer) if answer else None for answer in judged),
+                              None if any(judged) else _joined(judged, found.distance))
         if kept is not None:
-            kept[TraversalProvider] = Stamped(stamp, verdict)
-        return verdict
+            kept[TraversalProvider] = Stamped(stamp, judgement)
+        return judgement
+
+    _far = None   # the settings with reach LOOK_AHEAD, Stamped by the settings they were made from
+
+    def _far_settings(self):
+        """The settings with `reach` LOOK_AHEAD, made again only when the settings (object or values) change:
+        a character on open ground asks for them every frame."""
+        stamp = Stamp((self.settings,), tuple(vars(self.settings).values()))
+        if self._far is None or not self._far.stamp.same(stamp):
+            self._far = Stamped(stamp, dataclasses.replace(self.settings, reach=LOOK_AHEAD))
+        return self._far.value
 
     def _beyond_reach(self, pos, h, asked, highest):
         """"too far to vault (2.30 m > 2.00 m)" for what lies beyond `reach` but within LOOK_AHEAD (the face
@@ -691,7 +726,7 @@ class TraversalProvider(_Asked):
         reach = self.settings.reach
         if reach >= LOOK_AHEAD:
             return None
-        far = measure(self.probe, dataclasses.replace(self.settings, reach=LOOK_AHEAD), pos, h, highest)
+        far = measure(self.probe, self._far_settings(), pos, h, highest)
         if (far is None or far.distance > LOOK_AHEAD or far.close_edge is None or far.too_tall is not None
                 or far.taller_than is not None or far.approach_deg > self.settings.max_approach_deg):
             return None

@@ -112,12 +112,60 @@ def refusal(asset, driven, targets, anchors, rate, pose, scale, settings, start=
 
 def refusal_cause(asset, driven, targets, anchors, rate, pose, scale, settings, start=None):
     """`refusal` as a Cause (its numbers as fields: `stretch`, `behind_m`, `turn_deg`), or None."""
-    cause = _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start)
-    return Cause(cause) if isinstance(cause, str) else cause
+    return Check(asset, driven, targets, anchors, rate, start).cause(pose, scale, settings)
 
 
-def _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start):
-    """What refuses the warp: a sentence where no number needs to be data, a Cause where one does."""
+class Check:
+    """`refusal_cause` of one plan (an asset toward targets resolved to `anchors`, at a base rate) from
+    any pose, for a provider asking every frame about the same targets (design 7, "Kept
+    measurements"): what does not depend on the pose (the driven joint and clip, the targets' count
+    and finiteness, the rate) is decided once; and when the first phase ends on its goal whatever
+    the pose (all three axes warped, the target's rotation), the later phases start from there, so
+    their verdict is kept while the scale, the settings' values, that goal and the phases' fields
+    are the same."""
+
+    __slots__ = ("asset", "anchors", "start", "fixed", "_later")
+
+    def __init__(self, asset, driven, targets, anchors, rate, start=None):
+        self.asset, self.anchors, self.start = asset, anchors, start
+        fixed = _fixed(asset, driven, targets, rate)
+        #: The Cause no pose lifts, or None.
+        self.fixed = Cause(fixed) if isinstance(fixed, str) else fixed
+        self._later = None   # (settings, what the later phases read, their verdict)
+
+    def cause(self, pose, scale, settings):
+        """Why the plan cannot play from `pose` (position, rotation) at `scale` under `settings` (a
+        MotionWarpSettings), as a Cause; or None."""
+        if self.fixed is not None:
+            return self.fixed
+        steps = phase_walk(self.asset, self.anchors, pose, scale, self.start)
+        first = next(steps, None)
+        cause = None if first is None else _walked((first,), scale, settings)
+        if cause is None and first is not None:
+            cause = (self._later_verdict(steps, first, scale, settings) if _ends_on_its_goal(first[0])
+                     else _walked(steps, scale, settings))
+        return Cause(cause) if isinstance(cause, str) else cause
+
+    def _later_verdict(self, steps, first, scale, settings):
+        """The verdict of the phases after the first (walked on by `steps`), kept while what they read holds:
+        the scale, the settings (object and values), the first phase's goal, and every phase's fields (a
+        phase edited in place is seen at once)."""
+        *_, goal, goal_quat = first
+        read = (scale, tuple(vars(settings).values()), tuple(goal), tuple(goal_quat),
+                tuple(tuple(vars(phase).values()) for phase in (self.asset.phases if self.start is None else self.start[1])))
+        later = self._later
+        if later is None or later[0] is not settings or later[1] != read:
+            later = self._later = (settings, read, _walked(steps, scale, settings))
+        return later[2]
+
+
+def _ends_on_its_goal(phase):
+    """Whether a phase ends on its goal position and rotation whatever the pose it starts from (`_phase_end`)."""
+    return phase.warp_translation and len(phase.axes) == 3 and phase.warp_rotation and phase.rotation == "target"
+
+
+def _fixed(asset, driven, targets, rate):
+    """What refuses the warp whatever the pose: a sentence, or None."""
     root_joint, root_mode, clips = driven
     phases = asset.phases
     if (asset.root_joint, asset.root_mode) != (root_joint, root_mode):
@@ -133,7 +181,13 @@ def _refused(asset, driven, targets, anchors, rate, pose, scale, settings, start
             return f"target of phase {phase.name!r} is not finite (or beyond float32, about 3.4e38): {target}"
     if not ((type(rate) is float or isinstance(rate, numbers.Real)) and 0 < rate <= MAX_BASE_RATE):
         return f"play rate must be a number above 0 and at most {MAX_BASE_RATE:g}, got {shown(rate)}"
-    for phase, window, pos, quat, goal, goal_quat in phase_walk(asset, anchors, pose, scale, start):
+    return None
+
+
+def _walked(steps, scale, settings):
+    """What refuses the warp along `steps` (phase_walk's): a sentence where no number needs to be data,
+    a Cause where one does; else None."""
+    for phase, window, pos, quat, goal, goal_quat in steps:
         if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
             return (f"phase {phase.name!r} would end at a non-finite point "
                     f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
