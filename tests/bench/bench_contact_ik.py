@@ -1,6 +1,6 @@
 """Benchmark: the contact IK's cost per character-frame, by how many limbs it bends, next to Panda3D's own animation cost.
 
-    python tests/bench/bench_contact_ik.py [--characters 20] [--frames 600]
+    python tests/bench/bench_contact_ik.py [--characters 20] [--frames 600] [--parts]
 
 Each character loops the vault, warped over its own crate (0.5 to 1.4 m), with a ContactIK
 reading the level through one SceneProbe. Per frame and character, after the warper's task, it
@@ -11,7 +11,9 @@ how many limbs were in contact, and the ratio to Panda3D's figure; frames with n
 window active or blending ("resting": no joint read) apart. A last pass times walkers on flat
 ground, with the feet-on-ground mode (two rays, nothing to bend) and without it (resting). It
 ends with issues 20 and 29's contact IK goals, met or not. CPU time of the thread; `python -m
-tests.bench` reports the IK's overall figure with the others.
+tests.bench` reports the IK's overall figure with the others. `--parts` also prints where a
+frame's time goes, by how many limbs it bends (tests/bench/ik_parts.py: each part's timer adds
+about 1 us, so that run's totals are higher).
 """
 import collections
 import pathlib
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from tests.bench.characters import Vaulters, own_task, run  # noqa: E402
 from tests.bench.frame_costs import panda_update  # noqa: E402
 from tests.bench.headless import options, windowless_base  # noqa: E402
+from tests.bench.ik_parts import PartTimers  # noqa: E402
 from tests.bench.timing import CpuTimer  # noqa: E402
 
 #: Issue 29's goals (and issue 20's resting one), in units of Panda3D's `actor.update()` of the same frames.
@@ -34,7 +37,7 @@ RESTING_RATIO = 0.1        # no limb in contact and no warp: next to nothing
 
 
 def main():
-    args = options(__doc__)
+    args = options(__doc__, [("--parts", "also time the IK's parts (adds about 1 us a part)")])
     base, clock = windowless_base()
     from motionwarp import ContactIK, SceneProbe
 
@@ -46,6 +49,8 @@ def main():
            for v in vaulters]
 
     reads = [_count_reads(ik) for ik in iks]
+    parts = PartTimers(iks) if args.parts else None
+    part_us = collections.defaultdict(lambda: collections.defaultdict(list))
     update_us, ik_us = [], collections.defaultdict(list)
     for _ in range(args.frames):
         clock.tick()
@@ -55,7 +60,11 @@ def main():
             update_us.append(timer.us(panda_update, vaulter.actor)[0])
             before = read[0]
             us, limbs = timer.us(ik.step, clock.getDt())
-            ik_us["resting" if read[0] == before else limbs].append(us)
+            kind = "resting" if read[0] == before else limbs
+            ik_us[kind].append(us)
+            if parts is not None:
+                for part, part_time in parts.frame().items():
+                    part_us[kind][part].append(part_time)
     panda = statistics.median(update_us)
     everything = [v for values in ik_us.values() for v in values]
     print(f"characters: {args.characters}, frames: {args.frames} (vaults over 0.5-1.4 m crates, loop)")
@@ -68,6 +77,9 @@ def main():
         what = "no contact (resting)" if limbs == "resting" else f"{limbs} limb(s) bent"
         print(f"  {what:>20}: {len(values):6d} character-frames, median {statistics.median(values):7.1f} us"
               f" (ratio {statistics.median(values) / panda:.2f})")
+    if parts is not None:
+        parts.restore()
+        _print_parts(part_us, ik_us, panda)
 
     for vaulter, ik in zip(vaulters, iks):
         vaulter.warper.cancel()
@@ -103,6 +115,18 @@ def main():
         print(f"- contact IK, {what}: {ratio:.2f}x update (goal: at most {goal:g}x): "
               f"{'met' if ratio <= goal else 'NOT met'}")
     print(f"  (vaulting outside every contact window: {vaulting:.2f}x, the clip time and the windows read, no joint)")
+
+
+def _print_parts(part_us, ik_us, panda):
+    """Each part's median us (and ratio to Panda3D's update) in the frames bending 2 and 4 limbs."""
+    for limbs in (2, 4):
+        if not ik_us[limbs]:
+            continue
+        count = len(ik_us[limbs])
+        print(f"  parts of a {limbs}-limb frame (median us of the {count} frames, ratio; 0 in frames without it):")
+        for part, values in sorted(part_us[limbs].items(), key=lambda item: -statistics.median(item[1])):
+            values = values + [0.0] * (count - len(values))
+            print(f"    {part:>26}: {statistics.median(values):7.1f} us ({statistics.median(values) / panda:.2f})")
 
 
 def _count_reads(ik):
