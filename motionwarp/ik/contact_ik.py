@@ -225,25 +225,29 @@ class ContactIK:
         would turn faster than its own peak in the clip beyond what its animation turns it (the
         limiter gets each joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
         animated joints move with it)."""
-        chain = self.pose.chain(joint)[1:]
-        names = self.pose.names(joint)
-        nets = [LMatrix4f.identMat() if name is None else self.pose.net(name) for name in names]
+        pose, limiter = self.pose, self._limiter
+        chain, names = pose.chain(joint), pose.names(joint)
+        nets = [LMatrix4f.identMat() if name is None else pose.net(name) for name in names]
         if moved is not None:
-            nets = [net * LMatrix4f.translateMat(moved) for net in nets]
+            shift = LMatrix4f.translateMat(moved)
+            nets = [net * shift for net in nets]
         parent_net, upper, mid, end = nets
-        animated = Point3(end.getRow3(3)) - (moved if moved is not None else Vec3(0, 0, 0))
-        bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
-        self._bends[joint] = bend
-        a, c = upper.getRow3(3), end.getRow3(3)
-        reach = reach_limit((c - a).length(), (mid.getRow3(3) - a).length() + (c - mid.getRow3(3)).length())
+        a, b, c = upper.getRow3(3), mid.getRow3(3), end.getRow3(3)
+        animated = Point3(c) - moved if moved is not None else Point3(c)
+        bend = self._bends[joint] = bend_direction(a, b, c, self._bends.get(joint))
+        reach = reach_limit((c - a).length(), (b - a).length() + (c - b).length())
         goal = slide_within_reach(Point3(a), animated + move, reach, up)
         new = solve(upper, mid, end, goal, bend)
         transforms, held, above = [], False, parent_net
-        for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
-            local, animated_local = TransformState.makeMat(net * inverse(above)), part.getValue()
-            local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
+        parent_quat = TransformState.makeMat(parent_net).getQuat()
+        for part, name, net, first in zip(chain[1:], names[1:], new, (parent_net, None, None)):
+            animated_local = part.getValue()
+            anim_quat = TransformState.makeMat(animated_local).getQuat()
+            quat = parent_quat if first is not None else None
+            local, turned = limiter.limit(name, TransformState.makeMat(net * inverse(above)), animated_local, first,
+                                          limiter.most(name), anim_quat, quat)
             held = held or turned
-            self._limiter.bent(name, local, animated_local, first)
+            limiter.bent(name, local, animated_local, first, anim_quat, quat)
             transforms.append((name, local))
             above = local.getMat() * above if held else net
         return transforms, Vec3(above.getRow3(3) - animated), held, Vec3(goal - (animated + move))
