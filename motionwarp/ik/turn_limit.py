@@ -23,7 +23,7 @@ from ..warp.warpmath import slerp
 #: peak, a hand easing onto a higher crate arrives late).
 ALLOWANCE = 1.5
 #: Degrees: an IK rotation held back by the turn limit counts as let go below this.
-_LET_GO_DEG = 0.05
+LET_GO_DEG = 0.05
 
 
 class Bent(NamedTuple):
@@ -122,7 +122,7 @@ class TurnLimiter:
     def let_go(self, names):
         """Are the IK rotations of these joints, as bent this frame, all negligible?"""
         now = self._now
-        return all(_turn(now[name].quat, None, now[name].anim_quat, None) <= _LET_GO_DEG for name in names)
+        return all(_turn(now[name].quat, None, now[name].anim_quat, None) <= LET_GO_DEG for name in names)
 
     def beyond_a_frame(self, names):
         """Would dropping the IK's rotation of any of these joints, as bent this frame, turn it
