@@ -106,10 +106,9 @@ def test_the_pure_path_is_chosen_when_asked_or_without_numba(base, monkeypatch):
 
 
 def _limb(upper):
-    """A straight limb hanging from the Character, its upper joint's net matrix `upper`."""
-    mid, end = LMatrix4f.translateMat(0, 0, -0.5) * upper, LMatrix4f.translateMat(0, 0, -1.0) * upper
+    """A straight limb hanging from the Character, its upper joint's local (and net) matrix `upper`."""
     local = LMatrix4f.translateMat(0, 0, -0.5)
-    return Limb(("upper", "mid", "end"), (LMatrix4f.identMat(), upper, mid, end), (upper, local, local), None,
+    return Limb(("upper", "mid", "end"), LMatrix4f.identMat(), (upper, local, local), None,
                 Vec3(0.1, 0, 0.2), Vec3(0, 0, 1), (10.0, 10.0, 10.0), 10.0, 1.0, False)
 
 

@@ -30,9 +30,9 @@ except ImportError:   # the optional extra is not installed: ContactIK bends in 
 #: Does the compiled path exist here (numba imported)?
 AVAILABLE = numba is not None
 
-#: Matrices in per limb: the nets of its parent (identity: none), upper, mid and end joint, the
-#: animated locals of upper, mid and end, and one of numbers (see `_params`).
-_IN = 8
+#: Matrices in per limb: the net of its parent (identity: none), the animated locals of upper,
+#: mid and end (their nets follow), and one of numbers (see CompiledLimbs.bend).
+_IN = 5
 #: Matrices out per limb: the locals of upper, mid and end to freeze, and one of results.
 _OUT = 4
 #: Per limb and joint in `state`: bent? (1/0), its local rotation, its animated local rotation,
@@ -329,19 +329,19 @@ def _bend_limb(m, last, now, bend_memory, out):
     shear or mirroring (nothing written). `m` (_IN, 4, 4): its matrices in; `last`, `now` (3,
     _STATE): its joints' rotations last frame and this frame (written); `bend_memory` (4): last
     frame's bend direction (has, x, y, z), updated; `out` (_OUT, 4, 4) its matrices out."""
-    moved, move, up, most = _v(m[7, 0]), _v(m[7, 1]), _v(m[7, 2]), _v(m[7, 3])
-    most_net, weight, letting_go = float(m[7, 0, 3]), float(m[7, 1, 3]), m[7, 2, 3] > 0.5
-    shifted = m[:4].astype(np.float64)
+    moved, move, up, most = _v(m[4, 0]), _v(m[4, 1]), _v(m[4, 2]), _v(m[4, 3])
+    most_net, weight, letting_go = float(m[4, 0, 3]), float(m[4, 1, 3]), m[4, 2, 3] > 0.5
+    matrices = m[:4].astype(np.float64)
+    animated_locals = matrices[1:4]
     for k in range(4):
-        for i in range(3):
-            shifted[k, 3, i] += moved[i]
-        if not _scales(shifted[k])[1]:
+        if not _scales(matrices[k])[1]:
             return -1
-    animated_locals = m[4:7].astype(np.float64)
-    for k in range(3):
-        if not _scales(animated_locals[k])[1]:
-            return -1
-    parent_net, upper, mid, end = shifted[0], shifted[1], shifted[2], shifted[3]
+    parent_net = matrices[0].copy()
+    for i in range(3):
+        parent_net[3, i] += moved[i]   # as the pelvis moved it
+    upper = _mul(animated_locals[0], parent_net)
+    mid = _mul(animated_locals[1], upper)
+    end = _mul(animated_locals[2], mid)
     a, b, c = _v(upper[3]), _v(mid[3]), _v(end[3])
     animated = _sub(c, moved)
     bend = _bend_direction(a, b, c, _v(bend_memory[1:4]), bend_memory[0] > 0.5)
@@ -427,6 +427,7 @@ class CompiledLimbs:
     limb it has bent (the turn limits come from `limiter`, a TurnLimiter, through each Limb)."""
 
     def __init__(self, limiter, slots=4):
+        _compile()
         self.limiter = limiter
         self._slot = {}            # end joint -> its slot
         self._now = 0              # which of state's two buffers is this frame's
@@ -451,12 +452,11 @@ class CompiledLimbs:
             slot = self._slot[limb.names[2]]
             slots[n] = slot
             first = slot * _IN
-            for k, net in enumerate(limb.nets):
-                mats.setElement(first + k, net)
+            mats.setElement(first, limb.parent_net)
             for k, anim in enumerate(limb.anims):
-                mats.setElement(first + 4 + k, anim)
+                mats.setElement(first + 1 + k, anim)
             moved, move, up, most = limb.moved if limb.moved is not None else _ZERO, limb.move, limb.up, limb.most
-            mats.setElement(first + 7, LMatrix4f(moved[0], moved[1], moved[2], limb.most_net,
+            mats.setElement(first + 4, LMatrix4f(moved[0], moved[1], moved[2], limb.most_net,
                                                  move[0], move[1], move[2], limb.weight,
                                                  up[0], up[1], up[2], 1.0 if limb.letting_go else 0.0,
                                                  most[0], most[1], most[2], 0.0))
@@ -486,3 +486,13 @@ class CompiledLimbs:
 
 
 _ZERO = Vec3(0, 0, 0)
+_ready = []
+
+
+def _compile():
+    """Compile the bends (numba: some seconds the first time, then from its disk cache) before the
+    first frame that bends a limb, once per process."""
+    if not _ready:
+        mats, out = np.zeros((1, _IN, 4, 4), np.float32), np.zeros((1, _OUT, 4, 4), np.float32)
+        _bend_limbs(mats, np.zeros(1, np.int64), 0, np.zeros((2, 1, 3, _STATE)), np.zeros((1, 4)), 1, False, out)
+        _ready.append(True)

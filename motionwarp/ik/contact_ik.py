@@ -231,11 +231,12 @@ class ContactIK:
         """The limbs.Limb ending at `joint`, moved by `move` (Character space) from its animated
         place, `moved` by the pelvis (or None), as animated this frame."""
         pose, limiter = self.pose, self._limiter
-        names = pose.names(joint)
-        nets = tuple(_IDENTITY if name is None else pose.net(name) for name in names)
-        return Limb(names[1:], nets, tuple(part.getValue() for part in pose.chain(joint)[1:]), moved, move, up,
-                    (limiter.most(names[1]), limiter.most(names[2]), limiter.most(names[3])),
-                    limiter.most_net(names[1]), weight, joint in limiter.letting_go)
+        parent, upper, mid, end = pose.names(joint)
+        parts = pose.chain(joint)
+        return Limb((upper, mid, end), _IDENTITY if parent is None else pose.net(parent),
+                    (parts[1].getValue(), parts[2].getValue(), parts[3].getValue()), moved, move, up,
+                    (limiter.most(upper), limiter.most(mid), limiter.most(end)), limiter.most_net(upper), weight,
+                    joint in limiter.letting_go)
 
     def _bend(self, limbs):
         """[limbs.BentLimb] for `limbs`: compiled when it can be (the first limb with shear or

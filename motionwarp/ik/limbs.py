@@ -14,15 +14,15 @@ from .twobone import bend_direction, reach_limit, slide_within_reach, solve
 
 
 class Limb(NamedTuple):
-    """One limb to bend this frame: the `names` of its upper, mid and end joint, the net matrices
-    (Character space) `nets` of its parent (identity when it hangs from the Character), upper,
-    mid and end as animated, the animated local matrices `anims` of upper, mid and end, how far
+    """One limb to bend this frame: the `names` of its upper, mid and end joint, the net matrix
+    (Character space) `parent_net` of its parent (identity when it hangs from the Character) as
+    animated, the animated local matrices `anims` of upper, mid and end (their nets follow), how far
     the pelvis above it moved it (`moved`, or None), the end joint's `move` from its animated
     place, the world's `up` (all Character space), the turn limits (`most`: degrees each joint may
     turn this frame, `most_net`: the upper joint's in Character space), its goal's `weight`, and
     whether it is `letting_go` (its contact over, its IK rotation let go within the limit)."""
     names: tuple
-    nets: tuple
+    parent_net: LMatrix4f
     anims: tuple
     moved: Optional[Vec3]
     move: Vec3
@@ -67,11 +67,10 @@ class LimbBender:
         The move is less when a joint of the limb would turn faster than its own peak in the
         clip beyond what its animation turns it (the limiter gets each joint's IK rotation)."""
         limiter, moved, names = self.limiter, limb.moved, limb.names
-        nets = limb.nets
-        if moved is not None:
-            shift = LMatrix4f.translateMat(moved)
-            nets = [net * shift for net in nets]
-        parent_net, upper, mid, end = nets
+        parent_net = limb.parent_net if moved is None else limb.parent_net * LMatrix4f.translateMat(moved)
+        upper = limb.anims[0] * parent_net   # the nets, as Panda3D composes them
+        mid = limb.anims[1] * upper
+        end = limb.anims[2] * mid
         a, b, c = upper.getRow3(3), mid.getRow3(3), end.getRow3(3)
         animated = Point3(c) - moved if moved is not None else Point3(c)
         bend = self._bends[names[2]] = bend_direction(a, b, c, self._bends.get(names[2]))

@@ -1,6 +1,6 @@
 """Benchmark: the contact IK's cost per character-frame, by how many limbs it bends, next to Panda3D's own animation cost.
 
-    python tests/bench/bench_contact_ik.py [--characters 20] [--frames 600] [--parts]
+    python tests/bench/bench_contact_ik.py [--characters 20] [--frames 600] [--parts] [--python]
 
 Each character loops the vault, warped over its own crate (0.5 to 1.4 m), with a ContactIK
 reading the level through one SceneProbe. Per frame and character, after the warper's task, it
@@ -11,7 +11,9 @@ how many limbs were in contact, and the ratio to Panda3D's figure; frames with n
 window active or blending ("resting": no joint read) apart. A last pass times walkers on flat
 ground, with the feet-on-ground mode (two rays, nothing to bend) and without it (resting). It
 ends with issues 20 and 29's contact IK goals, met or not. CPU time of the thread; `python -m
-tests.bench` reports the IK's overall figure with the others. `--parts` also prints where a
+tests.bench` reports the IK's overall figure with the others. The limbs are bent in compiled
+code when numba imports (ik.compiled), else and with `--python` in Python (ik.limbs, the
+reference); the first line says which. `--parts` also prints where a
 frame's time goes, by how many limbs it bends (tests/bench/ik_parts.py: each part's timer adds
 about 1 us, so that run's totals are higher).
 """
@@ -37,7 +39,8 @@ RESTING_RATIO = 0.1        # no limb in contact and no warp: next to nothing
 
 
 def main():
-    args = options(__doc__, [("--parts", "also time the IK's parts (adds about 1 us a part)")])
+    args = options(__doc__, [("--parts", "also time the IK's parts (adds about 1 us a part)"),
+                             ("--python", "bend the limbs in Python even when numba imports")])
     base, clock = windowless_base()
     from motionwarp import ContactIK, SceneProbe
 
@@ -45,9 +48,9 @@ def main():
     herd = Vaulters(base, timer)
     vaulters = herd.add(args.characters)
     probe = SceneProbe.from_geometry(herd.level(args.characters))
-    iks = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render))[0]
-           for v in vaulters]
-
+    compiled = 0 if args.python else 1
+    iks = [own_task(base.taskMgr, lambda v=v: ContactIK(v.actor, v.warper, probe, render=base.render,
+                                                        compiled=compiled))[0] for v in vaulters]
     reads = [_count_reads(ik) for ik in iks]
     parts = PartTimers(iks) if args.parts else None
     part_us = collections.defaultdict(lambda: collections.defaultdict(list))
@@ -67,7 +70,8 @@ def main():
                     part_us[kind][part].append(part_time)
     panda = statistics.median(update_us)
     everything = [v for values in ik_us.values() for v in values]
-    print(f"characters: {args.characters}, frames: {args.frames} (vaults over 0.5-1.4 m crates, loop)")
+    print(f"characters: {args.characters}, frames: {args.frames} (vaults over 0.5-1.4 m crates, loop); limbs bent "
+          f"{'in compiled code (numba)' if iks[0].compiled else 'in Python'}")
     print(f"Panda3D actor.update(force=True): median {panda:7.1f} us per character-frame")
     print(f"ContactIK.step(), all frames:      median {statistics.median(everything):7.1f} us, "
           f"mean {statistics.mean(everything):.1f} us  (ratio to Panda3D: median "

@@ -1,9 +1,9 @@
 """Where a ContactIK frame's time goes: thread-time timers wrapped around its parts, per frame.
 
-`PartTimers(iks)` wraps, on those instances only (and the solver ContactIK imports by name, for
-the run), the goal step, each limb's bend, the two-bone solve and the turn limiter inside it, the
-pelvis, the let-go checks and the write-back; `frame()` returns {part: microseconds} since the
-last call. Each wrapped call adds about 1 us of timer, so the parts add up to more than an
+`PartTimers(iks)` wraps, on those instances only (and, for the run, the two-bone solve the pure
+bender calls and the compiled bends' numba call), the goal step, the limbs' records read from the
+pose, their bends (the solve and the turn limiter inside, or the compiled call), the pelvis, the
+let-go checks and the write-back; `frame()` returns {part: microseconds} since the last call. Each wrapped call adds about 1 us of timer, so the parts add up to more than an
 unwrapped run; "glue" is the step's time outside every part. Only for measuring (`--parts`).
 """
 import collections
@@ -16,17 +16,19 @@ class PartTimers:
     """Timers around the parts of `iks` (ContactIK instances); `restore()` takes them off."""
 
     def __init__(self, iks):
-        from motionwarp.ik import contact_ik
+        from motionwarp.ik import compiled, limbs
         self._timer = CpuTimer(2000)
         self._times = collections.defaultdict(float)
         self._undo = []
-        self._module = contact_ik
-        self._wrap_attr(contact_ik, "solve", "solve (twobone)")
+        self._modules = (compiled, limbs)
+        self._wrap_attr(limbs, "solve", "solve (twobone)")
+        self._wrap_attr(compiled, "_bend_limbs", "compiled call")
         for ik in iks:
             self._wrap_attr(ik, "step", "step")
             self._wrap_attr(ik, "goals", "goals (with pose read)")
             self._wrap_attr(ik.pose, "read", "pose read")
-            self._wrap_attr(ik, "_bend", "bend (with solve, limit)")
+            self._wrap_attr(ik, "_limb", "limb records")
+            self._wrap_attr(ik, "_bend", "bend (solve, limit)")
             self._wrap_attr(ik._limiter, "limit", "turn limit")
             self._wrap_attr(ik._limiter, "beyond_a_frame", "let-go checks")
             self._wrap_attr(ik._limiter, "let_go", "let-go checks")
@@ -39,7 +41,7 @@ class PartTimers:
         times = dict(self._times)
         self._times.clear()
         if "step" in times:
-            inner = ("goals (with pose read)", "bend (with solve, limit)", "pelvis", "let-go checks", "write-back")
+            inner = ("goals (with pose read)", "limb records", "bend (solve, limit)", "pelvis", "write-back")
             times["glue"] = times.pop("step") - sum(times.get(part, 0.0) for part in inner)
         return times
 
@@ -62,4 +64,4 @@ class PartTimers:
             finally:
                 times[part] += timer.since(t0)
         setattr(owner, name, timed)
-        self._undo.append((owner, name, original if owner is self._module else None))
+        self._undo.append((owner, name, original if owner in self._modules else None))
