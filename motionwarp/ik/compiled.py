@@ -15,6 +15,7 @@ Conventions are Panda3D's: matrices are row-vector (`net = local * parent_net`, 
 row 3), quaternions (r, i, j, k) compose as Panda3D's `q1 * q2` (q1, then q2).
 """
 import math
+from typing import Any
 import numpy as np
 from panda3d.core import PTA_LMatrix4f, LMatrix4f, TransformState, Vec3
 
@@ -22,6 +23,7 @@ from .limbs import BentLimb
 from .turn_limit import LET_GO_DEG
 from .twobone import MAX_REACH, STRAIGHT, STRETCH
 
+numba: Any
 try:
     import numba
 except ImportError:   # the optional extra is not installed: ContactIK bends in Python
@@ -486,7 +488,7 @@ class CompiledLimbs:
 
 
 _ZERO = Vec3(0, 0, 0)
-_ready = []
+_ready: list = []
 
 
 def _compile():

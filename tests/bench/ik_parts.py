@@ -3,8 +3,9 @@
 `PartTimers(iks)` wraps, on those instances only (and, for the run, the two-bone solve the pure
 bender calls and the compiled bends' numba call), the goal step, the limbs' records read from the
 pose, their bends (the solve and the turn limiter inside, or the compiled call), the pelvis, the
-let-go checks and the write-back; `frame()` returns {part: microseconds} since the last call. Each wrapped call adds about 1 us of timer, so the parts add up to more than an
-unwrapped run; "glue" is the step's time outside every part. Only for measuring (`--parts`).
+let-go checks and the write-back; `frame()` returns {part: microseconds} since the last call.
+Each wrapped call adds about 1 us of timer, so the parts add up to more than an unwrapped run;
+"glue" is the step's time outside every part. Only for measuring (`--parts`).
 """
 import collections
 import functools
