@@ -472,7 +472,7 @@ class CompiledLimbs:
             first = self._slot[limb.names[2]] * _OUT
             result = LMatrix4f(out.getElement(first + 3))
             transforms = [(name, TransformState.makeMat(out.getElement(first + k))) for k, name in enumerate(limb.names)]
-            bent.append(BentLimb(transforms, Vec3(result.getRow3(0)), Vec3(result.getRow3(1)), result.getCell(0, 3) > 0.5))
+            bent.append(BentLimb(transforms, result.getRow3(0), result.getRow3(1), result.getCell(0, 3) > 0.5))
         return bent
 
     def _allocate(self, slots):

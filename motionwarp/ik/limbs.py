@@ -7,7 +7,7 @@ numba call when numba imports (it was most of a frame's cost here).
 """
 from typing import NamedTuple, Optional
 
-from panda3d.core import LMatrix4f, Point3, TransformState, Vec3
+from panda3d.core import LMatrix4f, LVecBase3f, Point3, TransformState, Vec3
 
 from .pose_writer import inverse
 from .twobone import bend_direction, reach_limit, slide_within_reach, solve
@@ -39,8 +39,8 @@ class BentLimb(NamedTuple):
     this frame (a joint held back, a limb letting go whose IK rotation is not yet negligible, or
     one easing out whose IK rotation is more than a frame's turn)."""
     transforms: list
-    reached: Vec3
-    slid: Vec3
+    reached: LVecBase3f
+    slid: LVecBase3f
     letting_go: bool
 
 
