@@ -2,10 +2,11 @@
 
 Each frame, in its own late task, it composes its parts: the goal step (ik.goals: where each
 touching joint must be, from the clip time, the contacts, the phase targets and the surfaces a
-ray finds, and how far the pelvis moves), the two-bone solver (ik.twobone) bending each limb to
-put its end there, the turn-rate limiter (ik.turn_limit) holding back every joint it bends (a
-contact easing in or out, or a body the warp moves under a held hand), and the pose writer (ik.pose_writer) showing the bent
-joints this frame. The task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
+ray finds, and how far the pelvis moves), the limb bender (ik.limbs, or the same in one
+compiled call, ik.compiled, when numba imports) putting each limb's end there with the two-bone
+solver (ik.twobone) and holding back every joint it bends with the turn-rate limiter
+(ik.turn_limit: a contact easing in or out, or a body the warp moves under a held hand), and the
+pose writer (ik.pose_writer) showing the bent joints this frame. The task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
 it). With no contact active it costs next to nothing.
 """
 
@@ -39,7 +40,8 @@ class ContactIK:
     `feet_on_ground` setting is on; `steps` ({clip: [(foot, sole, start s, end s)]},
     `planting.cycle_steps`) says when the locomotion cycles plant each foot: there its sole stays
     where it touched down (foot locking). Keyword arguments override the `motionwarp-ik-*` PRC
-    settings (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`).
+    settings (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`,
+    `surface_reach`, `compiled`: 0 bends the limbs in Python even when numba imports).
     """
 
     def __init__(self, actor, warper, probe=None, feet=("foot_l", "foot_r"), taskmgr=None, render=None,
