@@ -6,8 +6,9 @@ ray finds, and how far the pelvis moves), the limb bender (ik.limbs, or the same
 compiled call, ik.compiled, when numba imports) putting each limb's end there with the two-bone
 solver (ik.twobone) and holding back every joint it bends with the turn-rate limiter
 (ik.turn_limit: a contact easing in or out, or a body the warp moves under a held hand), and the
-pose writer (ik.pose_writer) showing the bent joints this frame. The task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
-it). With no contact active it costs next to nothing.
+pose writer (ik.pose_writer) showing the bent joints this frame. The task runs last before
+rendering (anything calling `actor.update()` later in the same frame undoes it). With no contact
+active it costs next to nothing.
 """
 
 from direct.directnotify.DirectNotifyGlobal import directNotify
