@@ -125,3 +125,22 @@ def test_a_mirrored_or_sheared_limb_is_left_to_the_python(upper, bends):
     assert (bent is not None) is bends
     if bends:
         assert len(bent) == 1 and [name for name, _ in bent[0].transforms] == ["upper", "mid", "end"]
+
+
+def test_the_arrays_grow_for_more_limbs_and_keep_what_the_limiter_holds():
+    """Arrays made for one limb grow when a second comes, keeping the first's rotations of last
+    frame: the bends are those of arrays made big enough at once, frame by frame."""
+    frames = []
+    for frame in range(4):
+        limbs = [_limb(LMatrix4f.translateMat(0, 0, 1))._replace(move=Vec3(0.1 * frame, 0, 0.2), most=(3.0,) * 3)]
+        if frame:
+            limbs.append(_limb(LMatrix4f.translateMat(1, 0, 1))._replace(names=("a", "b", "c"), move=Vec3(0, 0.3, 0.1),
+                                                                          most=(3.0,) * 3))
+        frames.append(limbs)
+    bends = []
+    for slots in (1, 4):
+        limbs = compiled.CompiledLimbs(TurnLimiter(), slots=slots)
+        bends.append([[[list(transform.getMat().getRow(3)) + list(transform.getQuat()) for _, transform in bent.transforms]
+                       for bent in limbs.bend(frame)] for frame in frames])
+    assert bends[0] == bends[1]
+    assert bends[0][1][0] != bends[0][2][0]   # a frame the arrays grew in is not a frame like the next
