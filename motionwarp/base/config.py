@@ -137,7 +137,8 @@ class ContactIKSettings(PrcSettings):
     (without the `ik_` prefix) override them."""
 
     RANGES = {"ik_task_sort": (-1000, 1000), "ik_blend_time": (0.0, 2.0), "ik_feet_on_ground": (0, 1),
-              "ik_ray_above": (0.0, 10.0), "ik_ray_below": (0.0, 10.0), "ik_surface_reach": (0.0, 1.0)}
+              "ik_ray_above": (0.0, 10.0), "ik_ray_below": (0.0, 10.0), "ik_surface_reach": (0.0, 1.0),
+              "ik_compiled": (0, 1)}
 
     #: Sort of the per-character IK task: after the warper (45), before igLoop renders (50).
     ik_task_sort: int = 47
@@ -154,6 +155,10 @@ class ContactIKSettings(PrcSettings):
     #: far enough for a top falling away across the hands (12 cm on an 8-degree lid), never as far
     #: as the floor under a thin top a hand is past the end of.
     ik_surface_reach: float = 0.15
+    #: 1: bend the limbs (the two-bone solves and the turn limits) in compiled code when numba
+    #: imports (the optional extra `pip install motionwarp[fast]`); 0: in Python, the reference
+    #: the compiled path is tested against (docs/contact-ik.md "Cost").
+    ik_compiled: int = 1
 
 
 def gltf_settings_from_prc():

@@ -2,23 +2,27 @@
 
 Each frame, in its own late task, it composes its parts: the goal step (ik.goals: where each
 touching joint must be, from the clip time, the contacts, the phase targets and the surfaces a
-ray finds, and how far the pelvis moves), the two-bone solver (ik.twobone) bending each limb to
-put its end there, the turn-rate limiter (ik.turn_limit) holding back every joint it bends (a
-contact easing in or out, or a body the warp moves under a held hand), and the pose writer (ik.pose_writer) showing the bent
-joints this frame. The task runs last before rendering (anything calling `actor.update()` later in the same frame undoes
-it). With no contact active it costs next to nothing.
+ray finds, and how far the pelvis moves), the limb bender (ik.limbs, or the same in one
+compiled call, ik.compiled, when numba imports) putting each limb's end there with the two-bone
+solver (ik.twobone) and holding back every joint it bends with the turn-rate limiter
+(ik.turn_limit: a contact easing in or out, or a body the warp moves under a held hand), and the
+pose writer (ik.pose_writer) showing the bent joints this frame. The task runs last before
+rendering (anything calling `actor.update()` later in the same frame undoes it). With no contact
+active it costs next to nothing.
 """
 
 from direct.directnotify.DirectNotifyGlobal import directNotify
-from panda3d.core import ClockObject, LMatrix4f, Point3, TransformState, Vec3
+from panda3d.core import ClockObject, LMatrix4f, TransformState, Vec3
 
 from ..base.config import ContactIKSettings, from_base
 from ..base.errors import UsageError
+from . import compiled
+from .compiled import CompiledLimbs
 from .goals import ClipTime, ContactGoals, CycleTime, PelvisRise
+from .limbs import Limb, LimbBender
 from .pose_writer import PoseWriter, inverse
 from .scene_view import SceneView
 from .turn_limit import TurnLimiter
-from .twobone import bend_direction, reach_limit, slide_within_reach, solve
 
 #: A limb this close to where it must be (metres) is left as animated: no cost, no visible difference.
 _NEGLIGIBLE = 5e-4
@@ -37,7 +41,8 @@ class ContactIK:
     `feet_on_ground` setting is on; `steps` ({clip: [(foot, sole, start s, end s)]},
     `planting.cycle_steps`) says when the locomotion cycles plant each foot: there its sole stays
     where it touched down (foot locking). Keyword arguments override the `motionwarp-ik-*` PRC
-    settings (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`).
+    settings (`sort` the task sort, `blend_time`, `feet_on_ground`, `ray_above`, `ray_below`,
+    `surface_reach`, `compiled`: 0 bends the limbs in Python even when numba imports).
     """
 
     def __init__(self, actor, warper, probe=None, feet=("foot_l", "foot_r"), taskmgr=None, render=None,
@@ -56,13 +61,20 @@ class ContactIK:
         self._goals = ContactGoals(self.settings, self.feet)
         self._pelvis_rise = PelvisRise(self.feet if self.pelvis is not None else ())
         self._limiter = TurnLimiter()
+        self._bender = LimbBender(self._limiter)
+        #: The compiled bends (ik.compiled) when numba imports and `ik_compiled` is on, else None.
+        self._compiled = CompiledLimbs(self._limiter) if self.settings.ik_compiled and compiled.AVAILABLE else None
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
-        self._bends = {}          # joint -> last bend direction, for limbs animated perfectly straight
         self._hanging = {}        # joint -> does it hang from the pelvis?
         self._last_error = None
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-contact-ik-{id(self)}"
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.ik_task_sort)
+
+    @property
+    def compiled(self):
+        """Are the limbs bent in compiled code (ik.compiled) this frame?"""
+        return self._compiled is not None
 
     def destroy(self):
         """Remove the task; joints are never left frozen (each frame releases them)."""
@@ -85,7 +97,7 @@ class ContactIK:
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
         if not goals and not self._limiter.letting_go:  # nothing in contact: no joint read, none written
-            self._limiter.rest()
+            self._rest()
             self._pelvis_rise.rest()
             return 0
         # limbs the pelvis must keep within reach: hands in contact, and feet a locomotion cycle plants
@@ -99,7 +111,7 @@ class ContactIK:
         for joint in limiter.letting_go:  # its contact is over: back to the animation, within the turn limit
             goals.setdefault(joint, (Vec3(0, 0, 0), 0.0))
         if not goals and not rise:
-            limiter.rest()
+            self._rest()
             return 0
         world_from_char = self.pose.world_from_char
         char_from_world = inverse(world_from_char)
@@ -109,26 +121,28 @@ class ContactIK:
             frozen.append(self._moved_pelvis(shift))
         limiter.start_frame(dt, self._warp.control.getPlayRate() if self._warp is not None else 1.0)
         up = char_from_world.xformVec(Vec3(0, 0, 1)).normalized()
-        letting_go = set()
+        limbs, carried = [], {}
         for joint, (correction, weight) in goals.items():
             moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
-            carried = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
-            transforms, reached, held, slid = self._bend(joint, char_from_world.xformVec(correction * weight + carried),
-                                                         moved, up)
-            frozen += transforms
-            names = [name for name, _ in transforms]
-            # a limb easing out whose IK rotation is more than a frame's turn is let go within the
-            # limit when its goal ends (its last correction may be small and its rotation not)
-            if held or (joint in limiter.letting_go and not limiter.let_go(names)) \
-                    or (weight < 1.0 and limiter.beyond_a_frame(names)):
+            carried[joint] = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
+            limbs.append(self._limb(joint, char_from_world.xformVec(correction * weight + carried[joint]), moved, up,
+                                    weight))
+        letting_go = set()
+        for (joint, (_, weight)), bent in zip(goals.items(), self._bend(limbs)):
+            frozen += bent.transforms
+            if bent.letting_go:
                 letting_go.add(joint)
             if weight > 0.0:
-                self._goals.reached(joint, (world_from_char.xformVec(reached) - carried) / weight)
-                if slid.length() > 0.0:
-                    self._goals.replant(joint, world_from_char.xformVec(slid) / weight)
+                self._goals.reached(joint, (world_from_char.xformVec(bent.reached) - carried[joint]) / weight)
+                if bent.slid.length() > 0.0:
+                    self._goals.replant(joint, world_from_char.xformVec(bent.slid) / weight)
         limiter.end_frame(letting_go)
         self.pose.write(frozen)
         return len(goals)
+
+    def _rest(self):
+        """No limb bent this frame: the next starts from the animation."""
+        (self._compiled or self._bender).rest()
 
     def goals(self, dt):
         """{end joint: (correction, weight)}: move the joint `correction * weight` (world) from its
@@ -215,35 +229,28 @@ class ContactIK:
         """(shoulder, elbow, hand): where (world) the limb ending at `joint` is animated this frame."""
         return tuple(self.pose.world(name) for name in self.pose.names(joint)[1:])
 
-    # -- bending one limb ---------------------------------------------------------------------
-    def _bend(self, joint, move, moved, up):
-        """([(joint name, new local TransformState)], the move achieved, held back?, how far the
-        goal slid) moving `joint` by `move` (Character space) from its animated place. A goal out
-        of reach slides along the level plane through it (`up`: the world's up in Character
-        space) until the limb reaches it (twobone.slide_within_reach: a planted foot slides on
-        the ground rather than lifting). The move is less when a joint of the limb
-        would turn faster than its own peak in the clip beyond what its animation turns it (the
-        limiter gets each joint's IK rotation). `moved`: how far the pelvis above this limb was moved (the limb's
-        animated joints move with it)."""
-        chain = self.pose.chain(joint)[1:]
-        names = self.pose.names(joint)
-        nets = [LMatrix4f.identMat() if name is None else self.pose.net(name) for name in names]
-        if moved is not None:
-            nets = [net * LMatrix4f.translateMat(moved) for net in nets]
-        parent_net, upper, mid, end = nets
-        animated = Point3(end.getRow3(3)) - (moved if moved is not None else Vec3(0, 0, 0))
-        bend = bend_direction(upper.getRow3(3), mid.getRow3(3), end.getRow3(3), self._bends.get(joint))
-        self._bends[joint] = bend
-        a, c = upper.getRow3(3), end.getRow3(3)
-        reach = reach_limit((c - a).length(), (mid.getRow3(3) - a).length() + (c - mid.getRow3(3)).length())
-        goal = slide_within_reach(Point3(a), animated + move, reach, up)
-        new = solve(upper, mid, end, goal, bend)
-        transforms, held, above = [], False, parent_net
-        for part, name, net, first in zip(chain, names[1:], new, (parent_net, None, None)):
-            local, animated_local = TransformState.makeMat(net * inverse(above)), part.getValue()
-            local, turned = self._limiter.limit(name, local, animated_local, first, self._limiter.most(name))
-            held = held or turned
-            self._limiter.bent(name, local, animated_local, first)
-            transforms.append((name, local))
-            above = local.getMat() * above if held else net
-        return transforms, Vec3(above.getRow3(3) - animated), held, Vec3(goal - (animated + move))
+    # -- bending the limbs ---------------------------------------------------------------------
+    def _limb(self, joint, move, moved, up, weight):
+        """The limbs.Limb ending at `joint`, moved by `move` (Character space) from its animated
+        place, `moved` by the pelvis (or None), as animated this frame."""
+        pose, limiter = self.pose, self._limiter
+        parent, upper, mid, end = pose.names(joint)
+        parts = pose.chain(joint)
+        return Limb((upper, mid, end), _IDENTITY if parent is None else pose.net(parent),
+                    (parts[1].getValue(), parts[2].getValue(), parts[3].getValue()), moved, move, up,
+                    (limiter.most(upper), limiter.most(mid), limiter.most(end)), limiter.most_net(upper), weight,
+                    joint in limiter.letting_go)
+
+    def _bend(self, limbs):
+        """[limbs.BentLimb] for `limbs`: compiled when it can be (the first limb with shear or
+        mirroring makes this ContactIK bend in Python from then on), else in Python."""
+        if self._compiled is not None:
+            bent = self._compiled.bend(limbs)
+            if bent is not None:
+                return bent
+            _notify.info(f"{self.actor.getName()} contact IK: a limb has shear or mirroring; bending in Python")
+            self._compiled = None
+        return self._bender.bend(limbs)
+
+
+_IDENTITY = LMatrix4f.identMat()

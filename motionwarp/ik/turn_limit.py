@@ -9,6 +9,7 @@ last frame and lets this frame's move only as far from it as the limit allows.
 """
 import functools
 import math
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -22,7 +23,17 @@ from ..warp.warpmath import slerp
 #: peak, a hand easing onto a higher crate arrives late).
 ALLOWANCE = 1.5
 #: Degrees: an IK rotation held back by the turn limit counts as let go below this.
-_LET_GO_DEG = 0.05
+LET_GO_DEG = 0.05
+
+
+class Bent(NamedTuple):
+    """A joint as the IK bent it in a frame: its local TransformState frozen and that rotation,
+    its animated local rotation, and (a limb's first joint only, else None) its limb's parent's
+    net rotation. Kept as rotations: decomposing the matrices again was a third of the limiter's time."""
+    local: TransformState
+    quat: LQuaternionf
+    anim_quat: LQuaternionf
+    parent_quat: Optional[LQuaternionf]
 
 
 class TurnLimiter:
@@ -32,8 +43,8 @@ class TurnLimiter:
     limit held back, until it is let go)."""
 
     def __init__(self):
-        self._last = {}          # joint -> (local TransformState frozen, animated local matrix, parent net) last frame
-        self._now = {}           # the same, this frame
+        self._last = {}          # joint -> Bent, last frame
+        self._now = {}           # joint -> Bent, this frame
         self._peaks = {}         # clip -> {joint: fastest it turns (degrees per second)}
         self.peaks = {}
         self._net_peaks = {}     # clip -> {limb's first joint: fastest it turns in Character space}
@@ -72,65 +83,63 @@ class TurnLimiter:
         (`most` when its Character-space peak is not known)."""
         return self.net_peaks.get(name, self.peaks.get(name, math.inf)) * self._seconds
 
-    def limit(self, name, wanted, animated, parent, most):
+    def limit(self, name, wanted, animated, parent, most, anim_quat=None, parent_quat=None):
         """(joint `name`'s new local TransformState, held back?): `wanted`, unless that turns it
         more than `most` degrees this frame and beyond its animation (`animated`, its animated
         local matrix; limit_turn). `parent` (for the limb's first joint): its parent's net
         matrix, for its turn in Character space too (at most `most_net(name)` degrees, beyond
-        its animation's turn there)."""
+        its animation's turn there). `anim_quat`, `parent_quat`: their rotations when the
+        caller has them."""
         last, held = self._last.get(name), False
-        most_net = self.most_net(name) if parent is not None else None
-        if last is None or not self._within(last, wanted, parent, most, most_net):
-            anim_quat = _rotation(animated)
+        most_net = None
+        if parent is not None:
+            most_net = self.most_net(name)
+            parent_quat = _rotation(parent) if parent_quat is None else parent_quat
+        now = wanted.getQuat()
+        if last is None or not _within(last.quat, None, now, None, most) or (
+                parent is not None and not _within(last.quat, last.parent_quat, now, parent_quat, most_net)):
+            anim_quat = _rotation(animated) if anim_quat is None else anim_quat
             if last is None:  # not bent last frame: from the animation
                 previous, room = LQuaternionf.identQuat(), most if most_net is None else min(most, most_net)
             else:
-                out, last_animated, last_parent = last
-                last_quat = _rotation(last_animated)
-                previous, room = out.getQuat() * last_quat.conjugate(), most - _turn(last_quat, None, anim_quat, None)
+                previous, room = last.quat * last.anim_quat.conjugate(), most - _turn(last.anim_quat, None, anim_quat, None)
                 if parent is not None:
-                    room = min(room, most_net - _turn(last_quat, _rotation(last_parent), anim_quat, _rotation(parent)))
+                    room = min(room, most_net - _turn(last.anim_quat, last.parent_quat, anim_quat, parent_quat))
             # the IK's rotation moves at most `room`: the joint turns at most its animation's turn plus that
-            turn, held = limit_turn(previous, wanted.getQuat() * anim_quat.conjugate(), 0.0, room)
+            turn, held = limit_turn(previous, now * anim_quat.conjugate(), 0.0, room)
             if held:
                 wanted = TransformState.makeMat(animated).setQuat(turn * anim_quat)
         return wanted, held
 
-    def bent(self, name, local, animated, parent):
-        """Joint `name` is frozen at `local` this frame (its animated local matrix, its limb's parent net or None)."""
-        self._now[name] = (local, animated, parent)
+    def bent(self, name, local, animated, parent, anim_quat=None, parent_quat=None):
+        """Joint `name` is frozen at `local` this frame (its animated local matrix, its limb's
+        parent net or None; `anim_quat`, `parent_quat`: their rotations when the caller has them)."""
+        anim_quat = _rotation(animated) if anim_quat is None else anim_quat
+        if parent is not None and parent_quat is None:
+            parent_quat = _rotation(parent)
+        self._now[name] = Bent(local, local.getQuat(), anim_quat, parent_quat if parent is not None else None)
 
     def let_go(self, names):
         """Are the IK rotations of these joints, as bent this frame, all negligible?"""
-        return all(_turn(self._now[name][0].getQuat(), None, _rotation(self._now[name][1]), None) <= _LET_GO_DEG
-                   for name in names)
+        now = self._now
+        return all(_turn(now[name].quat, None, now[name].anim_quat, None) <= LET_GO_DEG for name in names)
 
     def beyond_a_frame(self, names):
         """Would dropping the IK's rotation of any of these joints, as bent this frame, turn it
         faster than the limit allows next frame, with its animation turning as it did this frame?"""
         for name in names:
-            local, animated, parent = self._now[name]
-            last, anim_quat = self._last.get(name), _rotation(animated)
-            room = self.most(name) - (0.0 if last is None else _turn(_rotation(last[1]), None, anim_quat, None))
-            if parent is not None:   # a limb's first joint: in Character space too
+            bent, last = self._now[name], self._last.get(name)
+            room = self.most(name) - (0.0 if last is None else _turn(last.anim_quat, None, bent.anim_quat, None))
+            if bent.parent_quat is not None:   # a limb's first joint: in Character space too
                 room = min(room, self.most_net(name) - (0.0 if last is None else _turn(
-                    _rotation(last[1]), _rotation(last[2]), anim_quat, _rotation(parent))))
-            if _turn(local.getQuat(), None, anim_quat, None) > room:
+                    last.anim_quat, last.parent_quat, bent.anim_quat, bent.parent_quat)))
+            if _turn(bent.quat, None, bent.anim_quat, None) > room:
                 return True
         return False
 
     def end_frame(self, letting_go):
         """This frame's rotations become last frame's; `letting_go`: the limbs still held back."""
         self._last, self._now, self.letting_go = self._now, {}, letting_go
-
-    @staticmethod
-    def _within(last, wanted, parent, most, most_net):
-        """Does `wanted` turn the joint at most `most` degrees from last frame's pose (`last`:
-        its entry) in its parent's space and, with `parent`, at most `most_net` in Character space?"""
-        before, now = last[0].getQuat(), wanted.getQuat()
-        if not _within(before, None, now, None, most):
-            return False
-        return parent is None or _within(before, _rotation(last[2]), now, _rotation(parent), most_net)
 
 
 def turn_angle(quat):

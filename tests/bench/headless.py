@@ -5,11 +5,14 @@ import argparse
 from panda3d.core import ClockObject, loadPrcFileData
 
 
-def options(doc):
-    """--characters and --frames, with `doc`'s first line as the description."""
+def options(doc, flags=()):
+    """--characters and --frames, with `doc`'s first line as the description; `flags`: [(name, help)]
+    of on/off options more."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--characters", type=int, default=20)
     parser.add_argument("--frames", type=int, default=600)
+    for name, what in flags:
+        parser.add_argument(name, action="store_true", help=what)
     return parser.parse_args()
 
 
