@@ -13,6 +13,7 @@ from typing import Optional
 import copy
 import dataclasses
 import math
+import weakref
 
 from panda3d.core import NodePath, Point3, Vec3
 
@@ -71,13 +72,19 @@ class Measurement:
     incline_deg: Optional[float] = None  # steepest incline of the walkable top, or the least steep one seen (None: none)
     #: On a kept measurement (static probe), the providers' answers to it, shared by its copies.
     answers: Optional[dict] = dataclasses.field(default=None, repr=False, compare=False)
-    #: On a kept measurement, where it was made and how far along the line it holds (a KeptLine).
+    #: On a kept measurement, a weak reference to where it was made and how far along the line it holds
+    #: (the KeptLine, which holds the measurement: weak, so a line the cache drops is freed at once, not
+    #: left for the cyclic collector). `kept_line()` reads it.
     line: Optional[object] = dataclasses.field(default=None, repr=False, compare=False)
 
     @property
     def height(self):
         """Highest point of the top above the character's feet (to 0.1 mm, so 1.5 m reads 1.5, not 1.5000001)."""
         return round(self.top - self.ground, 4)
+
+    def kept_line(self):
+        """The KeptLine this kept measurement was filed under (None when not kept, or no longer)."""
+        return self.line() if self.line is not None else None
 
     def moved(self, along):
         """A copy for a character `along` metres further along the line (its distance that much shorter)."""
@@ -136,8 +143,9 @@ def measure(probe, settings, pos, h, max_height):
         found = _from_face(probe, settings, pos, forward, *face, max_height, True, held)
     if lines is not None and found is not None:
         found.answers = {}
-        found.line = KeptLine(key, pos.x, pos.y, pos.z, h, forward.x, forward.y, max_height, held, found)
-        lines.keep(key, found.line)
+        line = KeptLine(key, pos.x, pos.y, pos.z, h, forward.x, forward.y, max_height, held, found)
+        found.line = weakref.ref(line)
+        lines.keep(key, line)
     return found
 
 

@@ -650,8 +650,8 @@ class TraversalProvider(_Asked):
             beyond = self._beyond_reach(pos, h, asked, highest)
             return beyond if beyond is not None else Refusal(causes=(nothing,))
         judgement = self._judged(found, asked, stamp)
-        self._line = (JudgedLine(self.probe.version, found.line, stamp, judgement)
-                      if found.line is not None else None)
+        line = found.kept_line()
+        self._line = JudgedLine(self.probe.version, line, stamp, judgement) if line is not None else None
         return self._verdict(judgement, found.distance, pos, h, scale)
 
     @staticmethod
