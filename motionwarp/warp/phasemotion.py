@@ -6,6 +6,17 @@ import numpy as np
 
 from ..animation.motion import turn_points
 
+#: How far below a phase's first or last frame (clip frames) a clip time counts as that frame: Panda3D
+#: computes the clip time from the clock's absolute time, so a frame that lands on the boundary reads a
+#: hair below or above it by where the clock started; without this a warp played at a fixed frame rate
+#: would end a phase in that frame or the next, and play on differently, by when it started.
+FRAME_TIE = 1e-6
+
+
+def at_boundary(cur, boundary):
+    """`boundary` when the clip time `cur` is within FRAME_TIE below it, else `cur`."""
+    return boundary if boundary - FRAME_TIE <= cur < boundary else cur
+
 
 class PhaseMotion:
     """Root motion of one clip between frames f0 and f1, in the root frame at f0.

@@ -15,6 +15,7 @@ import math
 from direct.actor.Actor import Actor
 
 from ..animation.motion import move_by
+from .phasemotion import FRAME_TIE
 from .turning import is_plain
 
 
@@ -41,14 +42,15 @@ class _PlainFrames:
     def frame(self, warp):
         """The clip frame to move the actor to when this frame of `warp` is plain, else None: the warp
         as when the stretch started, the actor there and unblended, its clip in effect and playing on
-        from the last frame, not yet at the stretch's end."""
+        from the last frame, not yet at the stretch's end (nor within FRAME_TIE below it: the full pass
+        takes that frame as the end)."""
         if warp.state is not self.state or warp._phase_plan is not self.plan:
             return None
         actor, bundle, control = self.actor, self.bundle, self.control
         if actor.isEmpty() or bundle.getAnimBlendFlag() or bundle.getControlEffect(control) <= 0.0:
             return None
         scale, cur = actor.getSx(), control.getFullFframe()
-        if not (warp.frame < cur < self.end and control.isPlaying()):
+        if not (warp.frame < cur < self.end - FRAME_TIE and control.isPlaying()):
             return None
         if (scale != self.scale if self.scale is not None else not 1e-6 < scale < math.inf):
             return None

@@ -23,6 +23,7 @@ from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
 from .placement import PhasePlan, goal_pose, kept_low, moved_by, phase_rate, place, place_blended, rate_scale
 from .path import planned_path
+from .phasemotion import at_boundary
 from .plainframe import PlainPhase, PlainStretch
 from .posematch import candidates, feature_joints, live_pose, started_phases
 from .refusal import phase_walk, refusal
@@ -666,6 +667,7 @@ class Warp:
             else:
                 self._end(CANCELLED, reason="the clip was restarted")
             return None
+        cur = at_boundary(cur, self._next_boundary())
         self._pose = (self.actor.getPos(), self.actor.getQuat())
         blend = _UNSHARED if others is None or share >= 1.0 else _FrameBlend(others, share, self.frame, cur)
         phases = self.phases
@@ -678,7 +680,7 @@ class Warp:
                 self._advance(phase, phase.motion.f1, blend)
                 self._finish_phase(phase)
                 continue
-            next_start = phases[self.phase_index].motion.f0 if self.phase_index < len(phases) else math.inf
+            next_start = self._next_boundary()
             stop = min(cur, next_start)
             motion = blend.mix(self.track.between(self.frame, stop), self.frame, stop)
             self._pose = moved_by(self._pose, motion, self.actor.getScale())
@@ -698,6 +700,14 @@ class Warp:
                 self._end(FINISHED)
         pose, self._pose = self._pose, None
         return pose
+
+    def _next_boundary(self):
+        """The clip frame where the warp's state changes next: the phase's end, the next phase's start
+        (inf after the last)."""
+        phases, index = self.phases, self.phase_index
+        if self.state is _IN_PHASE:
+            return phases[index].motion.f1
+        return phases[index].motion.f0 if index < len(phases) else math.inf
 
     def _clock_went_back(self):
         """The frame time is before the last frame's (a ClockObject.reset()): every clip's time went
