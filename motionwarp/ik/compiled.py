@@ -14,6 +14,7 @@ ContactIK bend in Python from then on.
 Conventions are Panda3D's: matrices are row-vector (`net = local * parent_net`, translation in
 row 3), quaternions (r, i, j, k) compose as Panda3D's `q1 * q2` (q1, then q2).
 """
+import importlib
 import math
 from typing import Any
 import numpy as np
@@ -24,8 +25,8 @@ from .turn_limit import LET_GO_DEG
 from .twobone import MAX_REACH, STRAIGHT, STRETCH
 
 numba: Any
-try:
-    import numba
+try:   # imported by name so that type checking reads the same with and without the optional extra
+    numba = importlib.import_module("numba")
 except ImportError:   # the optional extra is not installed: ContactIK bends in Python
     numba = None
 
