@@ -3,6 +3,7 @@
     python tests/bench/measure_contact_ik.py            # every table
     python tests/bench/measure_contact_ik.py props      # the generated irregular props only
     python tests/bench/measure_contact_ik.py real       # real props: 8 headings x 3 scales (issue 26)
+    python tests/bench/measure_contact_ik.py real rock_largeB fence_gate   # those real props only
 
 Boxes: for crates 0.5 to 1.4 m and ledges 1.0 to 2.2 m, at 30 and 144 fps, the providers find
 the targets and the real MotionWarper plays the interaction (tests/contact_helpers.py). Printed
@@ -147,17 +148,23 @@ def props_table(base, assets):
               f"{taken:>4}/{asked}")
 
 
-def real_table(base, assets):
+def real_table(base, assets, names=()):
     """Every real prop (../shared/props/, else the copies in the samples) at 8 headings and 3 scales:
     the size its own triangles give, the kinds whose ranges hold it, what a character walking up is
     offered first and how far before its body meets the prop (or the refusal 0.5 m before), and
     whether the warp played to its end; each completed traversal played again with the contact IK
     and without at 30 fps (tests/real_contact_runs.py) and measured against the prop's own
-    triangles: hand gap, feet lowest / highest, hips drop (mm)."""
+    triangles: hand gap, feet lowest / highest, hips drop (mm). `names`: only the props with those
+    file stems (all when empty)."""
     from tests.real_contact_runs import Measured
     from tests.real_props import HEADINGS, PlacedProp, copied_props, fitting, level, scales, shared_props, walk_up
     from tests.test_real_props import chooser, played
     props = shared_props() or copied_props()
+    unknown = set(names) - {path.stem for path in props}
+    if unknown:
+        raise SystemExit(f"measure_contact_ik.py real: no prop named {', '.join(sorted(unknown))}; "
+                         f"the props are {', '.join(path.stem for path in props)}")
+    props = [path for path in props if not names or path.stem in names]
     print("IK columns (30 fps, every completed placement): hand = largest |planted hand z - palm - prop surface under\n"
           "  the touched point| (mm), apart = hand frames whose touched point is off the prop or over a surface more\n"
           "  than 15 cm below the target (the IK keeps the target there), feet = lowest / highest planted sole above\n"
@@ -251,8 +258,8 @@ def main():
     ClockObject.getGlobalClock().setMode(ClockObject.MNonRealTime)
     folder = pathlib.Path(tempfile.mkdtemp())
     write_warp_assets(folder, MANNEQUIN, CONTACTS)
-    if sys.argv[1:] == ["real"]:
-        real_table(base, [WarpAsset.load(path) for path in sorted(folder.glob("*.warp.json"))])
+    if sys.argv[1:2] == ["real"]:
+        real_table(base, [WarpAsset.load(path) for path in sorted(folder.glob("*.warp.json"))], sys.argv[2:])
         return
     assets = [WarpAsset.load(folder / f"{name}.warp.json") for name in WARP_ASSETS]
     if sys.argv[1:] != ["props"]:
