@@ -9,6 +9,7 @@ facing +Y, centred on the character's line, turned by `heading` and scaled by `s
 """
 import math
 import pathlib
+import typing
 
 import numpy
 
@@ -160,13 +161,14 @@ class PlacedProp:
         return ys, z, up
 
     def size(self, half_width=0.15, step=0.01, knee=0.35, seam=0.05, step_rise=0.25 * math.tan(math.radians(35.0))):
-        """(height, depth, wide) of what a character meets on its line, from the down rays: where the lines
-        x = -half_width and +half_width (a stance's width) are both walkable above the knee is the top a
-        character stands on (`wide`); without any, where the centre line or a line `seam` beside it is (a
-        rail the hands go on; a groove under the line is bridged). The height is the highest of them, the
-        depth from the first to the last along the line within `step_rise` of it (the rise a walkable top
-        makes over a 0.25 m probe step at 35 degrees: design 7). (None, None, False) when nothing walkable is above
-        the knee."""
+        """The Size of what a character meets on its line, from the down rays: where the lines x = -half_width
+        and +half_width (a stance's width) are both walkable above the knee is the top a character stands on
+        (`wide`); without any, where the centre line
+        or a line `seam` beside it is (a rail the hands go on; a groove under the line is bridged). The height
+        is the highest of them, the depth from the first to the last along the line within `step_rise` of it
+        (the rise a walkable top makes over a 0.25 m probe step at 35 degrees: design 7). `clear`: the highest
+        walkable surface under the body's whole width (`highest`), what a body crossing the top must pass over.
+        Size(None, None, False, None) when nothing walkable is above the knee."""
         lines = [self.line(x, step) for x in (-half_width, half_width, -seam, 0.0, seam)]
         ys = lines[0][0]
         walkable = [(up >= math.cos(math.radians(MAX_INCLINE_DEG))) & (z >= knee) for _, z, up in lines]
@@ -176,8 +178,8 @@ class PlacedProp:
                 heights = numpy.array([numpy.where(walkable[k], lines[k][1], -numpy.inf) for k in used]).max(axis=0)
                 top = float(heights[on_top].max())
                 on_top &= heights >= top - step_rise   # lower steps (a stack's lower logs) are not its top
-                return top, float(ys[on_top].max() - ys[on_top].min()), wide
-        return None, None, False
+                return Size(top, float(ys[on_top].max() - ys[on_top].min()), wide, self.highest(step=step, knee=knee))
+        return Size(None, None, False, None)
 
     def highest(self, half_width=0.3, step=0.01, knee=0.35):
         """The highest walkable surface above the knee anywhere under the body's width (lines every 5 cm
@@ -207,14 +209,25 @@ def level(render, loader, placed):
     return root, model
 
 
+class Size(typing.NamedTuple):
+    """What `PlacedProp.size` measures of the top a character meets on its line (metres; None: no top)."""
+
+    height: typing.Optional[float]
+    depth: typing.Optional[float]
+    wide: bool                       # a stance wide: a character can stand on it
+    clear: typing.Optional[float]    # the highest walkable surface under the body's whole width
+
+
 def fitting(assets, size):
     """The traversal kinds (vault, mantle, jump_onto) whose asset ranges hold the size `PlacedProp.size`
-    measured; a top too narrow to stand on across a stance fits only a vault."""
-    height, depth, wide = size
-    if height is None:
+    measured; a top too narrow to stand on across a stance fits only a vault, and a vault only when its
+    height range holds the highest walkable surface under the body's width too (`clear`: a broken column's
+    pieces beside the line, a tall rock's upper step, which the body flying over the top meets)."""
+    if size.height is None:
         return set()
     return {a.traversal.kind for a in assets if a.traversal is not None and a.traversal.kind in TRAVERSED
-            and a.traversal.fits(height, depth) and (wide or a.traversal.kind == "vault")}
+            and a.traversal.fits(size.height, size.depth) and (size.wide or a.traversal.kind == "vault")
+            and (a.traversal.kind != "vault" or size.clear <= a.traversal.height[1])}
 
 
 #: The kinds a prop's geometry offers (markers are the marker provider's).

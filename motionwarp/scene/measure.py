@@ -482,6 +482,15 @@ def _face(probe, settings, pos, forward, held=None, radius=None):
         hit = ahead
         if held is not None:
             held.only_here()
+    if hit.normal.z >= walkable:
+        # The capsule's foot met the top edge of something just above the knee (a bed, a low rock): the
+        # face is what a ray along the way just above the knee meets, when that is no walkable slope.
+        start = pos + _UP * (low + _ABOVE_KNEE)
+        knee = probe.ray(start, start + forward * reach)
+        if knee is not None and knee.normal.z < walkable:
+            hit = knee
+            if held is not None:
+                held.only_here()
     normal = _horizontal(hit.normal)
     if normal is None or hit.normal.z >= walkable:
         return None  # the floor, or a slope the character walks up
@@ -806,7 +815,9 @@ class _TopScan:
         groove, a gap between planks (see _GAP); None when it does not (the top ends there)."""
         z, dip = good[0], self.settings.face_low
         resume = self.settings.probe_step * self.slope + self.tolerance
-        bottom = max(z - dip, self.lowest_top) - _BELOW
+        # A knee deep, even where that is below the knee (a bridge's deck between its rails, the soil in
+        # a pot below its rim), but short of the ground: ground between two obstacles is no dip.
+        bottom = max(z - dip, self.found.ground + self.clearance) - _BELOW
         deep_from, s = None, good_s + _BRIDGE_STEP
         while s < good_s + self.settings.max_scan_depth:
             sample = self.sample(s, self.below_start(z + resume + self.clearance), bottom)

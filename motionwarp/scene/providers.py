@@ -544,6 +544,12 @@ class VaultProvider(_Provider):
         if across is not None and (across.pos - found.far_edge).dot(found.inward) < 0:
             room = max(0.0, across.pos.z - found.top)
             return refuse(f"no head room over the top ({_metres(room)})", head_room=room)
+        if across is not None and across.node == found.node:
+            # The obstacle itself rises past its far edge (a tall rock's higher step, a broken column's
+            # piece): no landing further on passes over it, whatever the scan's depth.
+            room, past = max(0.0, across.pos.z - found.top), (across.pos - found.far_edge).dot(found.inward)
+            return refuse(f"no head room over the top ({found.node.getName() or 'it'} rises at least {_metres(room)} above it "
+                          f"{_metres(past)} past the far edge)", head_room=room, landing_distance=past)
         if across is not None:
             return across.node
         # down onto the landing, when it lies below the top (a sweep needs a length)
