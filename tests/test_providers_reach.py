@@ -139,6 +139,15 @@ def test_joined_causes_are_said_from_their_data():
     assert said([vault, low]) == "too high to vault (3.00 m > 1.50 m); too low to vault (0.20 m < 0.50 m)"
 
 
+def test_a_value_that_rounds_to_its_limit_is_said_a_digit_finer():
+    """A sign's board 0.496 m high was "too low to vault (0.50 m < 0.50 m)" (issue 26): the value, not the
+    limit, gets the digit that tells them apart; values apart at the usual digits are said as before."""
+    assert Cause("too low", "vault", 0.4962, 0.5).text == "too low to vault (0.496 m < 0.50 m)"
+    assert Cause("too high", "vault", 1.5031, 1.5).text == "too high to vault (1.503 m > 1.50 m)"
+    assert Cause("not facing it", None, 50.2, 50.0, unit="°").text == "not facing it (50.2° > 50°)"
+    assert Cause("too low", "vault", 0.44, 0.5).text == "too low to vault (0.44 m < 0.50 m)"
+
+
 def test_only_a_stretch_too_long_is_too_far(rig, warp_assets, assets):
     """`too_far` where the warper's ratio is above max_stretch (walking closer helps), not for a ledge too near."""
     actor, warper = rig

@@ -69,7 +69,10 @@ class Cause:
         value = _quantity(self.value, self.unit)
         if self.limit is None:
             return value
-        return f"{value} {'>' if self.value > self.limit else '<'} {_quantity(self.limit, self.unit)}"
+        limit = _quantity(self.limit, self.unit)
+        if value == limit:   # "0.50 m < 0.50 m" says nothing: the value a digit finer ("0.496 m < 0.50 m")
+            value = _quantity(self.value, self.unit, finer=1)
+        return f"{value} {'>' if self.value > self.limit else '<'} {limit}"
 
     @property
     def text(self):
@@ -79,13 +82,14 @@ class Cause:
         return f"{self.reason}{verb} ({bracket})" if bracket is not None else f"{self.reason}{verb}"
 
 
-def _quantity(value, unit):
-    """A number as refusals say it: metres to the centimetre, degrees whole, ratios to 2 decimals."""
+def _quantity(value, unit, finer=0):
+    """A number as refusals say it: metres to the centimetre, degrees whole, ratios to 2 decimals (`finer`
+    digits more)."""
     if unit == "m":
-        return f"{value:.2f} m"
+        return f"{value:.{2 + finer}f} m"
     if unit == "°":
-        return f"{value:.0f}°"
-    return f"{value:.2f}{unit}"
+        return f"{value:.{finer}f}°"
+    return f"{value:.{2 + finer}f}{unit}"
 
 
 def _window(windows, track, previous_end, motion):
