@@ -29,7 +29,8 @@ size (from its own numbers) is inside an asset's range.
 
 Real props (`real`): every prop of ../shared/props/ (else the six copied into the samples) at 8
 headings and 3 scales, sized from its own GLB triangles (tests/real_props.py), walked up to with the
-demo's chooser, and the warp played when a fitting kind is offered; a summary per prop. Each completed
+demo's chooser, and the warp played when a fitting kind is offered (or another kind: `other` counts
+those that played to their end); a summary per prop. Each completed
 traversal is played again with the contact IK and without at 30 fps and measured against the prop's own
 triangles (tests/real_contact_runs.py): the hand gap, the feet's lowest / highest, the hips' drop below
 the no-IK run (issue 26's targets: 15 mm, 10 mm, 100 mm), and the worst of each per prop.
@@ -174,7 +175,8 @@ def real_table(base, assets, names=()):
           f"{'hand':>6}{'apart':>6}{'feet':>14}{'hips':>6}")
     totals, worst = {}, {}
     for path in props:
-        row = totals.setdefault(path.stem, [0, 0, 0, 0])   # placements, in range, offered a fitting kind, completed
+        # placements, in range, offered a fitting kind, completed, in range but offered another kind that completed
+        row = totals.setdefault(path.stem, [0, 0, 0, 0, 0])
         for scale in scales(path):
             for heading in HEADINGS:
                 placed = PlacedProp(path, heading, scale, 0.0)
@@ -199,15 +201,19 @@ def real_table(base, assets, names=()):
                                     f"{1000 * run.hips:>6.0f}" + ("" if run.finished else "  IK run NOT completed"))
                         mine = worst.setdefault(path.stem, _Worst())
                         mine.add(run, scale, heading, found.kind)
+                elif kinds and found is not None:   # what a player gets there: does that warp play out?
+                    finished, _ = played(base, found, y)
+                    row[4] += finished
+                    answer += ", completed (not fitting)" if finished else ", NOT completed (not fitting)"
                 shown = f"{size[0]:>7.2f}{size[1]:>7.2f}" if size[0] is not None else f"{'-':>7}{'-':>7}"
                 print(f"{path.stem:<26}{scale:>6.2f}{heading:>5.0f}{shown} {','.join(sorted(kinds)) or '-':<17}"
                       f"{answer:<34}{measured}")
                 root.removeNode()
-    print(f"\n{'prop':<26}{'placed':>7}{'in range':>9}{'offered':>8}{'completed':>10}")
-    for name, (placed, in_range, offered, completed) in totals.items():
-        print(f"{name:<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}")
-    placed, in_range, offered, completed = (sum(row[k] for row in totals.values()) for k in range(4))
-    print(f"{'all':<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}")
+    print(f"\n{'prop':<26}{'placed':>7}{'in range':>9}{'offered':>8}{'completed':>10}{'other':>6}")
+    for name, (placed, in_range, offered, completed, other) in totals.items():
+        print(f"{name:<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}{other:>6}")
+    placed, in_range, offered, completed, other = (sum(row[k] for row in totals.values()) for k in range(5))
+    print(f"{'all':<26}{placed:>7}{in_range:>9}{offered:>8}{completed:>10}{other:>6}")
     print("\nWith the contact IK, worst per prop over its completed placements (mm; where: scale@heading kind)")
     print(f"{'prop':<26}{'runs':>5}{'hand':>7} {'where':<18}{'apart':>6}{'feet low':>9} {'where':<18}"
           f"{'high':>7} {'where':<18}{'hips':>6} {'where':<18}{'fail':>5}")
