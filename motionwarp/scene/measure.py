@@ -400,15 +400,17 @@ def _highest_across(probe, settings, found, forward):
                        found.top + settings.edge_tolerance, found.top + settings.probe_step):
         return   # no body reaches above the top there: every ray would meet nothing higher (most boxes)
     points = ends + ([(ends[0] + ends[1]) / 2] if len(ends) == 2 else [])
-    highest = found.top
-    for point in points:
-        for out in (-1.0, -0.5, 0.5, 1.0):
-            at = point + side * (out * settings.capsule_radius)
-            hit = probe.ray(Point3(at.x, at.y, found.top + settings.probe_step), Point3(at.x, at.y, found.top + _BELOW))
-            if (hit is not None and hit.normal.z >= math.cos(math.radians(settings.max_incline_deg))
-                    and not _loose(hit.node, found.node, settings.capsule_radius)):
-                highest = max(highest, hit.pos.z)
-    if highest > found.top + settings.edge_tolerance:
+    while True:   # again from each raised top: a jagged top rises by steps (a broken column's pieces)
+        highest = found.top
+        for point in points:
+            for out in (-1.0, -0.5, 0.5, 1.0):
+                at = point + side * (out * settings.capsule_radius)
+                hit = probe.ray(Point3(at.x, at.y, found.top + settings.probe_step), Point3(at.x, at.y, found.top + _BELOW))
+                if (hit is not None and hit.normal.z >= math.cos(math.radians(settings.max_incline_deg))
+                        and not _loose(hit.node, found.node, settings.capsule_radius)):
+                    highest = max(highest, hit.pos.z)
+        if highest <= found.top + settings.edge_tolerance:
+            return
         found.top = highest
         for edge in ends:
             edge.z = highest
