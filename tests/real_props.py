@@ -163,8 +163,8 @@ class PlacedProp:
     def size(self, half_width=0.15, step=0.01, knee=0.35, seam=0.05, step_rise=0.25 * math.tan(math.radians(35.0))):
         """The Size of what a character meets on its line, from the down rays: where the lines x = -half_width
         and +half_width (a stance's width) are both walkable above the knee is the top a character stands on
-        (`wide`); without any, where the centre line
-        or a line `seam` beside it is (a rail the hands go on; a groove under the line is bridged). The height
+        (`wide`); without any, where the centre line or a line `seam` beside it is (a rail the hands go on; a
+        groove under the line is bridged). The height
         is the highest of them, the depth from the first to the last along the line within `step_rise` of it
         (the rise a walkable top makes over a 0.25 m probe step at 35 degrees: design 7). `clear`: the highest
         walkable surface under the body's whole width (`highest`), what a body crossing the top must pass over.
