@@ -39,6 +39,11 @@ class PrcSettings:
                 setattr(settings, name, settings.checked(name, value))
         return settings
 
+    def values(self):
+        """The fields' values in order: the key of a cache kept while these settings hold (a game
+        may edit settings in place, so the object alone is not a key)."""
+        return tuple(vars(self).values())
+
     def checked(self, name, value):
         """`value` for setting `name` if in range, else a UsageError naming the setting."""
         return self._checked(self._fields()[name], value, f"setting {name}")

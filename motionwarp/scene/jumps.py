@@ -115,9 +115,6 @@ class JumpProvider(_Asked):
     def _own(given, kind):
         return [asset for asset in given if asset.traversal is not None and asset.traversal.kind == kind]
 
-    def _settings_values(self):
-        return tuple(vars(self.settings).values())
-
     def _answer(self, pos, h, given):
         gaps, ontos = self._own(given, "jump_gap"), self._own(given, "jump_onto")
         pos, forward = Point3(pos), facing(h)

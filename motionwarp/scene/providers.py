@@ -176,7 +176,7 @@ class _Asked:
     def find_at(self, pos, h, scale=1.0):
         """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`,
         scaled by `scale` (its clips' motion with it)."""
-        assets, settings = tuple(self._given), (self._settings_values(), tuple(vars(self.warp_settings).values()))
+        assets, settings = tuple(self._given), (self._settings_values(), self.warp_settings.values())
         kept, probe = self._kept, self.probe
         if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets, settings):
             return kept.answer
@@ -184,6 +184,10 @@ class _Asked:
         self._kept = (KeptAnswer(probe.version, pos[0], pos[1], pos[2], h, scale, assets, settings, answer)
                       if probe.static else None)
         return answer
+
+    def _settings_values(self):
+        """What a kept answer depends on besides the character's place and the assets: the settings' values."""
+        return self.settings.values()
 
     def _offered(self, pos, h, scale, assets, settings):
         return self._playable(self._answer(pos, h, assets), pos, h, scale)
@@ -258,9 +262,6 @@ class _Provider(_Asked):
     def _answer(self, pos, h, given):
         assets = self._own(given)
         return self._judge(measure(self.probe, self.settings, pos, h, _highest(assets)), assets)
-
-    def _settings_values(self):
-        return tuple(vars(self.settings).values())
 
     def _run(self, asset):
         """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
@@ -714,7 +715,7 @@ class TraversalProvider(_Asked):
     def _far_settings(self):
         """The settings with `reach` LOOK_AHEAD, made again only when the settings (object or values) change:
         a character on open ground asks for them every frame."""
-        stamp = Stamp((self.settings,), tuple(vars(self.settings).values()))
+        stamp = Stamp((self.settings,), self.settings.values())
         if self._far is None or not self._far.stamp.same(stamp):
             self._far = Stamped(stamp, dataclasses.replace(self.settings, reach=LOOK_AHEAD))
         return self._far.value

@@ -151,7 +151,7 @@ class Check:
         the scale, the settings (object and values), the first phase's goal, and every phase's fields (a
         phase edited in place is seen at once)."""
         *_, goal, goal_quat = first
-        read = (scale, tuple(vars(settings).values()), tuple(goal), tuple(goal_quat),
+        read = (scale, settings.values(), tuple(goal), tuple(goal_quat),
                 tuple(tuple(vars(phase).values()) for phase in (self.asset.phases if self.start is None else self.start[1])))
         later = self._later
         if later is None or later[0] is not settings or later[1] != read:
