@@ -19,7 +19,7 @@ def frozen_record(cls=None, *, eq=True):
     params = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_default_{f.name}" for f in fields)
     sets = "".join(f"    fields[{f.name!r}] = {f.name}\n" for f in fields)
     namespace = dict(defaults)
-    exec(f"def __init__(self, {params}):\n    fields = self.__dict__\n{sets}", namespace)  # noqa: S102 (as dataclasses does)
+    exec(f"def __init__(self, {params}):\n    fields = self.__dict__\n{sets}", namespace)   # as dataclasses makes its own
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__doc__, init.__annotations__ = cls.__init__.__doc__, cls.__init__.__annotations__

@@ -194,7 +194,7 @@ class _Asked:
         if not answer:
             return answer
         problem = self._prepared(answer).cause(_pose(pos, h), scale, self.warp_settings)
-        return answer if problem is None else _refused(answer, problem, answer.distance)
+        return answer if problem is None else _refused(answer, problem)
 
     def _prepared(self, answer):
         """The warper's Check of an Interaction's targets, resolved now (what no pose changes decided once)."""
@@ -210,10 +210,10 @@ def _pose(pos, h):
     return Point3(pos), quat
 
 
-def _refused(answer, problem, distance):
-    """The Refusal of an Interaction (at `distance`) the warper would not play, for the warper's Cause `problem`."""
-    return Refusal.of(problem, answer.node, distance, answer.kind, {"height": answer.height, "depth": answer.depth},
-                      prop=answer.prop)
+def _refused(answer, problem):
+    """The Refusal of an Interaction the warper would not play, for the warper's Cause `problem`."""
+    return Refusal.of(problem, answer.node, answer.distance, answer.kind,
+                      {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
 
 
 def _anchor(target, space):
@@ -697,7 +697,7 @@ class TraversalProvider(_Asked):
                 problem = check.cause(pose, scale, settings)
                 if problem is None:
                     return _moved(answer, distance)
-                answer = _refused(answer, problem, distance)
+                answer = _refused(answer, problem)   # joined at `distance` below
             answers.append(answer)
         return _joined(answers, distance)
 
