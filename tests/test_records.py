@@ -48,3 +48,5 @@ def test_a_default_factory_or_post_init_is_refused():
                                        "numbers": dataclasses.field(default_factory=dict)}))
     with pytest.raises(TypeError, match="only plain fields"):
         frozen_record(type("Bad", (), {"__annotations__": {"x": int}, "__post_init__": lambda self: None}))
+    with pytest.raises(TypeError, match="only plain fields"):   # an InitVar the dataclass's __init__ takes
+        frozen_record(type("Bad", (), {"__annotations__": {"x": int, "seed": dataclasses.InitVar[int]}}))
