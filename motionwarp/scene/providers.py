@@ -192,26 +192,32 @@ class _Asked:
     def _offered(self, pos, h, scale, assets, settings):
         return self._playable(self._answer(pos, h, assets), pos, h, scale)
 
-    def _playable(self, answer, pos, h, scale, check=None):
+    def _playable(self, answer, pos, h, scale):
         """`answer`, or, for an Interaction the warper would refuse to play from (pos, h) at `scale`,
-        a Refusal with the warper's own reason (warp/refusal.py): asked only once targets are found.
-        `check`: the warper's Check of the answer's targets, when it was prepared with them (`_prepared`)."""
+        a Refusal with the warper's own reason (warp/refusal.py): asked only once targets are found."""
         if not answer:
             return answer
-        quat = LQuaternion()
-        quat.setHpr(Vec3(h, 0, 0))
-        check = check if check is not None else self._prepared(answer)
-        problem = check.cause((Point3(pos), quat), scale, self.warp_settings)
-        if problem is None:
-            return answer
-        return Refusal.of(problem, answer.node, answer.distance, answer.kind,
-                          {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
+        problem = self._prepared(answer).cause(_pose(pos, h), scale, self.warp_settings)
+        return answer if problem is None else _refused(answer, problem)
 
     def _prepared(self, answer):
         """The warper's Check of an Interaction's targets, resolved now (what no pose changes decided once)."""
         asset = answer.asset
         anchors = [_anchor(target, self.space) for target in answer.targets]
         return Check(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors, 1.0)
+
+
+def _pose(pos, h):
+    """(Point3, LQuaternion) of a character at `pos` facing heading `h`: the pose the warper's refusal walks from."""
+    quat = LQuaternion()
+    quat.setHpr(Vec3(h, 0, 0))
+    return Point3(pos), quat
+
+
+def _refused(answer, problem):
+    """The Refusal of an Interaction the warper would not play, for the warper's Cause `problem`."""
+    return Refusal.of(problem, answer.node, answer.distance, answer.kind,
+                      {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
 
 
 def _anchor(target, space):
@@ -685,12 +691,14 @@ class TraversalProvider(_Asked):
         `scale`; else their refusals joined (the judgement's own when none found targets to refuse)."""
         if judgement.refusal is not None:
             return _moved(judgement.refusal, distance)
-        answers = []
+        answers, pose, settings = [], None, self.warp_settings
         for answer, check in zip(judgement.answers, judgement.checks):
             if answer:
-                answer = self._playable(_moved(answer, distance), pos, h, scale, check)
-                if answer:
-                    return answer
+                pose = pose or _pose(pos, h)
+                problem = check.cause(pose, scale, settings)
+                if problem is None:
+                    return _moved(answer, distance)
+                answer = _refused(answer, problem)   # joined at `distance` below
             answers.append(answer)
         return _joined(answers, distance)
 
