@@ -395,6 +395,29 @@ def test_a_mantle_needs_its_stand_clear_beside_too(assets):
     assert ledge_with(0.45)      # its near side 0.35 m from the line: beyond the radius (0.3)
 
 
+def test_a_mantle_needs_room_for_the_feet_it_plants_before_the_face(assets):
+    """Issue 26: the shipped mantle plants its feet 0.40 and 0.44 m before the edge as its hands grab it (its
+    ground truth: feet at y 0.10 and 0.06, the edge at 0.50). Before a 1.5 m ledge with a flat face they stand
+    on the ground, and on a kerb 5 cm high (under the 8 cm ankle) along its foot; where the face bulges out
+    0.45 m over them (as real rocks do) they would stand inside the bulge: refused, saying so (real rocks:
+    tests/test_real_contacts.py)."""
+    def ledge_with(profile=box_profile(3.0, 1.5), kerb=False):
+        root = level()
+        ground(root)
+        prism(root, "ledge", profile, 3.0, pos=(0, 2, 0))
+        if kerb:
+            prism(root, "kerb", box_profile(0.6, 0.05), 3.0, pos=(0, 0.2, 0))
+        return MantleProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert ledge_with() and ledge_with(kerb=True)
+    # the face bulging out as a real rock's does (rock_largeB at x3): from 0.26 m before the edge on the ground
+    # out to 0.45 m before it 0.4 m up, then back to the edge at the top
+    bulge = ledge_with([(-1.76, 0.0), (1.5, 0.0), (1.5, 1.5), (-1.5, 1.5), (-1.95, 0.4)])
+    assert not bulge, "mantle offered"
+    assert bulge.reason.startswith("no room for the feet before it ("), bulge.reason
+    assert bulge.reason.endswith("where the mantle plants them, 0.40 m before the edge)"), bulge.reason
+    assert bulge.numbers["feet_before_edge"] == pytest.approx(0.40, abs=0.01)
+
+
 def test_clip_choice_follows_the_traversal_ranges(assets):
     """mantle for 1.5 m, mantle_high for 2.0 m: the asset centred nearest the measured height."""
     chosen = {}

@@ -11,10 +11,16 @@ reach below the target is counted apart: the IK keeps the target there by design
 ground under each planted sole, the hips frame by frame against the no-IK run at the same clip time.
 The sweep over every prop is `python tests/bench/measure_contact_ik.py real`.
 """
+import math
+
+import numpy
 import pytest
 
+from .conftest import MANNEQUIN
+from .contact_helpers import truth
+from .pose_oracle import untouched_actor
 from .real_contact_runs import Measured
-from .real_props import COPIED, PlacedProp, fitting, level, walk_up
+from .real_props import COPIED, SHARED, PlacedProp, fitting, level, walk_up
 from .test_real_props import assets, chooser  # noqa: F401 (the module's assets fixture)
 
 HAND, FOOT_LOW, FOOT_HIGH, HIPS_DROP = 0.015, -0.010, 0.020, 0.10
@@ -58,3 +64,96 @@ def test_planted_hands_and_feet_are_on_a_real_prop_and_the_hips_hold(base, asset
     assert run.hand <= HAND, f"hand {1000 * run.hand:.1f} mm\n{detail}"
     assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"
     assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the warped clip's\n{detail}"
+
+
+#: Rocks whose face bulges out below their edge, and props with a plain face (issue 26). Mantling a bulging
+#: rock at x3 the feet the clip plants as the hands grab (0.40 and 0.44 m before the edge) stood under the
+#: bulge or on its 58-69 degree face: the soles measured 419 to 467 mm under the rock's surface above them
+#: and 10 to 21 of 21 points up each shin lay inside the rock; where the feet measured fine (x3@225) the
+#: shins were still half inside it. The mantle is now refused there ("no room for the feet", design 7).
+#: (prop, scale, heading, are the planted legs inside it?)
+STANCES = [
+    pytest.param("rock_largeB", 3.0, 135.0, True, id="rock_largeB-x3-135"),
+    pytest.param("rock_largeB", 3.0, 225.0, True, id="rock_largeB-x3-225"),
+    pytest.param("stone_largeB", 3.0, 135.0, True, id="stone_largeB-x3-135"),
+    pytest.param("rock_largeD", 3.0, 45.0, True, id="rock_largeD-x3-45"),
+    pytest.param("rock_largeB", 3.0, 45.0, False, id="rock_largeB-x3-45"),
+    pytest.param("cliff_block_rock", 2.0, 270.0, False, id="cliff_block_rock-x2-270"),
+    pytest.param("box_large", 1.35, 270.0, False, id="box_large-x1.35-270"),
+]
+#: Points along each shin the oracle tests, ankle to knee.
+SHIN_POINTS = 11
+#: How far inside the prop (metres, back toward the character) a shin point must be to count: a knee
+#: brushing a rock's face is no leg inside it (rock_largeB x3@45: the knee's centre 3-5 cm inside its face).
+BRUSH = 0.05
+
+
+def _prop(name):
+    """A real prop's GLB: the copy in the project, else ../shared/props/'s (the test skips without it)."""
+    copied = COPIED / f"{name}.glb"
+    if copied.exists():
+        return copied
+    found = sorted(SHARED.glob(f"*/{name}.glb")) if SHARED is not None else []
+    if not found:
+        pytest.skip(f"{name}.glb: ../shared/props/ is absent")
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def authored_shins(showbase):
+    """[(ankle, knee)] of the mantle's planted legs as authored, seen from the edge its hands grab (x right,
+    y forward, z up from the ground): every clip frame of each foot contact whose window holds the hands'
+    start, posed on an untouched Panda3D Actor (tests/pose_oracle.py), the edge from the contacts' ground
+    truth (where the hands touch)."""
+    clip = truth("mantle")
+    contacts, fps = clip["contacts"], clip["frames"] / clip["duration"]
+    grab = next(contact for contact in contacts if contact["joint"].startswith("hand"))
+    actor = untouched_actor(MANNEQUIN)
+    actor.reparentTo(showbase.render)
+    try:
+        shins = []
+        for foot in contacts:
+            if not (foot["joint"].startswith("foot") and foot["start"] <= grab["start"] <= foot["end"]):
+                continue
+            ankle = actor.exposeJoint(None, "modelRoot", foot["joint"])
+            knee = actor.exposeJoint(None, "modelRoot", "shin" + foot["joint"][len("foot"):])
+            for frame in range(math.ceil(foot["start"] * fps), math.floor(foot["end"] * fps) + 1):
+                actor.pose("mantle", frame)
+                actor.update(force=True)
+                shins.append(tuple(numpy.array(joint.getPos(actor)) - (0.0, grab["surface"][1], 0.0)
+                                   for joint in (ankle, knee)))
+        return shins
+    finally:
+        actor.cleanup()
+        actor.removeNode()
+
+
+def legs_inside(placed, shins):
+    """The points of `shins` (authored_shins) more than BRUSH inside the prop, for a character facing +Y with the prop's
+    close edge where its own triangles first reach the top along the line x = 0."""
+    ys, z, _ = placed.line(0.0)
+    edge = numpy.array([0.0, float(ys[numpy.nonzero(z >= placed.size()[0] - 0.02)[0][0]]), 0.0])
+    points = [edge + ankle + (knee - ankle) * k for ankle, knee in shins for k in numpy.linspace(0, 1, SHIN_POINTS)]
+    return [point for point in points if placed.inside(point) and placed.inside(point - (0.0, BRUSH, 0.0))]
+
+
+@pytest.mark.parametrize("name, scale, heading, inside_it", STANCES)
+def test_a_mantle_is_offered_only_where_the_legs_it_plants_are_clear_of_the_prop(base, assets, authored_shins,  # noqa: F811
+                                                                               name, scale, heading, inside_it):
+    placed = PlacedProp(_prop(name), heading, scale, 0.0)
+    inside = legs_inside(placed, authored_shins)
+    assert bool(inside) == inside_it, len(inside)   # the oracle says what the case is about
+    root, _ = level(base.render, base.loader, placed)
+    try:
+        found, y = walk_up(chooser(root, assets), placed.near())
+        if inside_it:
+            assert found is None or found.kind != "mantle", f"mantle offered; {len(inside)} shin points inside the prop"
+            if found is None:
+                assert "no room for the feet before it" in y.reason, y.reason
+            return
+        assert found is not None and found.kind == "mantle", found if found is None else found.kind
+        run = Measured(base, root, placed, found, y)
+    finally:
+        root.removeNode()
+    assert run.finished
+    assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm"
