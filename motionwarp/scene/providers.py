@@ -579,8 +579,9 @@ class VaultProvider(_Provider):
 
 
 class MantleProvider(_Provider):
-    """The ledge top of an obstacle to climb onto, with room to stand there; for an asset with a
-    second phase (its stand on top), the floor on the top where the clip ends standing too."""
+    """The ledge top of an obstacle to climb onto, with room for the feet the clip plants before the face
+    and room to stand on top; for an asset with a second phase (its stand on top), the floor on the top
+    where the clip ends standing too."""
 
     kind = "mantle"
 
