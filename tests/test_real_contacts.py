@@ -10,6 +10,11 @@ contacts: the surface under the point a palm touches (a hand over a surface more
 reach below the target is counted apart: the IK keeps the target there by design), the surface or
 ground under each planted sole, the hips frame by frame against the no-IK run at the same clip time.
 The sweep over every prop is `python tests/bench/measure_contact_ik.py real`.
+
+Where the clip's feet have no room on a real prop (../shared/props/ too, skipped without it) the kind is
+not offered: a mantle whose planted shins (the clip's own legs, posed on an untouched Panda3D Actor) lie
+inside the prop by its triangles, a jump onto whose landing feet are over a drop deeper than the IK's
+reach; where they have room it is offered and its feet measure within the targets.
 """
 import math
 
