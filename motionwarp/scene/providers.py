@@ -11,13 +11,14 @@
 Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where a vault lands
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
-from typing import Optional
+from typing import NamedTuple, Optional
 import dataclasses
 import math
 
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
+from ..animation.motion import Motion
 from ..base.errors import UsageError, shown
 from .kept import Judgement, JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
 from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
@@ -476,6 +477,28 @@ def authored_root(asset, seconds):
     return Vec3(*(float(v) for v in asset.track.position(seconds * asset.track.fps)))
 
 
+#: Half the length of a planted foot (metres): how far round each foot `_room_for_the_feet` wants room.
+FOOT_RADIUS = 0.1
+
+
+class PlantedFoot(NamedTuple):
+    """A foot the clip plants: where (clip space, seen from a phase's target), and its ankle's authored
+    height above what it stands on (metres)."""
+
+    spot: Vec3
+    ankle: float
+
+
+def planted_feet(asset):
+    """[PlantedFoot] for the feet the clip stands on as its first phase ends (its surface contacts whose
+    window holds that end), seen from the first phase's target as authored (x right, y forward)."""
+    anchor, track = authored_anchor(asset, 0).inverse(), asset.track
+    end = asset.phases[0].end
+    return [PlantedFoot(Vec3(*(anchor * track.motion(contact.start * track.fps) * Motion(contact.touchdown)).pos),
+                        contact.offset[2])
+            for contact in asset.contacts if contact.touches == "surface" and contact.start <= end <= contact.end]
+
+
 def _clear_of_the_edge(run, least):
     """`run` (clip space) carried forward to at least `least` metres: a clip authored in place (its
     root barely moves) still lands, or stands, where the capsule is clear of the edge."""
@@ -563,8 +586,9 @@ class VaultProvider(_Provider):
 
 
 class MantleProvider(_Provider):
-    """The ledge top of an obstacle to climb onto, with room to stand there; for an asset with a
-    second phase (its stand on top), the floor on the top where the clip ends standing too."""
+    """The ledge top of an obstacle to climb onto, with room for the feet the clip plants before the face
+    and room to stand on top; for an asset with a second phase (its stand on top), the floor on the top
+    where the clip ends standing too."""
 
     kind = "mantle"
 
@@ -579,6 +603,9 @@ class MantleProvider(_Provider):
         needed = run.y + radius
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
+        cramped = self._room_for_the_feet(found, asset, refuse)
+        if cramped is not None:
+            return cramped
         stand = self._stand_on_top(found, found.close_edge + _across(found, run), refuse, "stand")
         if isinstance(stand, Refusal):
             return stand
@@ -587,6 +614,31 @@ class MantleProvider(_Provider):
             targets.append(WarpTarget(stand, h=heading(found.inward)))
         return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
                            found.normal, found.node, found.distance)
+
+    def _room_for_the_feet(self, found, asset, refuse):
+        """None, or a Refusal when a foot the clip plants as its first phase ends (before the face) has no
+        room there: what it would stand on (the first surface under the knee, `face_low`) is steeper than
+        `max_incline_deg` (a rock's face bulging out over it), or the obstacle takes up its leg from the
+        ankle to the knee above that (a lower log of a stack, a rock jutting out below the knee, where
+        the face sweep does not look). A floor found there that is walkable the foot stands on (a kerb,
+        a lower log under the knee), as the contact IK puts it."""
+        knee = self.settings.face_low
+        for foot in planted_feet(asset):
+            at = found.close_edge + _across(found, foot.spot)
+            floor = self.probe.ray(Point3(at.x, at.y, found.ground + knee), Point3(at.x, at.y, found.ground - knee))
+            if floor is None or foot.ankle >= knee:
+                continue
+            before = -foot.spot.y
+            incline = incline_deg(floor.normal)
+            if incline > self.settings.max_incline_deg:
+                return refuse(f"no room for the feet before it (a {incline:.0f}° slope where the {self.verb} plants "
+                              f"them, {_metres(before)} before the edge)", feet_before_edge=before, feet_incline_deg=incline)
+            leg = Point3(at.x, at.y, floor.pos.z + (foot.ankle + knee) / 2)
+            blocker = self.probe.capsule_overlaps(min(FOOT_RADIUS, (knee - foot.ankle) / 2), knee - foot.ankle, leg)
+            if blocker is not None:
+                return refuse(f"no room for the feet before it ({blocker.getName() or 'something'} is where the "
+                              f"{self.verb} plants them, {_metres(before)} before the edge)", feet_before_edge=before)
+        return None
 
 
 class JumpOverProvider(VaultProvider):
