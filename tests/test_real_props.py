@@ -212,7 +212,8 @@ def test_a_real_prop_no_asset_fits_is_refused_with_a_reason(base, assets, name, 
 STILL_REFUSED = {("rock_tallA", 0.0), ("rock_tallA", 90.0), ("rock_tallB", 0.0),
                  ("rock_tallB", 90.0),
                  ("log_stack", 0.0), ("cliff_steps_rock", 0.0), ("cliff_large_rock", 0.0),
-                 ("rock_largeA", 0.0), ("stone_largeA", 0.0)}
+                 ("rock_largeA", 0.0), ("stone_largeA", 0.0),
+                 ("rock_largeD", 90.0)}   # its face bulges out where the mantle plants the feet (issue 26)
 
 
 @pytest.mark.skipif(not real_props.shared_props(), reason="../shared/props/ is not beside the project")
