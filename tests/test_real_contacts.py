@@ -13,8 +13,9 @@ The sweep over every prop is `python tests/bench/measure_contact_ik.py real`.
 """
 import pytest
 
-from .real_contact_runs import Measured
-from .real_props import COPIED, PlacedProp, fitting, level, walk_up
+from .contact_helpers import ContactRun, Level
+from .real_contact_runs import Measured, hips_drops
+from .real_props import COPIED, SHARED, PlacedProp, fitting, level, walk_up
 from .test_real_props import assets, chooser  # noqa: F401 (the module's assets fixture)
 
 HAND, FOOT_LOW, FOOT_HIGH, HIPS_DROP = 0.015, -0.010, 0.020, 0.10
@@ -58,3 +59,49 @@ def test_planted_hands_and_feet_are_on_a_real_prop_and_the_hips_hold(base, asset
     assert run.hand <= HAND, f"hand {1000 * run.hand:.1f} mm\n{detail}"
     assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"
     assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the warped clip's\n{detail}"
+
+
+#: Tops deeper than the vault's 0.6 m: far_edge carries the root 1.2 m past the close edge instead of 0.6 m.
+#: Warped over the whole phase, the body travelled that far while the hands still held the close edge (to
+#: 0.98 s); the IK, keeping them planted, pulled the hips down for the arms to reach (hands win over feet):
+#: 104-108 mm below the warped clip's over these boxes, 146-160 mm over rock_largeC x2 and 154 mm over
+#: rock_largeB x3@90 (its far edge 1.2 m past the close edge). far_edge now warps from the hands' release
+#: (`warp_from`, design 4 Held warp): the body moves over the planted hands as the clip does.
+DEEP_BOXES = [pytest.param(1.0, 1.2, 1.0, id="1.0m-high-1.2m-deep"), pytest.param(0.55, 1.2, 2.0, id="0.55m-high-1.2m-deep")]
+DEEP_TOPS = [pytest.param("rock_largeC", 2.0, 315.0, id="rock_largeC-x2-315"),
+             pytest.param("rock_largeC", 2.0, 270.0, id="rock_largeC-x2-270"),
+             pytest.param("rock_largeB", 3.0, 90.0, id="rock_largeB-x3-90")]
+
+
+@pytest.mark.parametrize("height, depth, distance", DEEP_BOXES)
+def test_a_vault_over_a_deep_box_keeps_the_hips_over_the_planted_hands(base, assets, height, depth, distance):  # noqa: F811
+    """The box's own numbers are the oracle: hands within 5 mm of where they were authored relative to its
+    close edge, and the hips frame by frame against the same warp played without the IK."""
+    box = Level(base.render, height, depth, distance)
+    try:
+        with_ik = ContactRun(base, box, assets, 30)
+        without = ContactRun(base, box, assets, 30, ik=False)
+    finally:
+        box.root.removeNode()
+    assert with_ik.asset.traversal.kind == "vault" and with_ik.finished and without.finished
+    drop = max(below for _, below in hips_drops(with_ik, without))
+    assert drop < HIPS_DROP, f"hips {1000 * drop:.0f} mm below the warped clip's"
+    assert with_ik.hand_errors(box) < 0.005
+
+
+@pytest.mark.skipif(SHARED is None, reason="../shared/props/ is not beside the project")
+@pytest.mark.parametrize("name, scale, heading", DEEP_TOPS)
+def test_a_vault_over_a_deep_real_rock_keeps_the_hips_over_the_planted_hands(base, assets, name, scale, heading):  # noqa: F811
+    placed = PlacedProp(next(SHARED.glob(f"*/{name}.glb")), heading, scale, 0.0)
+    root, _ = level(base.render, base.loader, placed)
+    try:
+        found, y = walk_up(chooser(root, assets), placed.near())
+        assert found is not None and found.kind == "vault", y
+        run = Measured(base, root, placed, found, y)
+    finally:
+        root.removeNode()
+    detail = "\n".join(run.worst_frames())
+    assert run.finished, detail
+    assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the warped clip's\n{detail}"
+    assert run.hand is not None and run.hand <= HAND, f"hand {run.hand}\n{detail}"
+    assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"

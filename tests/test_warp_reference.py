@@ -70,7 +70,8 @@ def write_asset(folder, model, clip, phases):
 
 
 def ref_phases(phases):
-    keys = ("t_offset", "r_offset", "min_rate", "max_rate", "axes", "warp_translation", "warp_rotation", "defer_rise")
+    keys = ("t_offset", "r_offset", "min_rate", "max_rate", "axes", "warp_translation", "warp_rotation", "defer_rise",
+            "warp_from")
     return [RefPhase(p["start"], p["end"], **{k: p[k] for k in keys if k in p}) for p in phases]
 
 
@@ -238,6 +239,41 @@ def test_the_reference_defers_only_a_rise(tmp_path):
         while not reference.finished:
             reference.advance(1 / 60)
         assert reference.pos[2] == pytest.approx(natural[2][0][2], abs=1e-9), "the landing is not on the ground"
+
+
+@pytest.mark.parametrize("timing", ["60fps", "hitches"])
+@pytest.mark.parametrize("shift", [(0.05, 0.6, 0.1), (0.0, -0.45, 0.0)])
+def test_vault_whose_far_edge_warps_from_the_hands_release(base, tmp_path, timing, shift):
+    """`warp_from` (design 4, Held warp): far_edge follows the clip from its origin while the hands hold
+    the close edge (to 0.98 s), then warps to a far edge farther (and higher) or nearer than authored."""
+    data = [VAULT_PHASES[0], dict(VAULT_PHASES[1], warp_from=0.98), VAULT_PHASES[2]]
+    shifts = [(0.1, 0.3, 0.2), (0.1 + shift[0], 0.3 + shift[1], 0.2 + shift[2]), (0.1 + shift[0], 0.3 + shift[1], 0.0)]
+    run_case(base, tmp_path, MANNEQUIN, "vault", data, shifts, [10.0, 5.0, -8.0], TIMINGS[timing],
+             start=((-1.0, 0.5, 0.0), -125.0))
+
+
+def test_the_reference_holds_the_warp_until_warp_from():
+    """The oracle itself, against the raw clip: with `warp_from` the root is where the clip alone takes it
+    from far_edge's origin until 0.98 s (to the last bit), and the phase still ends on its goal."""
+    clip = RawClip(MANNEQUIN, "vault")
+    phases = ref_phases([VAULT_PHASES[0], dict(VAULT_PHASES[1], warp_from=0.98), VAULT_PHASES[2]])
+    start, rot = np.zeros(3), hpr_matrix(0.0)
+    natural = natural_goals(clip, phases, start, rot)
+    farther = np.array([0.1, 0.6, 0.15])
+    targets = [(end + (farther if index == 1 else np.zeros(3)) - end_rot @ phase.t_offset, end_rot)
+               for index, (phase, (end, end_rot)) in enumerate(zip(phases, natural))]
+    reference = ReferenceWarp(clip, phases, targets, start, rot)
+    while reference.index == 0:
+        reference.advance(1 / 60)
+    origin, f0 = reference.anchor[0], 0.7 * clip.fps
+    held = 0
+    while reference.index == 1:
+        frame, pos, _, _ = reference.advance(1 / 60)
+        if reference.index == 1 and frame <= 0.98 * clip.fps:
+            assert np.allclose(pos, origin + clip.displacement(f0, frame), atol=1e-12), frame
+            held += 1
+    assert held >= 10
+    assert np.allclose(reference.anchor[0], natural[1][0] + farther, atol=1e-9), "far_edge does not end on its goal"
 
 
 def test_full_rotation_target(base, tmp_path, turn_glb):
