@@ -12,6 +12,9 @@ ground under each planted sole, the hips frame by frame against the no-IK run at
 The sweep over every prop is `python tests/bench/measure_contact_ik.py real`.
 """
 import pytest
+from panda3d.core import Point3
+
+from motionwarp import SceneProbe, TraversalProvider
 
 from .contact_helpers import ContactRun, Level
 from .obstacles import box_profile, mesh_node, prism, prism_triangles
@@ -159,6 +162,20 @@ def test_a_vault_over_a_gate_lower_than_its_posts_pushes_from_the_gate(base, ass
     with_ik = vaulted_holding_the_hips(base, gate, assets)
     hand, off = with_ik.hand_gap(gate)
     assert off == 0 and hand <= HAND, f"hand {1000 * hand:.1f} mm from the rail"
+
+
+@pytest.mark.parametrize("post, close_edge", [(0.72, 0.6), (0.8, 0.8)], ids=["hands-12cm-down", "hands-20cm-down"])
+def test_the_vault_close_edge_is_where_the_hands_plant_within_a_hands_reach_below_the_top(base, assets, post, close_edge):  # noqa: F811
+    """Design 7 (Vault), from the gate's own numbers: the top is the posts' (what the body clears); the
+    close edge's target is the rail under the hands when it lies within 0.15 m below that, else the top's."""
+    gate = GateBetweenPosts(base.render, 0.6, post)
+    try:
+        found = TraversalProvider(SceneProbe.from_geometry(gate.root), assets).find_at(Point3(0, 0, 0), 0.0)
+    finally:
+        gate.root.removeNode()
+    assert found.kind == "vault" and found.height == pytest.approx(post, abs=0.005)
+    assert found.targets[0].pos.z == pytest.approx(close_edge, abs=0.002)
+    assert found.targets[1].pos.z == pytest.approx(post, abs=0.005), "the far edge keeps the top's height"
 
 
 @pytest.mark.skipif(SHARED is None, reason="../shared/props/ is not beside the project")
