@@ -105,10 +105,12 @@ class PlacedProp:
         keep = length > 1e-12
         self._a, self._b, self._c = a[keep], b[keep], c[keep]
         self._up = numpy.abs(normal[keep, 2]) / length[keep]   # |cos| of each triangle's incline
+        self._facing = normal[keep, 2]   # > 0: the triangle faces up (out of the solid)
 
-    def hits(self, origin, direction):
-        """(distance along the unit `direction` to the nearest triangle hit from `origin`, that
-        triangle's |cos| of incline), or (inf, nan) when the ray meets none (Moller-Trumbore on all)."""
+    def _crossed(self, origin, direction, slack):
+        """(which triangles the ray from `origin` along `direction` meets, the distance to each), Moller-Trumbore
+        on all; `slack` widens each triangle by that much of its barycentric range (0: a point on an edge
+        shared by two triangles meets one of them only when it is strictly inside it)."""
         origin, direction = numpy.asarray(origin, float), numpy.asarray(direction, float)
         edge1, edge2 = self._b - self._a, self._c - self._a
         p = numpy.cross(direction, edge2)
@@ -120,12 +122,29 @@ class PlacedProp:
         q = numpy.cross(t_vec, edge1)
         v = (q @ direction) * inv
         t = numpy.einsum("ij,ij->i", edge2, q) * inv
-        inside = ok & (u >= -1e-9) & (v >= -1e-9) & (u + v <= 1 + 1e-9) & (t >= 0.0)
-        if not inside.any():
+        return ok & (u >= -slack) & (v >= -slack) & (u + v <= 1 + slack) & (t >= 0.0), t
+
+    def hits(self, origin, direction):
+        """(distance along the unit `direction` to the nearest triangle hit from `origin`, that
+        triangle's |cos| of incline), or (inf, nan) when the ray meets none."""
+        met, t = self._crossed(origin, direction, 1e-9)
+        if not met.any():
             return math.inf, math.nan
-        t = numpy.where(inside, t, numpy.inf)
+        t = numpy.where(met, t, numpy.inf)
         best = int(numpy.argmin(t))
         return float(t[best]), float(self._up[best])
+
+    def inside(self, point):
+        """Is `point` inside the prop's solid? The nearest of its triangles straight above faces up, or the
+        nearest straight below faces down (glTF's counter-clockwise winding faces out): the point is under
+        the solid's top, or over its bottom, from within. Both, not one, and not a parity count: a rock made
+        of parts has a face inside it (rock_largeB's, 0.36 m up at x3, facing down)."""
+        for direction, outward in ((1.0, 1.0), (-1.0, -1.0)):
+            met, t = self._crossed(point, (0.0, 0.0, direction), 0.0)
+            met &= t > 0.0
+            if met.any() and self._facing[int(numpy.argmin(numpy.where(met, t, numpy.inf)))] * outward > 0.0:
+                return True
+        return False
 
     def drops(self, xs, ys, top=100.0):
         """(z, |cos| of the incline) of the highest triangle under each (x, y) (arrays), from `top` down;

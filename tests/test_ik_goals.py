@@ -11,7 +11,7 @@ import pytest
 from panda3d.core import Point3, Vec3
 
 from motionwarp.base.config import ContactIKSettings
-from motionwarp.ik.goals import EASE_SPEED, PELVIS_SPEED, ClipTime, ContactGoals, PelvisRise
+from motionwarp.ik.goals import EASE_SPEED, PELVIS_SPEED, ClipTime, ContactGoals, CycleTime, PelvisRise
 from motionwarp.warp.contacts import Contact
 
 BLEND = 0.2
@@ -51,8 +51,8 @@ class World:
     def origin(self):
         return Point3(0, 0, 0)
 
-    def drop(self, x, y, top, bottom):
-        return (self.ground,) if bottom <= self.ground <= top else None
+    def drop(self, x, y, top, bottom, kept=None):
+        return self.ground if bottom <= self.ground <= top else None
 
 
 def goals_at(step, seconds, world, share=1.0, contacts=(HAND, FOOT)):
@@ -262,9 +262,9 @@ class Terrain(World):
     def origin(self):
         return Point3(self.origin_point)
 
-    def drop(self, x, y, top, bottom):
+    def drop(self, x, y, top, bottom, kept=None):
         z = self.height(x, y)
-        return (z,) if z is not None and bottom <= z <= top else None
+        return z if z is not None and bottom <= z <= top else None
 
 
 def grounded(blend=BLEND):
@@ -324,6 +324,37 @@ def test_a_planted_foot_eases_from_its_contact_onto_the_ground_without_a_jump():
         if correction.z == pytest.approx(ground, abs=1e-9):
             break
     assert frame == pytest.approx(BLEND / dt, abs=1)
+
+
+def test_a_foot_on_flat_ground_still_lets_go_of_a_contact_easing_out():
+    """On flat ground, a foot whose warp contact still eases out blends from that contact toward
+    the ground (weight 1: the held correction times its weight twice), never keeps the contact's
+    own weight as if no ground were kept."""
+    world = Terrain(lambda x, y: 0.0)
+    world.ground = 0.0
+    world.joints["foot_r"] = Point3(0.1, 1.2, 0.2)
+    step, dt = grounded(), 1 / 60
+    held, _ = goals_at(step, 1.1, world)["foot_r"]
+    assert held.z == pytest.approx(0.08 - 0.2)
+    correction, weight = step.step(dt, None, world)["foot_r"]
+    left = 1.0 - dt / BLEND
+    assert weight == 1.0 and correction.z == pytest.approx(held.z * left * left)
+
+
+def test_a_foot_a_cycle_planted_lets_go_after_the_cycle_stops():
+    """A locomotion cycle plants the left foot: the sole stays where it touched down while the
+    animation slides it 3 cm; when no cycle plays any more (the next frame), that correction eases
+    out linearly over the blend time instead of vanishing at once."""
+    world = Terrain(lambda x, y: 0.0)
+    world.joints["sole_l"] = Point3(-0.1, 0.0, 0.0)
+    step, dt = grounded(), 1 / 60
+    cycle = (("foot_l", "sole_l", 0.0, 0.5),)
+    step.step(dt, None, world, CycleTime(cycle, 0.1))
+    world.joints["sole_l"] = Point3(-0.1, 0.03, 0.0)
+    correction, weight = step.step(dt, None, world, CycleTime(cycle, 0.2))["foot_l"]
+    assert weight == 1.0 and close(correction, Vec3(0, -0.03, 0))
+    correction, weight = step.step(dt, None, world, None)["foot_l"]
+    assert weight == 1.0 and close(correction, Vec3(0, -0.03 * (1.0 - dt / BLEND), 0))
 
 
 def test_the_pelvis_moves_up_and_across_its_animated_place_at_up_to_its_speed():

@@ -8,7 +8,7 @@ import math
 import pytest
 from panda3d.core import Point3
 
-from motionwarp import ProviderSettings, SceneProbe, UsageError, load_actor
+from motionwarp import ProviderSettings, SceneProbe, UsageError, WarpAsset, load_actor
 from motionwarp.scene.jumps import NOTHING_TO_JUMP, JumpProvider
 
 from .marker_rigs import JUMP_RUN, read_at_phase_ends, write_jump
@@ -213,3 +213,30 @@ def test_a_ledge_too_shallow_to_land_on_is_refused_with_the_room_it_needs(jumps)
                          reach=3.0).find_at(Point3(0, 0, 0), 0.0)
     assert not found and found.reason == f"no room to land on top ({shallow:.2f} m deep < {needed:.2f} m)"
     assert found.numbers["room"] == pytest.approx(needed) and found.kind == "jump_onto"
+
+
+def test_a_jump_onto_is_refused_where_the_top_falls_away_under_a_landing_foot(warp_asset_dir):
+    """Issue 26: the mannequin's jump onto lands foot_r 0.11 m right of the landing and 0.07 m past it, foot_l
+    0.11 m left and 0.31 m past (its landing contacts' offsets), the landing 0.34 m onto the top. On a
+    0.8 m ledge they land on the top. A groove 0.25 m deep across the way from 0.55 to 0.75 m in (the
+    valley between two logs of a stack) puts foot_l over a floor farther below the landing than the contact
+    IK looks (15 cm): it would stay level with the top, over the groove. Refused, saying so; a groove 0.10 m
+    deep, within the IK's reach, is landed in. (The Nature Kit's stairs turned across the way:
+    tests/test_real_contacts.py.)"""
+    asset = WarpAsset.load(warp_asset_dir / "jump_onto.warp.json")
+
+    def onto(groove):
+        root = level()
+        slab(root, "ground", -6.0, 6.0, 0.0, 0.0)
+        for name, near, far, height in (("ledge", 0.0, 0.55, 0.8), ("groove", 0.55, 0.75, 0.8 - groove),
+                                        ("ledge beyond", 0.75, 3.0, 0.8)):
+            prism(root, name, box_profile(far - near, height), 6.0, pos=(0, 1.9 + (near + far) / 2, 0))
+        return JumpProvider(SceneProbe.from_geometry(root), [asset], reach=3.5).find_at(Point3(0, -1.2, 0), 0.0)
+    shallow = onto(0.10)
+    assert shallow and shallow.kind == "jump_onto", shallow.reason
+    assert shallow.landing.y == pytest.approx(1.9 + PAST, abs=0.01)
+    refused = onto(0.25)
+    assert not refused, "jump onto offered"
+    assert refused.reason == "no room to land on top (the top falls away under the foot_l, more than 0.15 m " \
+                             "below the landing)", refused.reason
+    assert refused.numbers["landing_step"] == pytest.approx(0.15) and refused.kind == "jump_onto"

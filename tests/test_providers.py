@@ -395,6 +395,35 @@ def test_a_mantle_needs_its_stand_clear_beside_too(assets):
     assert ledge_with(0.45)      # its near side 0.35 m from the line: beyond the radius (0.3)
 
 
+def test_a_mantle_needs_room_for_the_feet_it_plants_before_the_face(assets):
+    """Issue 26: the shipped mantle plants its feet 0.40 and 0.44 m before the edge as its hands grab it (its
+    ground truth: feet at y 0.10 and 0.06, the edge at 0.50). Before a 1.5 m ledge with a flat face they stand
+    on the ground, and on a kerb 5 cm high (under the 8 cm ankle) along its foot; on a low rock's 50-degree
+    slope, or inside the face where it bulges out 0.45 m over them (as real rocks do), they have no room:
+    refused, saying so (real rocks: tests/test_real_contacts.py)."""
+    def ledge_with(profile=box_profile(3.0, 1.5), before=None):
+        root = level()
+        ground(root)
+        prism(root, "ledge", profile, 3.0, pos=(0, 2, 0))
+        if before is not None:   # (name, its profile) in front of the ledge, under the knee
+            prism(root, before[0], before[1], 3.0)
+        return MantleProvider(SceneProbe.from_geometry(root), assets).find_at(Point3(0, 0, 0), 0.0)
+    assert ledge_with() and ledge_with(before=("kerb", [(-0.1, 0.0), (0.5, 0.0), (0.5, 0.05), (-0.1, 0.05)]))
+    # a rock 0.3 m high rising at 50 degrees under the feet: they would stand on its slope
+    wedge = ledge_with(before=("wedge", [(-0.05, 0.0), (0.2, 0.0), (0.2, 0.3)]))
+    assert not wedge, "mantle offered"
+    assert wedge.reason == "no room for the feet before it (a 50° slope where the mantle plants them, 0.40 m " \
+                           "before the edge)", wedge.reason
+    assert wedge.numbers["feet_incline_deg"] == pytest.approx(50.2, abs=0.1)
+    # the face bulging out as a real rock's does (rock_largeB at x3): from 0.26 m before the edge on the ground
+    # out to 0.45 m before it 0.4 m up, then back to the edge at the top
+    bulge = ledge_with([(-1.76, 0.0), (1.5, 0.0), (1.5, 1.5), (-1.5, 1.5), (-1.95, 0.4)])
+    assert not bulge, "mantle offered"
+    assert bulge.reason.startswith("no room for the feet before it ("), bulge.reason
+    assert bulge.reason.endswith("where the mantle plants them, 0.40 m before the edge)"), bulge.reason
+    assert bulge.numbers["feet_before_edge"] == pytest.approx(0.40, abs=0.01)
+
+
 def test_clip_choice_follows_the_traversal_ranges(assets):
     """mantle for 1.5 m, mantle_high for 2.0 m: the asset centred nearest the measured height."""
     chosen = {}

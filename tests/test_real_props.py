@@ -156,7 +156,8 @@ STILL_REFUSED = {("rock_tallA", 0.0), ("rock_tallA", 90.0), ("rock_tallB", 0.0),
                  ("statue_columnDamaged", 0.0), ("statue_columnDamaged", 90.0), ("bridge_wood", 0.0),
                  ("log_stack", 0.0), ("cliff_steps_rock", 0.0), ("cliff_large_rock", 0.0),
                  ("pot_large", 0.0), ("pot_large", 90.0), ("bed", 0.0),
-                 ("rock_largeA", 0.0), ("stone_largeA", 0.0)}
+                 ("rock_largeA", 0.0), ("stone_largeA", 0.0),
+                 ("rock_largeD", 90.0)}   # its face bulges out where the mantle plants the feet (issue 26)
 
 
 @pytest.mark.skipif(not real_props.shared_props(), reason="../shared/props/ is not beside the project")

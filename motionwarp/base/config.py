@@ -39,6 +39,11 @@ class PrcSettings:
                 setattr(settings, name, settings.checked(name, value))
         return settings
 
+    def values(self):
+        """The fields' values in order: the key of a cache kept while these settings hold (a game
+        may edit settings in place, so the object alone is not a key)."""
+        return tuple(vars(self).values())
+
     def checked(self, name, value):
         """`value` for setting `name` if in range, else a UsageError naming the setting."""
         return self._checked(self._fields()[name], value, f"setting {name}")
@@ -138,7 +143,7 @@ class ContactIKSettings(PrcSettings):
 
     RANGES = {"ik_task_sort": (-1000, 1000), "ik_blend_time": (0.0, 2.0), "ik_feet_on_ground": (0, 1),
               "ik_ray_above": (0.0, 10.0), "ik_ray_below": (0.0, 10.0), "ik_surface_reach": (0.0, 1.0),
-              "ik_compiled": (0, 1)}
+              "ik_compiled": (0, 1), "ik_ground_keep": (0.0, 0.5)}
 
     #: Sort of the per-character IK task: after the warper (45), before igLoop renders (50).
     ik_task_sort: int = 47
@@ -150,6 +155,10 @@ class ContactIKSettings(PrcSettings):
     #: The ray looking for the surface under a joint starts this far above it and ends this far below (metres).
     ik_ray_above: float = 0.5
     ik_ray_below: float = 1.0
+    #: Feet kept on the ground: a foot (or the origin) less than this far (metres) from where its
+    #: last ray was cast over a static probe is answered from that ray's surface, moved along its
+    #: slope, with no new ray (ik.scene_view.KeptGround); 0: a ray every frame.
+    ik_ground_keep: float = 0.002
     #: A target contact's surface is looked for along its normal from `ik_ray_above` out of it (a
     #: raised or stacked top) to this far into it (metres) from where the warp's target puts it:
     #: far enough for a top falling away across the hands (12 cm on an 8-degree lid), never as far

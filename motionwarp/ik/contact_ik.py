@@ -158,6 +158,8 @@ class ContactIK:
     def _cycle_time(self):
         """Outside warps, the CycleTime of the locomotion cycle in `steps` with the most effect on the
         pose (None when none plays)."""
+        if not self.steps:
+            return None
         playing = [(self.pose.bundle.getControlEffect(control), clip, control)
                    for clip, control in ((clip, self.actor.getAnimControl(clip)) for clip in self.steps)
                    if control is not None]

@@ -27,6 +27,8 @@ PELVIS_SPEED = 2.0
 #: Metres: the character stands (its feet are kept on the ground) when there is ground this close
 #: above or below its origin; otherwise it is in the air and its feet keep the clip's pose.
 _STANDING = 0.1
+#: The name the ground under the character's origin is kept by (world.drop), apart from every foot's.
+_ORIGIN = ("the character's origin",)
 
 
 class CycleTime(NamedTuple):
@@ -189,20 +191,24 @@ class ContactGoals:
         foot, its sole stays where it touched down (`_step_shift`)."""
         if not world.has_surfaces:
             return
-        settings = self.settings
+        settings, kept = self.settings, self._ground
         origin = world.origin()
         ground = origin.z
         ease = min(1.0, dt / settings.ik_blend_time) if settings.ik_blend_time > 0 else 1.0
-        under = world.drop(origin.x, origin.y, ground + _STANDING, ground - _STANDING)
+        under = world.drop(origin.x, origin.y, ground + _STANDING, ground - _STANDING, _ORIGIN)
+        top, bottom, flat = ground + settings.ik_ray_above, ground - settings.ik_ray_below, True
         for foot in self.feet:
-            animated = world.animated(foot)
-            hit = None if under is None else world.drop(animated.x, animated.y, ground + settings.ik_ray_above,
-                                                        ground - settings.ik_ray_below)
-            wanted = hit[0] - ground if hit is not None else 0.0  # airborne (nothing under the origin): as animated
-            self._ground[foot] = self._ground.get(foot, 0.0) + (wanted - self._ground.get(foot, 0.0)) * ease
-        shifts = self._step_shifts(dt, world, cycle if under is not None else None)
-        if all(abs(self._ground[foot]) < _GROUND_EPSILON and foot not in goals and foot not in shifts
-               for foot in self.feet):
+            wanted = 0.0  # airborne (nothing under the origin) or nothing under the foot: as animated
+            if under is not None:
+                animated = world.animated(foot)
+                hit = world.drop(animated.x, animated.y, top, bottom, foot)
+                if hit is not None:
+                    wanted = hit - ground
+            was = kept.get(foot, 0.0)
+            height = kept[foot] = was + (wanted - was) * ease
+            flat = flat and -_GROUND_EPSILON < height < _GROUND_EPSILON and foot not in goals
+        shifts = self._step_shifts(dt, world, cycle if under is not None else None) if cycle or self._steps else {}
+        if flat and not shifts:
             return
         for foot in self.feet:
             correction = Vec3(0, 0, self._ground[foot]) + shifts.get(foot, Vec3(0, 0, 0))

@@ -5,7 +5,7 @@ together: freeze the changed joints, recompute the bundle, mark the Character no
 for this frame (so cull does not recompute and drop the IK), release the joints (the next frame
 starts from pure animation). Anything calling `actor.update()` later in the same frame undoes it.
 """
-from panda3d.core import LMatrix4f, Point3
+from panda3d.core import LMatrix4f
 
 from ..base.errors import UsageError
 from ..warp.asset import joint_parents
@@ -67,7 +67,7 @@ class PoseWriter:
 
     def world(self, joint):
         """Where (world) the joint is this frame."""
-        return self.world_from_char.xformPoint(Point3(self.net(joint).getRow3(3)))
+        return self.world_from_char.xformPoint(self.net(joint).getRow3(3))
 
     def _joint(self, name):
         joint = self._joints.get(name)

@@ -2,6 +2,8 @@
 animated, the surface a ray finds under a point, where a phase target puts a contact, and where
 the clip will put a joint. Reads only; the goal step (ik.goals) stays free of NodePaths.
 """
+from typing import NamedTuple, Optional
+
 from panda3d.core import Point3, Vec3
 
 from ..animation.motion import Motion
@@ -16,6 +18,7 @@ class SceneView:
         self._warp = None
         self._points = {}         # contact index -> (what they depend on, its target_points) for the warp
         self._phases = {}         # phase name -> its index in the warp's asset
+        self._ground = KeptGround(probe, settings)
 
     @property
     def has_surfaces(self):
@@ -34,9 +37,14 @@ class SceneView:
         """The character's origin (world)."""
         return self.actor.getPos(self.render)
 
-    def drop(self, x, y, top, bottom):
-        """The probe's hit on a vertical ray from `top` down to `bottom` at (x, y), or None."""
-        return self.probe.drop(x, y, top, bottom)
+    def drop(self, x, y, top, bottom, kept=None):
+        """The height (world z) of the first surface on a vertical ray from `top` down to `bottom`
+        at (x, y), or None. With a `kept` name (a foot, the origin) the ground found for that name
+        last is used again while it still answers the ray (KeptGround)."""
+        if kept is not None:
+            return self._ground.drop(kept, x, y, top, bottom)
+        hit = self.probe.drop(x, y, top, bottom)
+        return None if hit is None else hit[0]
 
     def surface_point(self, contact, where):
         """Where (world) `contact`'s joint sits on the surface under `where`, or None."""
@@ -91,3 +99,67 @@ class SceneView:
             if hit is not None:   # the joint keeps its offset from the touched point, moved to the surface found
                 point = point + normal * (Point3(hit.pos) - surface).dot(normal)
         return point, touchdown
+
+
+class _Ground(NamedTuple):
+    """A ray's answer kept for a name: where it was cast (`x`, `y`, from `top` to `bottom`), the
+    height it found (None: nothing), and the slope there (dz per metre along x and y)."""
+    x: float
+    y: float
+    top: float
+    bottom: float
+    z: Optional[float]
+    dz_dx: float
+    dz_dy: float
+
+
+class KeptGround:
+    """The ground under a few named points (the feet, the origin), kept from one frame to the next.
+
+    A ray at (x, y) from top to bottom is answered from the last one cast for its name while (x, y)
+    is within `ik_ground_keep` metres of where that was cast and its top no more than that above
+    the last top: the height found there, moved along the plane of the surface it hit (its
+    normal), so flat and evenly sloped ground answer exactly; only where the surface bends or
+    steps within that distance is the answer off (at most the step, over at most that distance).
+    Only on a static probe (SceneProbe.static), forgotten when its version changes (`changed()`);
+    `ik_ground_keep` 0 casts every ray."""
+
+    def __init__(self, probe, settings):
+        self.probe, self.settings = probe, settings
+        self._kept = {}           # name -> _Ground
+        self._version = None      # the probe's version the kept ground was found in
+
+    def drop(self, name, x, y, top, bottom):
+        """The height (world z) of the first surface from `top` down to `bottom` at (x, y), or None."""
+        probe, keep = self.probe, self.settings.ik_ground_keep
+        if not probe.static or keep <= 0.0:
+            hit = probe.drop(x, y, top, bottom)
+            return None if hit is None else hit[0]
+        if probe.version != self._version:
+            self._kept, self._version = {}, probe.version
+        kept = self._kept.get(name)
+        if kept is not None:
+            kept_x, kept_y, kept_top, kept_bottom, kept_z, dz_dx, dz_dy = kept
+            dx, dy = x - kept_x, y - kept_y
+            if dx * dx + dy * dy <= keep * keep and top <= kept_top + keep:
+                if kept_z is None:
+                    if bottom >= kept_bottom - keep:
+                        return None
+                else:
+                    z = kept_z + dz_dx * dx + dz_dy * dy
+                    if bottom <= z <= top:
+                        return z
+        found = probe.drop_normal(x, y, top, bottom)
+        if found is None:
+            self._kept[name] = _Ground(x, y, top, bottom, None, 0.0, 0.0)
+            return None
+        z, normal = found
+        if normal[2] < _STEEPEST:   # next to a wall: found again next time
+            self._kept.pop(name, None)
+        else:
+            self._kept[name] = _Ground(x, y, top, bottom, z, -normal[0] / normal[2], -normal[1] / normal[2])
+        return z
+
+
+#: The cosine of the steepest incline whose hit KeptGround keeps (84 degrees; a wall's is not).
+_STEEPEST = 0.1

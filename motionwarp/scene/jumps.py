@@ -16,20 +16,25 @@ import math
 
 from panda3d.core import Point3, Vec3
 
-from ..base.config import ProviderSettings
+from ..base.config import ContactIKSettings, ProviderSettings
 from ..base.errors import UsageError
 from ..warp.authored import authored_between
 from ..warp.target import WarpTarget
 from .measure import facing, heading, incline_deg, measure
 from ..warp.refusal import Cause
 from .kept import KeptCache, Stamped
-from .providers import (_MOST_ASSETS, Interaction, Refusal, _Asked, _asset_stamp, _highest, _metres, _moved,
+from .providers import (_MOST_ASSETS, Interaction, Refusal, _across, _Asked, _asset_stamp, _highest, _metres, _moved,
                         _Provider, nothing_in_front)
 
 _NOTHING_HERE = nothing_in_front(("jump",))
 NOTHING_TO_JUMP = _NOTHING_HERE.text
 KINDS = ("jump_gap", "jump_onto")
 _UP = Vec3(0, 0, 1)
+
+
+#: The most the top may fall away under a landing foot (metres): the contact IK's default
+#: `motionwarp-ik-surface-reach`, the farthest it looks for that foot's surface below the landing.
+LANDING_STEP = ContactIKSettings.ik_surface_reach
 
 
 def _jump_run(asset):
@@ -77,21 +82,42 @@ class _Onto(_Provider):
         settings: it reads the measurement alone, so a character walking up is judged once."""
         kept = found.answers
         if kept is None:
-            return self._landing(found, refuse)
+            return self._landing(found, asset, refuse)
         key, stamp = (type(self), self._settings_values()), _asset_stamp(asset)
         landing = kept.get(key)
         if landing is None or not landing.stamp.same(stamp):
-            landing = kept[key] = Stamped(stamp, self._landing(found, refuse))
+            landing = kept[key] = Stamped(stamp, self._landing(found, asset, refuse))
             return landing.value
         return _moved(landing.value, found.distance) if isinstance(landing.value, Refusal) else landing.value
 
-    def _landing(self, found, refuse):
+    def _landing(self, found, asset, refuse):
         """The floor a capsule radius onto the top, or the Refusal saying why there is no room to land."""
         radius, clearance = self.settings.capsule_radius, self.settings.clearance
         needed = 2 * radius + clearance
         if found.depth < needed:
             return refuse(f"no room to land on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
-        return self._stand_on_top(found, found.close_edge + found.inward * (radius + clearance), refuse, "land")
+        landing = self._stand_on_top(found, found.close_edge + found.inward * (radius + clearance), refuse, "land")
+        if isinstance(landing, Refusal):
+            return landing
+        return self._under_the_feet(found, asset, landing, refuse)
+
+    def _under_the_feet(self, found, asset, landing, refuse):
+        """`landing`, or a Refusal when the top falls away under a foot the clip lands (its target contacts
+        of the last phase, at their offsets from the landing): no floor within LANDING_STEP below the
+        landing there (a step's edge beside the line, the valley between two logs of a stack). The contact
+        IK looks no farther for a landing foot's surface (`motionwarp-ik-surface-reach`): the foot would
+        stay level with the top, over the drop."""
+        last = asset.phases[-1].name
+        for contact in asset.contacts:
+            if contact.touches != "target" or contact.phase != last:
+                continue
+            at = landing + _across(found, Vec3(contact.offset[0], contact.offset[1], 0.0))
+            floor = self.probe.ray(Point3(at.x, at.y, found.top + self.settings.clearance),
+                                   Point3(at.x, at.y, landing.z - LANDING_STEP))
+            if floor is None:
+                return refuse(f"no room to land on top (the top falls away under the {contact.joint}, more than "
+                              f"{_metres(LANDING_STEP)} below the landing)", landing_step=LANDING_STEP)
+        return landing
 
 
 class JumpProvider(_Asked):
@@ -114,9 +140,6 @@ class JumpProvider(_Asked):
     @staticmethod
     def _own(given, kind):
         return [asset for asset in given if asset.traversal is not None and asset.traversal.kind == kind]
-
-    def _settings_values(self):
-        return tuple(vars(self.settings).values())
 
     def _answer(self, pos, h, given):
         gaps, ontos = self._own(given, "jump_gap"), self._own(given, "jump_onto")

@@ -5,11 +5,13 @@ import dataclasses
 import operator
 from typing import Optional
 
+from ..base.records import frozen_record
+
 #: A query this close to one measured before (metres, degrees) counts as asked from the same place.
 SAME_POS, SAME_H = 1e-4, 1e-3
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen_record
 class KeptAnswer:
     """The answer a provider gave on a static probe, and what it was asked: returned again while a
     question `matches` it (the character within SAME_POS m and SAME_H degrees, all else the same)."""
@@ -36,7 +38,7 @@ def same_objects(these, those):
     return len(these) == len(those) and all(map(operator.is_, these, those))
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@frozen_record(eq=False)
 class Stamp:
     """What a kept value was made from: `objects` compared by identity (assets, their tracks: an edit
     replaces one), `values` by equality (settings, ranges, phases' ends and offsets, copied when taken)."""

@@ -146,7 +146,7 @@ class MarkerProvider(_Asked):
     def _settings_values(self):
         """What a kept answer depends on besides the character's place: settings, and the kind and place
         of every marker near it, read now (one moved, turned or retagged is seen at once)."""
-        return tuple(vars(self.settings).values()), id(self._grid), tuple(self._near)
+        return self.settings.values(), id(self._grid), tuple(self._near)
 
     def _space(self):
         return self.space if self.space is not None else self._root.getTop()

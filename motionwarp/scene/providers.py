@@ -11,13 +11,14 @@
 Which asset fits is data: each asset's `traversal` key (docs/design.md 5). Where a vault lands
 and where a mantle stands are read from the clip itself, so a different clip needs no code.
 """
-from typing import Optional
+from typing import NamedTuple, Optional
 import dataclasses
 import math
 
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base.config import MotionWarpSettings, ProviderSettings
+from ..animation.motion import Motion
 from ..base.errors import UsageError, shown
 from .kept import Judgement, JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
 from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
@@ -177,7 +178,7 @@ class _Asked:
     def find_at(self, pos, h, scale=1.0):
         """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`,
         scaled by `scale` (its clips' motion with it)."""
-        assets, settings = tuple(self._given), (self._settings_values(), tuple(vars(self.warp_settings).values()))
+        assets, settings = tuple(self._given), (self._settings_values(), self.warp_settings.values())
         kept, probe = self._kept, self.probe
         if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets, settings):
             return kept.answer
@@ -186,29 +187,39 @@ class _Asked:
                       if probe.static else None)
         return answer
 
+    def _settings_values(self):
+        """What a kept answer depends on besides the character's place and the assets: the settings' values."""
+        return self.settings.values()
+
     def _offered(self, pos, h, scale, assets, settings):
         return self._playable(self._answer(pos, h, assets), pos, h, scale)
 
-    def _playable(self, answer, pos, h, scale, check=None):
+    def _playable(self, answer, pos, h, scale):
         """`answer`, or, for an Interaction the warper would refuse to play from (pos, h) at `scale`,
-        a Refusal with the warper's own reason (warp/refusal.py): asked only once targets are found.
-        `check`: the warper's Check of the answer's targets, when it was prepared with them (`_prepared`)."""
+        a Refusal with the warper's own reason (warp/refusal.py): asked only once targets are found."""
         if not answer:
             return answer
-        quat = LQuaternion()
-        quat.setHpr(Vec3(h, 0, 0))
-        check = check if check is not None else self._prepared(answer)
-        problem = check.cause((Point3(pos), quat), scale, self.warp_settings)
-        if problem is None:
-            return answer
-        return Refusal.of(problem, answer.node, answer.distance, answer.kind,
-                          {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
+        problem = self._prepared(answer).cause(_pose(pos, h), scale, self.warp_settings)
+        return answer if problem is None else _refused(answer, problem)
 
     def _prepared(self, answer):
         """The warper's Check of an Interaction's targets, resolved now (what no pose changes decided once)."""
         asset = answer.asset
         anchors = [_anchor(target, self.space) for target in answer.targets]
         return Check(asset, (asset.root_joint, asset.root_mode, (asset.clip,)), answer.targets, anchors, 1.0)
+
+
+def _pose(pos, h):
+    """(Point3, LQuaternion) of a character at `pos` facing heading `h`: the pose the warper's refusal walks from."""
+    quat = LQuaternion()
+    quat.setHpr(Vec3(h, 0, 0))
+    return Point3(pos), quat
+
+
+def _refused(answer, problem):
+    """The Refusal of an Interaction the warper would not play, for the warper's Cause `problem`."""
+    return Refusal.of(problem, answer.node, answer.distance, answer.kind,
+                      {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
 
 
 def _anchor(target, space):
@@ -259,9 +270,6 @@ class _Provider(_Asked):
     def _answer(self, pos, h, given):
         assets = self._own(given)
         return self._judge(measure(self.probe, self.settings, pos, h, _highest(assets)), assets)
-
-    def _settings_values(self):
-        return tuple(vars(self.settings).values())
 
     def _run(self, asset):
         """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
@@ -470,6 +478,28 @@ def authored_root(asset, seconds):
     return Vec3(*(float(v) for v in asset.track.position(seconds * asset.track.fps)))
 
 
+#: Half the length of a planted foot (metres): how far round each foot `_room_for_the_feet` wants room.
+FOOT_RADIUS = 0.1
+
+
+class PlantedFoot(NamedTuple):
+    """A foot the clip plants: where (clip space, seen from a phase's target), and its ankle's authored
+    height above what it stands on (metres)."""
+
+    spot: Vec3
+    ankle: float
+
+
+def planted_feet(asset):
+    """[PlantedFoot] for the feet the clip stands on as its first phase ends (its surface contacts whose
+    window holds that end), seen from the first phase's target as authored (x right, y forward)."""
+    anchor, track = authored_anchor(asset, 0).inverse(), asset.track
+    end = asset.phases[0].end
+    return [PlantedFoot(Vec3(*(anchor * track.motion(contact.start * track.fps) * Motion(contact.touchdown)).pos),
+                        contact.offset[2])
+            for contact in asset.contacts if contact.touches == "surface" and contact.start <= end <= contact.end]
+
+
 def _clear_of_the_edge(run, least):
     """`run` (clip space) carried forward to at least `least` metres: a clip authored in place (its
     root barely moves) still lands, or stands, where the capsule is clear of the edge."""
@@ -582,8 +612,9 @@ class VaultProvider(_Provider):
 
 
 class MantleProvider(_Provider):
-    """The ledge top of an obstacle to climb onto, with room to stand there; for an asset with a
-    second phase (its stand on top), the floor on the top where the clip ends standing too."""
+    """The ledge top of an obstacle to climb onto, with room for the feet the clip plants before the face
+    and room to stand on top; for an asset with a second phase (its stand on top), the floor on the top
+    where the clip ends standing too."""
 
     kind = "mantle"
 
@@ -598,6 +629,9 @@ class MantleProvider(_Provider):
         needed = run.y + radius
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
+        cramped = self._room_for_the_feet(found, asset, refuse)
+        if cramped is not None:
+            return cramped
         stand = self._stand_on_top(found, found.close_edge + _across(found, run), refuse, "stand")
         if isinstance(stand, Refusal):
             return stand
@@ -606,6 +640,31 @@ class MantleProvider(_Provider):
             targets.append(WarpTarget(stand, h=heading(found.inward)))
         return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
                            found.normal, found.node, found.distance)
+
+    def _room_for_the_feet(self, found, asset, refuse):
+        """None, or a Refusal when a foot the clip plants as its first phase ends (before the face) has no
+        room there: what it would stand on (the first surface under the knee, `face_low`) is steeper than
+        `max_incline_deg` (a rock's face bulging out over it), or the obstacle takes up its leg from the
+        ankle to the knee above that (a lower log of a stack, a rock jutting out below the knee, where
+        the face sweep does not look). A floor found there that is walkable the foot stands on (a kerb,
+        a lower log under the knee), as the contact IK puts it."""
+        knee = self.settings.face_low
+        for foot in planted_feet(asset):
+            at = found.close_edge + _across(found, foot.spot)
+            floor = self.probe.ray(Point3(at.x, at.y, found.ground + knee), Point3(at.x, at.y, found.ground - knee))
+            if floor is None or foot.ankle >= knee:
+                continue
+            before = -foot.spot.y
+            incline = incline_deg(floor.normal)
+            if incline > self.settings.max_incline_deg:
+                return refuse(f"no room for the feet before it (a {incline:.0f}° slope where the {self.verb} plants "
+                              f"them, {_metres(before)} before the edge)", feet_before_edge=before, feet_incline_deg=incline)
+            leg = Point3(at.x, at.y, floor.pos.z + (foot.ankle + knee) / 2)
+            blocker = self.probe.capsule_overlaps(min(FOOT_RADIUS, (knee - foot.ankle) / 2), knee - foot.ankle, leg)
+            if blocker is not None:
+                return refuse(f"no room for the feet before it ({blocker.getName() or 'something'} is where the "
+                              f"{self.verb} plants them, {_metres(before)} before the edge)", feet_before_edge=before)
+        return None
 
 
 class JumpOverProvider(VaultProvider):
@@ -710,12 +769,14 @@ class TraversalProvider(_Asked):
         `scale`; else their refusals joined (the judgement's own when none found targets to refuse)."""
         if judgement.refusal is not None:
             return _moved(judgement.refusal, distance)
-        answers = []
+        answers, pose, settings = [], None, self.warp_settings
         for answer, check in zip(judgement.answers, judgement.checks):
             if answer:
-                answer = self._playable(_moved(answer, distance), pos, h, scale, check)
-                if answer:
-                    return answer
+                pose = pose or _pose(pos, h)
+                problem = check.cause(pose, scale, settings)
+                if problem is None:
+                    return _moved(answer, distance)
+                answer = _refused(answer, problem)   # joined at `distance` below
             answers.append(answer)
         return _joined(answers, distance)
 
@@ -740,7 +801,7 @@ class TraversalProvider(_Asked):
     def _far_settings(self):
         """The settings with `reach` LOOK_AHEAD, made again only when the settings (object or values) change:
         a character on open ground asks for them every frame."""
-        stamp = Stamp((self.settings,), tuple(vars(self.settings).values()))
+        stamp = Stamp((self.settings,), self.settings.values())
         if self._far is None or not self._far.stamp.same(stamp):
             self._far = Stamped(stamp, dataclasses.replace(self.settings, reach=LOOK_AHEAD))
         return self._far.value

@@ -7,7 +7,6 @@ the actor's parent's space first. What depends only on the clip (each phase's le
 and turn) is kept per root-motion track, which never changes once loaded.
 """
 from typing import Optional
-import dataclasses
 import math
 import numbers
 import weakref
@@ -15,6 +14,7 @@ import weakref
 from panda3d.core import Vec3
 
 from ..base.errors import shown
+from ..base.records import frozen_record
 from .placement import goal_pose, kept_low, warp_offset
 from .turning import planned_goal_quat
 from .warpmath import angle_between, heading_quat
@@ -38,7 +38,7 @@ class _Window:
         self.end, self.turn_quat = Vec3(*motion.end_displacement), heading_quat(motion.turn)
 
 
-@dataclasses.dataclass(frozen=True)
+@frozen_record
 class Cause:
     """One reason something cannot be done, as data (design 7, "Refusals are data"): `reason` what is
     wrong ("too high", "landing blocked by wall"), `verb` the kind it refuses in words ("vault"; None
@@ -151,7 +151,7 @@ class Check:
         the scale, the settings (object and values), the first phase's goal, and every phase's fields (a
         phase edited in place is seen at once)."""
         *_, goal, goal_quat = first
-        read = (scale, tuple(vars(settings).values()), tuple(goal), tuple(goal_quat),
+        read = (scale, settings.values(), tuple(goal), tuple(goal_quat),
                 tuple(tuple(vars(phase).values()) for phase in (self.asset.phases if self.start is None else self.start[1])))
         later = self._later
         if later is None or later[0] is not settings or later[1] != read:
