@@ -101,14 +101,16 @@ def vault(clip, track):
     """The vault's phases and the target point each warps to."""
     box = clip["obstacle"]
     near, far, top = box["min"][1], box["max"][1], box["max"][2]
-    plant, _, land = contact_events(clip)
+    plant, release, land = contact_events(clip)
     over = round(crossing_time(track, far), 2)
     points = {"close_edge": (0.0, near, top), "far_edge": (0.0, far, top),
               "landing": (0.0, far + LANDING_PAST_FAR_FACE, 0.0)}
     # the feet stay planted up to the hands' plant: a top higher than authored is risen to over the top,
-    # as the clip itself rises, not in the run-up (docs/design.md 4, Deferred rise)
+    # as the clip itself rises, not in the run-up (docs/design.md 4, Deferred rise); the hands then hold
+    # the close edge to their release: far_edge warps from there (Held warp), so a top deeper or shallower
+    # than authored never moves the body off the planted hands
     phases = [dataclasses.replace(phase("close_edge", 0.0, plant, track, points["close_edge"]), defer_rise=True),
-              phase("far_edge", plant, over, track, points["far_edge"]),
+              dataclasses.replace(phase("far_edge", plant, over, track, points["far_edge"]), warp_from=release),
               phase("landing", over, land, track, points["landing"])]
     return phases, points
 

@@ -28,7 +28,10 @@ Details the contract leaves open, taken from the implementation (and checked aga
   t0, about its local Z (ordinary root motion), instead of slerping to Q;
 * an axis left out of `axes` (or every axis, with `warp_translation: false`) gets D_a = 0;
 * a phase with `defer_rise` whose D_z (the origin frame's up) is above 0 gets D_z = 0 and the goal
-  T - R0 (0, 0, D_z) for the rest of the contract (the play rate's distance too).
+  T - R0 (0, 0, D_z) for the rest of the contract (the play rate's distance too);
+* a phase with `warp_from` h (clip seconds) measures its weights from h: w = 0 up to h, then
+  S_a(t) - S_a(h) over S_a(t1) - S_a(h) (S_a in the origin frame, from t0), and smoothstep((t - h) /
+  (t1 - h)); the rotation's u still runs from t0.
 """
 import math
 
@@ -214,8 +217,8 @@ class RefPhase:
     """A phase as the contract reads it (times in seconds, like the asset file)."""
 
     def __init__(self, start, end, t_offset=(0, 0, 0), r_offset=(0, 0, 0), min_rate=1.0, max_rate=1.0,
-                 axes="xyz", warp_translation=True, warp_rotation=True, defer_rise=False):
-        self.start, self.end, self.defer_rise = start, end, defer_rise
+                 axes="xyz", warp_translation=True, warp_rotation=True, defer_rise=False, warp_from=None):
+        self.start, self.end, self.defer_rise, self.warp_from = start, end, defer_rise, warp_from
         self.t_offset, self.r_offset = np.array(t_offset, float), tuple(r_offset)
         self.min_rate, self.max_rate = min_rate, max_rate
         self.axes, self.warp_translation, self.warp_rotation = axes, warp_translation, warp_rotation
@@ -307,19 +310,25 @@ class ReferenceWarp:
         warp = np.array([need[a] - end[a] if phase.warp_translation and "xyz"[a] in phase.axes else 0.0
                          for a in range(3)])
         u = (frame - f0) / (f1 - f0)
-        weights = self.weights(f0, f1, frame, warp / self.scale)
+        h = f0 if phase.warp_from is None else phase.warp_from * clip.fps
+        weights = self.weights(f0, f1, frame, warp / self.scale, h)
         pos = p0 + r0 @ (clip.displacement(f0, frame) * self.scale + warp * weights)
         if phase.warp_rotation:
             return pos, slerp_matrix(r0, goal_rot, u)
         return pos, r0 @ self.clip.relative(f0, frame)[1]
 
-    def weights(self, f0, f1, frame, warp):
-        """w_a = S_a(t) / S_a(t1), blended toward smoothstep(u) where the clip barely moves.
+    def weights(self, f0, f1, frame, warp, h=None):
+        """w_a = S_a(t) / S_a(t1), blended toward smoothstep(u) where the clip barely moves; with `h` (the
+        phase's `warp_from`, clip frames) S_a(t) - S_a(h) over S_a(t1) - S_a(h) (0 before h; S_a in the
+        root frame at f0, as D is) and u from h.
 
         `warp` is D in the clip's own units (metres / scale), like S.
         """
-        travel, total = self.clip.travel(f0, frame), self.clip.travel(f0, f1)
-        time_w = smoothstep((frame - f0) / (f1 - f0))
+        h = f0 if h is None else h
+        held = self.clip.travel(f0, h)
+        travel = self.clip.travel(f0, frame) - held if frame > h else np.zeros(3)
+        total = self.clip.travel(f0, f1) - held
+        time_w = smoothstep((frame - h) / (f1 - h))
         out = np.zeros(3)
         for a in range(3):
             motion_w = travel[a] / total[a] if total[a] > 1e-9 else 0.0

@@ -117,6 +117,12 @@ BAD = {
                                             r"phases\[0\].defer_rise: expected false: no phase after it warps z"),
     "defer_rise without z": (lambda d: d["phases"][0].update(defer_rise=True, warp_translation=False),
                              r"phases\[0\].defer_rise: expected false on a phase that does not warp z"),
+    "warp_from text": (lambda d: d["phases"][0].update(warp_from="late"),
+                       r"phases\[0\].warp_from: expected clip seconds with 0 <= warp_from \(or null: from the phase's start\), got 'late'"),
+    "warp_from at the start": (lambda d: d["phases"][1].update(warp_from=d["phases"][1]["start"]),
+                               r"phases\[1\].warp_from: expected clip seconds inside the phase \(after its start"),
+    "warp_from past the end": (lambda d: d["phases"][0].update(warp_from=d["phases"][0]["end"] + 0.1),
+                               r"phases\[0\].warp_from: expected clip seconds inside the phase"),
     "align joint": (lambda d: d["phases"][0].update(align_joint="hand_l"),
                     r"phases\[0\].align_joint: expected a joint of hop.glb: root, bone"),
 }

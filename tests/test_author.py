@@ -163,6 +163,11 @@ def test_the_mannequins_vault_authored_from_its_contacts(tmp_path):
     assert max(c["end"] for c in truth["contacts"] if c["joint"].startswith("foot") and c["start"] < hands[0]["start"]) \
         >= hands[0]["start"]
     assert [phase.defer_rise for phase in asset.phases] == [True, False, False]
+    # the hands hold the close edge into far_edge, to their release (0.98 s in the ground truth): far_edge
+    # warps from there (design 4, Held warp), within two frames
+    release = max(c["end"] for c in hands)
+    assert asset.phases[0].warp_from is None and asset.phases[2].warp_from is None
+    assert asset.phases[1].warp_from == pytest.approx(release, abs=2 * FRAME)
 
 
 def test_the_mannequins_mantle_stands_where_its_clip_ends(base, tmp_path):

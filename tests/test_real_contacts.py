@@ -20,11 +20,15 @@ import math
 
 import numpy
 import pytest
+from panda3d.core import Point3
+
+from motionwarp import SceneProbe, TraversalProvider
 
 from .conftest import MANNEQUIN
-from .contact_helpers import truth
+from .contact_helpers import ContactRun, Level, truth
+from .obstacles import box_profile, mesh_node, prism, prism_triangles
 from .pose_oracle import untouched_actor
-from .real_contact_runs import Measured
+from .real_contact_runs import Measured, hips_drops
 from .real_props import COPIED, SHARED, PlacedProp, fitting, level, walk_up
 from .test_real_props import assets, chooser  # noqa: F401 (the module's assets fixture)
 
@@ -69,6 +73,125 @@ def test_planted_hands_and_feet_are_on_a_real_prop_and_the_hips_hold(base, asset
     assert run.hand <= HAND, f"hand {1000 * run.hand:.1f} mm\n{detail}"
     assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"
     assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the warped clip's\n{detail}"
+
+
+#: Tops deeper than the vault's 0.6 m: far_edge carries the root 1.2 m past the close edge instead of 0.6 m.
+#: Warped over the whole phase, the body travelled that far while the hands still held the close edge (to
+#: 0.98 s); the IK, keeping them planted, pulled the hips down for the arms to reach (hands win over feet):
+#: 104-108 mm below the warped clip's over these boxes, 146-160 mm over rock_largeC x2 and 154 mm over
+#: rock_largeB x3@90 (its far edge 1.2 m past the close edge). far_edge now warps from the hands' release
+#: (`warp_from`, design 4 Held warp): the body moves over the planted hands as the clip does.
+DEEP_BOXES = [pytest.param(1.0, 1.2, 1.0, id="1.0m-high-1.2m-deep"), pytest.param(0.55, 1.2, 2.0, id="0.55m-high-1.2m-deep")]
+DEEP_TOPS = [pytest.param("rock_largeC", 2.0, 315.0, id="rock_largeC-x2-315"),
+             pytest.param("rock_largeC", 2.0, 270.0, id="rock_largeC-x2-270"),
+             pytest.param("rock_largeB", 3.0, 90.0, id="rock_largeB-x3-90")]
+
+
+@pytest.mark.parametrize("height, depth, distance", DEEP_BOXES)
+def test_a_vault_over_a_deep_box_keeps_the_hips_over_the_planted_hands(base, assets, height, depth, distance):  # noqa: F811
+    """The box's own numbers are the oracle: hands within 5 mm of where they were authored relative to its
+    close edge, and the hips frame by frame against the same warp played without the IK."""
+    box = Level(base.render, height, depth, distance)
+    with_ik = vaulted_holding_the_hips(base, box, assets)
+    assert with_ik.hand_errors(box) < 0.005
+
+
+def vaulted_holding_the_hips(base, level, assets):
+    """The provider's vault over `level` played with the IK and without (the level removed after): the hips
+    with the IK never 10 cm below the run without it, frame by frame; the IK's ContactRun."""
+    try:
+        with_ik = ContactRun(base, level, assets, 30)
+        without = ContactRun(base, level, assets, 30, ik=False)
+    finally:
+        level.root.removeNode()
+    assert with_ik.asset.traversal.kind == "vault" and with_ik.finished and without.finished
+    drop = max(below for _, below in hips_drops(with_ik, without))
+    assert drop < HIPS_DROP, f"hips {1000 * drop:.0f} mm below the warped clip's"
+    return with_ik
+
+
+@pytest.mark.skipif(SHARED is None, reason="../shared/props/ is not beside the project")
+@pytest.mark.parametrize("name, scale, heading", DEEP_TOPS)
+def test_a_vault_over_a_deep_real_rock_keeps_the_hips_over_the_planted_hands(base, assets, name, scale, heading):  # noqa: F811
+    placed = PlacedProp(next(SHARED.glob(f"*/{name}.glb")), heading, scale, 0.0)
+    root, _ = level(base.render, base.loader, placed)
+    try:
+        found, y = walk_up(chooser(root, assets), placed.near())
+        assert found is not None and found.kind == "vault", y
+        run = Measured(base, root, placed, found, y)
+    finally:
+        root.removeNode()
+    detail = "\n".join(run.worst_frames())
+    assert run.finished, detail
+    assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the warped clip's\n{detail}"
+    assert run.hand is not None and run.hand <= HAND, f"hand {run.hand}\n{detail}"
+    assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"
+
+
+class GateBetweenPosts:
+    """A level for ContactRun: a gate's top rail `rail` m high (0.15 m deep, 3 m wide) 2 m ahead, with posts
+    `post` m high and 0.1 m wide 0.26-0.36 m either side of the line: inside the body's width, outside the
+    hands' (0.22 m either side). Its own numbers are the oracle (`surface`)."""
+
+    NEAR, DEPTH, POST_IN, POST_OUT = 2.0, 0.15, 0.26, 0.36
+
+    def __init__(self, render, rail, post):
+        self.root = render.attachNewNode("gate")
+        self.rail, self.post = rail, post
+        centre = (0, self.NEAR + self.DEPTH / 2, 0)
+        prism(self.root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+        # one mesh, as a modelled gate is (the providers pass over a separate small node: a loose thing on a top)
+        triangles = prism_triangles(box_profile(self.DEPTH, rail), 3.0)
+        for side in (-1, 1):
+            x = side * (self.POST_IN + self.POST_OUT) / 2
+            triangles += [tuple((cx + x, cy, cz) for cx, cy, cz in corners)
+                          for corners in prism_triangles(box_profile(self.DEPTH, post), self.POST_OUT - self.POST_IN)]
+        mesh_node(self.root, "gate", triangles, pos=centre)
+
+    def on_prop(self, x, y):
+        return abs(x) <= 1.5 and self.NEAR <= y <= self.NEAR + self.DEPTH
+
+    def surface(self, x, y):
+        if not self.on_prop(x, y):
+            return 0.0
+        return self.post if self.POST_IN <= abs(x) <= self.POST_OUT else self.rail
+
+
+#: The provider measures a top as high as the highest walkable surface across the body's width (design 7:
+#: what the body must clear): the posts. The hands plant on the rail, 12 cm lower, and through the push
+#: (0.89-0.98 s) the arms are straighter than 95 % of their reach, so the IK pulled the hips down as far:
+#: 11 cm below the warped clip's (fence_gate x2@180 110 mm, x3@135 104 mm). The vault's close-edge target
+#: now lies on the surface under the lower hand (design 7, Vault): 2 mm.
+GATES = [pytest.param("fence_gate", 2.0, 180.0, id="fence_gate-x2-180"),
+         pytest.param("fence_gate", 3.0, 135.0, id="fence_gate-x3-135"),
+         pytest.param("rock_largeB", 2.0, 0.0, id="rock_largeB-x2-0")]
+
+
+def test_a_vault_over_a_gate_lower_than_its_posts_pushes_from_the_gate(base, assets):  # noqa: F811
+    gate = GateBetweenPosts(base.render, 0.6, 0.72)
+    with_ik = vaulted_holding_the_hips(base, gate, assets)
+    hand, off = with_ik.hand_gap(gate)
+    assert off == 0 and hand <= HAND, f"hand {1000 * hand:.1f} mm from the rail"
+
+
+@pytest.mark.parametrize("post, close_edge", [(0.72, 0.6), (0.8, 0.8)], ids=["hands-12cm-down", "hands-20cm-down"])
+def test_the_vault_close_edge_is_where_the_hands_plant_within_a_hands_reach_below_the_top(base, assets, post, close_edge):  # noqa: F811
+    """Design 7 (Vault), from the gate's own numbers: the top is the posts' (what the body clears); the
+    close edge's target is the rail under the hands when it lies within 0.15 m below that, else the top's."""
+    gate = GateBetweenPosts(base.render, 0.6, post)
+    try:
+        found = TraversalProvider(SceneProbe.from_geometry(gate.root), assets).find_at(Point3(0, 0, 0), 0.0)
+    finally:
+        gate.root.removeNode()
+    assert found.kind == "vault" and found.height == pytest.approx(post, abs=0.005)
+    assert found.targets[0].pos.z == pytest.approx(close_edge, abs=0.002)
+    assert found.targets[1].pos.z == pytest.approx(post, abs=0.005), "the far edge keeps the top's height"
+
+
+@pytest.mark.skipif(SHARED is None, reason="../shared/props/ is not beside the project")
+@pytest.mark.parametrize("name, scale, heading", GATES)
+def test_a_vault_whose_hands_plant_below_the_top_pushes_from_where_they_plant(base, assets, name, scale, heading):  # noqa: F811
+    test_a_vault_over_a_deep_real_rock_keeps_the_hips_over_the_planted_hands(base, assets, name, scale, heading)
 
 
 #: Rocks whose face bulges out below their edge, and props with a plain face (issue 26). Mantling a bulging

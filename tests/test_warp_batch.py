@@ -59,10 +59,14 @@ def test_a_batched_vault_matches_the_reference(base, tmp_path, timing, batch):
     assert batch.fast_frames > 0
 
 
-def test_a_batched_vault_that_defers_its_rise_matches_the_reference(base, tmp_path, batch):
-    """The batch places a deferring phase from the plan the warper made (design 4, Deferred rise)."""
-    data = [dict(VAULT_PHASES[0], defer_rise=True), VAULT_PHASES[1], VAULT_PHASES[2]]
-    shifts = [(0.1, 0.3, 0.4), (0.05, 0.2, 0.4), (-0.1, 0.4, 0.0)]
+@pytest.mark.parametrize("far, far_edge", [((0.05, 0.2, 0.4), {}), ((0.1, 0.9, 0.5), {"warp_from": 0.98})],
+                         ids=["deferred rise", "held warp"])
+def test_a_batched_vault_that_defers_its_rise_or_holds_its_warp_matches_the_reference(base, tmp_path, batch, far,
+                                                                                       far_edge):
+    """The batch places a deferring phase from the plan the warper made (design 4, Deferred rise), and a
+    phase that warps from `warp_from` as its own task does (Held warp: far_edge 0.7 m farther)."""
+    data = [dict(VAULT_PHASES[0], defer_rise=True), dict(VAULT_PHASES[1], **far_edge), VAULT_PHASES[2]]
+    shifts = [(0.1, 0.3, 0.4), far, (far[0] - 0.15, far[1] + 0.2, 0.0)]
     run_case(base, tmp_path, MANNEQUIN, "vault", data, shifts, [10.0, 5.0, -8.0], TIMINGS["hitches"],
              start=((-1.0, 0.5, 0.0), -125.0), batch=batch)
     assert batch.fast_frames > 0

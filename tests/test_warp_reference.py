@@ -18,6 +18,7 @@ from direct.showbase.DirectObject import DirectObject
 from panda3d.core import Point3
 
 from motionwarp import MotionWarper, WarpAsset, WarpRefused, WarpTarget, load_actor
+from motionwarp.warp.warpmath import AxisWeights
 
 from .conftest import MANNEQUIN, step
 from .gltf_samples import two_bone_quad
@@ -70,7 +71,8 @@ def write_asset(folder, model, clip, phases):
 
 
 def ref_phases(phases):
-    keys = ("t_offset", "r_offset", "min_rate", "max_rate", "axes", "warp_translation", "warp_rotation", "defer_rise")
+    keys = ("t_offset", "r_offset", "min_rate", "max_rate", "axes", "warp_translation", "warp_rotation", "defer_rise",
+            "warp_from")
     return [RefPhase(p["start"], p["end"], **{k: p[k] for k in keys if k in p}) for p in phases]
 
 
@@ -238,6 +240,66 @@ def test_the_reference_defers_only_a_rise(tmp_path):
         while not reference.finished:
             reference.advance(1 / 60)
         assert reference.pos[2] == pytest.approx(natural[2][0][2], abs=1e-9), "the landing is not on the ground"
+
+
+@pytest.mark.parametrize("timing", ["60fps", "hitches"])
+@pytest.mark.parametrize("shift", [(0.05, 0.6, 0.1), (0.0, -0.45, 0.0)])
+def test_vault_whose_far_edge_warps_from_the_hands_release(base, tmp_path, timing, shift):
+    """`warp_from` (design 4, Held warp): far_edge follows the clip from its origin while the hands hold
+    the close edge (to 0.98 s), then warps to a far edge farther (and higher) or nearer than authored."""
+    data = [VAULT_PHASES[0], dict(VAULT_PHASES[1], warp_from=0.98), VAULT_PHASES[2]]
+    shifts = [(0.1, 0.3, 0.2), (0.1 + shift[0], 0.3 + shift[1], 0.2 + shift[2]), (0.1 + shift[0], 0.3 + shift[1], 0.0)]
+    run_case(base, tmp_path, MANNEQUIN, "vault", data, shifts, [10.0, 5.0, -8.0], TIMINGS[timing],
+             start=((-1.0, 0.5, 0.0), -125.0))
+
+
+@pytest.mark.parametrize("timing", ["60fps", "hitches"])
+def test_a_turning_clip_warped_from_inside_its_phases(base, tmp_path, turn_glb, timing):
+    """Held warp on a clip that moves on every axis and turns: both phases warp only from inside them."""
+    phases = [dict(TURN_PHASES[0], warp_from=0.45), dict(TURN_PHASES[1], warp_from=1.2)]
+    run_case(base, tmp_path, turn_glb, "turn", phases, TURN_SHIFTS, TURN_TURNS, TIMINGS[timing],
+             start=((1.5, -2.0, 0.3), 40.0))
+
+
+def test_held_weights_are_zero_until_warp_from_then_follow_the_clip_from_there(warp_assets):
+    """`AxisWeights` of the vault's far_edge (warp_from 0.98 s) against the contract, from the raw clip:
+    an axis trusted to the clip's travel has w = (S(f) - S(h)) / (S(f1) - S(h)) (the GLB's keys, tests/
+    reference_warp.py), one trusted to time smoothstep((f - h) / (f1 - h)); both 0 up to h and 1 at f1."""
+    phase = warp_assets["vault"].phases[1]
+    clip = RawClip(MANNEQUIN, "vault")
+    f0, h, f1 = phase.start * clip.fps, phase.warp_from * clip.fps, phase.end * clip.fps
+    weights = AxisWeights(phase.motion, (0.0, 1.0, 1.0))
+    held = clip.travel(f0, h)   # S in the origin frame (at f0), as D is
+    total = clip.travel(f0, f1) - held
+    for frame in np.linspace(f0, f1, 23):
+        travel = clip.travel(f0, frame) - held if frame > h else np.zeros(3)
+        u = min(max((frame - h) / (f1 - h), 0.0), 1.0)
+        expected = (u * u * (3 - 2 * u), travel[1] / total[1], travel[2] / total[2])
+        assert weights(frame) == pytest.approx(expected, abs=1e-6), frame
+
+
+def test_the_reference_holds_the_warp_until_warp_from():
+    """The oracle itself, against the raw clip: with `warp_from` the root is where the clip alone takes it
+    from far_edge's origin until 0.98 s (to the last bit), and the phase still ends on its goal."""
+    clip = RawClip(MANNEQUIN, "vault")
+    phases = ref_phases([VAULT_PHASES[0], dict(VAULT_PHASES[1], warp_from=0.98), VAULT_PHASES[2]])
+    start, rot = np.zeros(3), hpr_matrix(0.0)
+    natural = natural_goals(clip, phases, start, rot)
+    farther = np.array([0.1, 0.6, 0.15])
+    targets = [(end + (farther if index == 1 else np.zeros(3)) - end_rot @ phase.t_offset, end_rot)
+               for index, (phase, (end, end_rot)) in enumerate(zip(phases, natural))]
+    reference = ReferenceWarp(clip, phases, targets, start, rot)
+    while reference.index == 0:
+        reference.advance(1 / 60)
+    origin, f0 = reference.anchor[0], 0.7 * clip.fps
+    held = 0
+    while reference.index == 1:
+        frame, pos, _, _ = reference.advance(1 / 60)
+        if reference.index == 1 and frame <= 0.98 * clip.fps:
+            assert np.allclose(pos, origin + clip.displacement(f0, frame), atol=1e-12), frame
+            held += 1
+    assert held >= 10
+    assert np.allclose(reference.anchor[0], natural[1][0] + farther, atol=1e-9), "far_edge does not end on its goal"
 
 
 def test_full_rotation_target(base, tmp_path, turn_glb):

@@ -18,7 +18,7 @@ from ..base.config import ContactIKSettings, from_base
 from ..base.errors import UsageError
 from . import compiled
 from .compiled import CompiledLimbs
-from .goals import ClipTime, ContactGoals, CycleTime, PelvisRise
+from .goals import ClipTime, ContactGoals, CycleTime, PelvisRise, on_edge, window_edges
 from .limbs import Limb, LimbBender
 from .pose_writer import PoseWriter, inverse
 from .scene_view import SceneView
@@ -65,6 +65,7 @@ class ContactIK:
         #: The compiled bends (ik.compiled) when numba imports and `ik_compiled` is on, else None.
         self._compiled = CompiledLimbs(self._limiter) if self.settings.ik_compiled and compiled.AVAILABLE else None
         self._warp = None         # the warp whose contacts apply (kept while its clip still shows)
+        self._edges = ()          # its contacts' window edges (clip seconds)
         self._hanging = {}        # joint -> does it hang from the pelvis?
         self._last_error = None
         self._taskmgr = taskmgr or from_base("taskMgr")
@@ -174,6 +175,7 @@ class ContactIK:
         warp = self.warper.current if self.warper is not None else None
         if warp is not None and warp is not self._warp:
             self._warp = warp
+            self._edges = window_edges(warp.asset.contacts)
             self._goals.restart()
             self._world.start(warp)
             joints = frozenset(name for contact in warp.asset.contacts for name in self.pose.names(contact.joint)[1:])
@@ -185,7 +187,8 @@ class ContactIK:
         if self.pose.bundle.getControlEffect(control) <= 0.0:
             self._warp = None
             return None
-        return ClipTime(self._warp.asset.contacts, control.getFullFframe() / control.getFrameRate(), self._share())
+        fps = control.getFrameRate()
+        return ClipTime(self._warp.asset.contacts, on_edge(control.getFullFframe() / fps, self._edges, fps), self._share())
 
     def _share(self):
         """How much the warp's clip makes of the pose, which its contacts count as: its part of the

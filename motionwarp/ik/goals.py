@@ -8,11 +8,13 @@ the joint `correction * weight` (world) from its animated place. It reads the sc
 a `world` (ik.SceneView: animated joints, surface hits, phase target points) and writes nothing
 but its own memory of planted feet and corrections easing out.
 """
+import bisect
 import math
 from typing import NamedTuple
 
 from panda3d.core import Vec3
 
+from ..warp.phasemotion import FRAME_TIE
 from .twobone import reach_limit
 
 #: Feet whose ground correction is below this (metres) are left as animated (flat ground costs nothing).
@@ -38,10 +40,25 @@ class CycleTime(NamedTuple):
 
 class ClipTime(NamedTuple):
     """The warp whose contacts apply, this frame: its asset's `contacts`, the clip time in
-    `seconds`, and its `share` of the pose (what its contacts count as)."""
+    `seconds` (a window's edge when a frame lands on it: `on_edge`), and its `share` of the pose
+    (what its contacts count as)."""
     contacts: tuple
     seconds: float
     share: float
+
+
+def window_edges(contacts):
+    """The sorted clip seconds at which `contacts`' windows start or end (for `on_edge`)."""
+    return tuple(sorted({edge for contact in contacts for edge in (contact.start, contact.end)}))
+
+
+def on_edge(seconds, edges, fps):
+    """`seconds`, or the window edge of `edges` (window_edges) within FRAME_TIE clip frames of it on either
+    side: a frame landing exactly on a contact's start or end is inside the window (it is inclusive),
+    whatever a hair the clock's absolute time rounded the clip time to (design 4, `FRAME_TIE`)."""
+    tie = FRAME_TIE / fps
+    index = bisect.bisect_left(edges, seconds - tie)
+    return edges[index] if index < len(edges) and edges[index] <= seconds + tie else seconds
 
 
 class ContactGoals:

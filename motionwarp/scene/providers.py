@@ -24,6 +24,7 @@ from .kept import Judgement, JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, 
 from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS
 from ..warp.authored import authored_anchor
+from ..warp.contacts import UP
 from ..warp.refusal import Cause, Check
 from ..warp.target import WarpTarget
 
@@ -512,10 +513,34 @@ def _across(found, run):
     return right * run.x + inward * run.y
 
 
+#: The most a vault's close-edge target goes below the measured top, to where a hand plants (metres: the
+#: contact IK's default surface reach, `motionwarp-ik-surface-reach`; a surface farther down is not one
+#: the hand goes to, and the target keeps the top's height).
+HAND_DROP = 0.15
+
+
 class VaultProvider(_Provider):
     """Close edge, far edge and landing of an obstacle to vault, with room along the flight and at the landing."""
 
     kind = "vault"
+
+    def _hands_edge(self, found, asset):
+        """The close edge at the height of the lowest surface the asset's hands plant on there (its target
+        contacts on the first phase, facing up, at their touch or offset point), at most HAND_DROP below the
+        top: the top is as high as the body must clear (measure.py), the close edge's target is where the
+        hands push from (design 7; issue 26: a gate lower than its posts, a rock sloped across the way)."""
+        edge, inward = found.close_edge, found.inward
+        right = Vec3(inward.y, -inward.x, 0)
+        first, low = asset.phases[0].name, edge.z
+        for contact in asset.contacts:
+            if contact.touches != "target" or contact.phase != first or contact.normal != UP:
+                continue
+            x, y, _ = contact.touch or contact.offset
+            at = edge + right * x + inward * y
+            hit = self.probe.drop(at.x, at.y, found.top + self.settings.probe_step, edge.z - HAND_DROP)
+            if hit is not None:
+                low = min(low, hit[0])
+        return Point3(edge.x, edge.y, low)
 
     @staticmethod
     def read_run(asset):
@@ -547,7 +572,8 @@ class VaultProvider(_Provider):
         if isinstance(landing, Refusal):
             return landing
         h = heading(found.inward)
-        targets = [WarpTarget(found.close_edge, h=h), WarpTarget(found.far_edge, h=h), WarpTarget(landing, h=h)]
+        targets = [WarpTarget(self._hands_edge(found, asset), h=h), WarpTarget(found.far_edge, h=h),
+                   WarpTarget(landing, h=h)]
         return Interaction(self.kind, asset, targets, found.height, found.depth, found.close_edge, found.far_edge,
                            found.normal, found.node, found.distance, landing=landing)
 

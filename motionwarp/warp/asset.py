@@ -187,7 +187,8 @@ def _prepare(asset):
     where each contact's joint touches down (Contact.touchdown)."""
     fps = asset.track.fps
     for phase in asset.phases:
-        phase.motion = PhaseMotion(asset.track, phase.start * fps, phase.end * fps)
+        phase.motion = PhaseMotion(asset.track, phase.start * fps, phase.end * fps,
+                                   None if phase.warp_from is None else phase.warp_from * fps)
     aligned = [phase for phase in asset.phases if phase.align_joint]
     if not aligned and not asset.contacts:
         return

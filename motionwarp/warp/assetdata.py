@@ -27,6 +27,7 @@ class _Limit(typing.NamedTuple):
     low_allowed: bool   # whether `low` itself is allowed
     high: typing.Optional[float]   # None: no upper bound
     unit: str           # what the number is, for errors
+    off: str = "no limit"   # what null means, for errors (a None default)
 
 
 #: The optional numbers of a phase beyond its offsets and rates (docs/design.md 5.1).
@@ -37,6 +38,7 @@ PHASE_LIMITS = {
     "switch_off_distance": _Limit(None, 0.0, False, None, "metres"),
     "switch_off_angle": _Limit(None, 0.0, False, 180.0, "degrees"),
     "max_speed": _Limit(None, 0.0, False, None, "metres per second"),
+    "warp_from": _Limit(None, 0.0, True, None, "clip seconds", "from the phase's start"),
 }
 _TOP_KEYS = {"format", "model", "clip", "root_joint", "root_mode", "phases", "traversal", "contacts", "pose_match"}
 _PHASE_KEYS = {"name", "start", "end", "t_offset", "r_offset", "min_rate", "max_rate",
@@ -115,6 +117,10 @@ class WarpPhase:
     switch_off_angle: typing.Optional[float] = None
     #: The phase's play rate is lowered so the root never moves faster (metres per second); None: no cap.
     max_speed: typing.Optional[float] = None
+    #: Clip seconds inside the phase from which it warps its position: before, the root follows the clip
+    #: from the phase's origin (the vault's hands stay planted on the close edge); None: from its start
+    #: (docs/design.md 4, Held warp).
+    warp_from: typing.Optional[float] = None
     #: The phase lifts the root no higher than the clip does (its feet stay planted); the next phase,
     #: from its fresh origin, carries the rise it leaves (docs/design.md 4, Deferred rise).
     defer_rise: bool = False
@@ -346,6 +352,9 @@ def _read_phase(check, data, field):
                       **{key: _read_limit(check, data, key, field) for key in PHASE_LIMITS})
     if phase.end <= phase.start:
         check.fail(f"{field}.end", f"expected a time after start ({phase.start}), got {phase.end}")
+    if phase.warp_from is not None and not phase.start < phase.warp_from < phase.end:
+        check.fail(f"{field}.warp_from", f"expected clip seconds inside the phase (after its start {phase.start}, "
+                                         f"before its end {phase.end}), or null: from its start; got {phase.warp_from}")
     if not 0.0 < phase.min_rate <= 1.0:
         check.fail(f"{field}.min_rate", f"expected 0 < min_rate <= 1, got {phase.min_rate}")
     if phase.max_rate < 1.0:
@@ -365,7 +374,7 @@ def _read_limit(check, data, key, field):
     value = data.get(key, limit.default)
     if value is None and limit.default is None:
         return None
-    off = " (or null: no limit)" if limit.default is None else ""
+    off = f" (or null: {limit.off})" if limit.default is None else ""
     bounds = f"{limit.low:g} {'<=' if limit.low_allowed else '<'} {key}" + (
         f" <= {limit.high:g}" if limit.high is not None else "")
     if not (is_number(value) and (value >= limit.low if limit.low_allowed else value > limit.low)

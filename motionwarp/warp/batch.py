@@ -59,8 +59,9 @@ _SEAM = 1e6
 #: for the phase.
 _P0, _ROTATION, _BY_TRAVEL, _BY_TIME, _F0, _SPAN, _SCALE, _SLERP_A, _SLERP_B, _THETA, _SIN_THETA, _LINEAR = (
     0, 3, 12, 15, 18, 19, 20, 21, 25, 29, 30, 31)
-_OFFSET = 32   # the phase's key offset in the atlas
-_COLUMNS = 33
+_S_W0, _W0, _WEIGHTED = 32, 35, 36   # the weights' start (warp_from): S there, its frame, frames from it to f1
+_OFFSET = 37   # the phase's key offset in the atlas
+_COLUMNS = 38
 #: From this many warpers on, the batch places its in-phase plain frames at once in numpy (its fixed cost
 #: per frame, some 40 calls, outweighs what it saves per character below that); fewer, one by one.
 _NUMPY_FROM = 40
@@ -276,7 +277,8 @@ class WarpBatch:
         self._table[:, slot.column] = (*placement.p0, *placement.rotation, *placement.by_travel, *placement.by_time,
                                        placement.f0, placement.span, placement.scale, *turn.a, *turn.b,
                                        0.0 if linear else turn.theta, 1.0 if linear else turn.sin_theta,
-                                       float(linear), self._atlas.offset(placement.motion))
+                                       float(linear), *placement.held, placement.w0, placement.weighted,
+                                       self._atlas.offset(placement.motion))
         slot.plain = plain
 
     def _place(self, slots):
@@ -287,9 +289,10 @@ class WarpBatch:
         table = self._table[:, [slot.column for slot in slots]]
         motion = self._atlas.at(f, table[_OFFSET])
         u = (f - table[_F0]) / table[_SPAN]
-        t = np.clip(u, 0.0, 1.0)
+        t = np.clip((f - table[_W0]) / table[_WEIGHTED], 0.0, 1.0)
         t = t * t * (3.0 - 2.0 * t)
-        local = motion[:3] * table[_SCALE] + table[_BY_TRAVEL:_BY_TRAVEL + 3] * motion[3:] + table[_BY_TIME:_BY_TIME + 3] * t
+        travel = np.maximum(motion[3:] - table[_S_W0:_S_W0 + 3], 0.0)   # since the weights' start (0 before)
+        local = motion[:3] * table[_SCALE] + table[_BY_TRAVEL:_BY_TRAVEL + 3] * travel + table[_BY_TIME:_BY_TIME + 3] * t
         rotation = table[_ROTATION:_ROTATION + 9].reshape(3, 3, -1)
         pos = table[_P0:_P0 + 3] + np.einsum("ijn,jn->in", rotation, local)
         theta, linear = table[_THETA], table[_LINEAR] > 0.0

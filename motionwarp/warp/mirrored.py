@@ -27,7 +27,7 @@ def mirrored_asset(asset, table=None):
                                   r_offset=(-phase.r_offset[0], phase.r_offset[1], -phase.r_offset[2]),
                                   align_joint=None if phase.align_joint is None else table[phase.align_joint],
                                   align_offset=_flipped(phase.align_offset),
-                                  motion=PhaseMotion(track, phase.start * fps, phase.end * fps))
+                                  motion=PhaseMotion(track, phase.start * fps, phase.end * fps, phase.motion.w0))
               for phase in asset.phases]
     contacts = [dataclasses.replace(contact, joint=table[contact.joint], offset=_flipped(contact.offset),
                                     touch=None if contact.touch is None else _flipped(contact.touch), touchdown=_flipped(contact.touchdown))

@@ -24,9 +24,10 @@ class PhaseMotion:
     `displacement(f)` is A(t) = root(t) - root(t0); `travel(f)` is the per-axis cumulative
     sum of |delta| from f0 (monotonic, so it turns "how far along" into a weight even when
     the motion goes up and back down); `total` is travel(f1), the phase's total root motion.
+    `warp_from` (clip frames; None: f0) is where the warp's weights start rising (`w0`).
     """
 
-    def __init__(self, track, f0, f1):
+    def __init__(self, track, f0, f1, warp_from=None):
         self.f0, self.f1 = float(f0), float(f1)
         inner = np.arange(math.floor(f0) + 1, math.ceil(f1))
         self.frames = np.concatenate([[self.f0], inner, [self.f1]])
@@ -38,6 +39,11 @@ class PhaseMotion:
         self.total = tuple(float(v) for v in self.cumulative[-1])
         #: A(t1): where the clip alone takes the root over the whole phase.
         self.end_displacement = tuple(float(v) for v in self.samples[-1])
+        #: The frame the weights start rising from (`warp_from`, never before f0), S there, and the travel
+        #: the weights follow from there to f1, S(t1) - S(w0) (docs/design.md 4, Held warp).
+        self.w0 = self.f0 if warp_from is None else min(max(float(warp_from), self.f0), self.f1)
+        self.held = tuple(float(np.interp(self.w0, self.frames, self.cumulative[:, axis])) for axis in range(3))
+        self.warped = tuple(total - held for total, held in zip(self.total, self.held))
         self.turn = track.heading(f1) - track.heading(f0)
         # Plain-float knots for the per-frame path: per span between two knots its first frame, A and S
         # there and their slopes per frame, so a frame costs one search and no division.

@@ -57,10 +57,11 @@ class PhasePlan:
 
 class Placement:
     """P(f) = P0 + R0 (A(f) scale + D w(f)) of one plan, as plain floats: R0 as a matrix, and D
-    multiplied into the weights' factors (D w = (D travel_k) S + (D time_k) smoothstep(u)), all fixed
-    while the plan is, so a frame costs one search of the phase's knots and some arithmetic."""
+    multiplied into the weights' factors (D w = (D travel_k) (S - S(w0))+ + (D time_k) smoothstep(u),
+    u from the weights' start w0: the phase's start unless it has `warp_from`), all fixed while the
+    plan is, so a frame costs one search of the phase's knots and some arithmetic."""
 
-    __slots__ = ("motion", "p0", "rotation", "scale", "by_travel", "by_time", "f0", "span")
+    __slots__ = ("motion", "p0", "rotation", "scale", "by_travel", "by_time", "held", "w0", "weighted", "f0", "span")
 
     def __init__(self, plan, motion):
         (p0, r0), weights = plan.origin, plan.weights
@@ -68,17 +69,19 @@ class Placement:
         self.p0, self.rotation = (p0[0], p0[1], p0[2]), rotation_matrix(r0)
         self.by_travel = tuple(d * k for d, k in zip(plan.warp, weights.travel_k))
         self.by_time = tuple(d * k for d, k in zip(plan.warp, weights.time_k))
-        self.f0, self.span = motion.f0, motion.f1 - motion.f0
+        self.held, self.w0, self.weighted = motion.held, motion.w0, motion.f1 - motion.w0   # the weights' frames
+        self.f0, self.span = motion.f0, motion.f1 - motion.f0   # the phase's (its rotation's u)
 
     def at(self, frame):
         """(x, y, z) of the root at `frame`."""
         f, (ax, ay, az, sx, sy, sz, dax, day, daz, dsx, dsy, dsz) = self.motion.span(frame)
-        u = (frame - self.f0) / self.span
+        u = (frame - self.w0) / self.weighted
         t = 0.0 if u <= 0.0 else (1.0 if u >= 1.0 else u * u * (3.0 - 2.0 * u))   # smoothstep
-        scale, (kx, ky, kz), (cx, cy, cz) = self.scale, self.by_travel, self.by_time
-        lx = (ax + dax * f) * scale + kx * (sx + dsx * f) + cx * t
-        ly = (ay + day * f) * scale + ky * (sy + dsy * f) + cy * t
-        lz = (az + daz * f) * scale + kz * (sz + dsz * f) + cz * t
+        scale, (kx, ky, kz), (cx, cy, cz), (hx, hy, hz) = self.scale, self.by_travel, self.by_time, self.held
+        sx, sy, sz = sx + dsx * f - hx, sy + dsy * f - hy, sz + dsz * f - hz   # travel since w0 (0 before)
+        lx = (ax + dax * f) * scale + kx * (sx if sx > 0.0 else 0.0) + cx * t
+        ly = (ay + day * f) * scale + ky * (sy if sy > 0.0 else 0.0) + cy * t
+        lz = (az + daz * f) * scale + kz * (sz if sz > 0.0 else 0.0) + cz * t
         (r00, r01, r02, r10, r11, r12, r20, r21, r22), (px, py, pz) = self.rotation, self.p0
         return (px + r00 * lx + r01 * ly + r02 * lz, py + r10 * lx + r11 * ly + r12 * lz,
                 pz + r20 * lx + r21 * ly + r22 * lz)

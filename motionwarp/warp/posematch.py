@@ -121,5 +121,5 @@ def started_phases(asset, frame):
     key = (frame, first.motion.f0, first.motion.f1)
     motion = kept.get(key)
     if motion is None:
-        motion = kept[key] = PhaseMotion(asset.track, frame, first.motion.f1)
+        motion = kept[key] = PhaseMotion(asset.track, frame, first.motion.f1, first.motion.w0)   # w0 at least `frame`
     return [dataclasses.replace(first, start=frame / fps, motion=motion), *asset.phases[1:]]

@@ -16,27 +16,29 @@ def axis_weights(motion, frame, warp, still):
 
 
 def axis_trust(motion, warp, still):
-    """Per axis, how far w(t) follows the clip's travel rather than time: fixed for a phase and its warp."""
-    total = motion.total
+    """Per axis, how far w(t) follows the clip's travel rather than time: fixed for a phase and its warp
+    (the travel from where the weights start, `motion.w0`)."""
+    total = motion.warped
     return tuple(min(max((total[axis] - still) / max(0.5 * abs(warp[axis]), still), 0.0), 1.0) for axis in range(3))
 
 
 class AxisWeights:
     """w(t) per axis for a phase's motion and the trust `axis_trust` gave:
-    trust * S_a(t) / S_a(t1) + (1 - trust) * smoothstep(u), its factors fixed for the phase."""
+    trust * S_a(t) / S_a(t1) + (1 - trust) * smoothstep(u), its factors fixed for the phase; with
+    `warp_from` (motion.w0 after f0), S and u are measured from w0 and are 0 before it."""
 
     __slots__ = ("motion", "travel_k", "time_k")
 
     def __init__(self, motion, trust):
-        total = motion.total
+        total = motion.warped
         self.motion = motion
         self.travel_k = tuple(trust[axis] / total[axis] if total[axis] > 1e-9 else 0.0 for axis in range(3))
         self.time_k = tuple(1.0 - trust[axis] for axis in range(3))
 
     def __call__(self, frame):
         motion, k, c = self.motion, self.travel_k, self.time_k
-        time_w = smoothstep((frame - motion.f0) / (motion.f1 - motion.f0))
-        travel = motion.travel(frame)
+        time_w = smoothstep((frame - motion.w0) / (motion.f1 - motion.w0))
+        travel = [max(s - held, 0.0) for s, held in zip(motion.travel(frame), motion.held)]
         return (k[0] * travel[0] + c[0] * time_w, k[1] * travel[1] + c[1] * time_w, k[2] * travel[2] + c[2] * time_w)
 
 
