@@ -153,3 +153,22 @@ def test_an_edit_between_two_frames_of_walking_up_is_seen_in_the_next_answer(edi
         if frame == 15:
             assert said(kept) != before    # the edit changes the answer: a test that can fail
     assert quiet >= 15    # the kept path was taken
+
+
+def test_an_edit_of_the_settings_is_seen_beyond_reach():
+    """Beyond `reach` the provider measures with settings of its own made from its settings (`_far_settings`):
+    an edit of them is seen at the next query too, even standing still."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    prism(root, "crate", box_profile(0.6, 1.0), 3.0, pos=(0, 3.0, 0))
+    static = SceneProbe.from_geometry(root)
+    provider = TraversalProvider(SceneProbe(static.world, static.mask, static=True), _assets(),
+                                 warp_settings=MotionWarpSettings.from_prc(), reach=1.0)
+    pos, h = root.getRelativePoint(root, (0.02, 0.9, 0)), 0.0
+    before = provider.find_at(pos, h)
+    assert not before and before.too_far is not None, before.reason
+    for kind in provider.providers:   # the face looked for above the crate's top: nothing to meet
+        kind.settings.face_low, kind.settings.face_high = 1.2, 1.3
+    after = provider.find_at(pos, h)
+    assert_said_alike(after, _fresh(static, provider).find_at(pos, h), "standing still")
+    assert said(after) != said(before)
