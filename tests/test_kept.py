@@ -7,9 +7,9 @@ import pytest
 from motionwarp.scene.kept import KeptAnswer
 from motionwarp.scene.measure import SAME_H, SAME_POS
 
-ASSETS, SETTINGS = (object(), object()), ((1.0, 2.0), (3.0,))
-KEPT = KeptAnswer(4, 1.0, 2.0, 0.5, 90.0, 1.0, ASSETS, SETTINGS, "the answer")
-ASKED = {"version": 4, "pos": (1.0, 2.0, 0.5), "h": 90.0, "scale": 1.0, "assets": ASSETS, "settings": SETTINGS}
+OBJECTS, VALUES = (object(), object()), (7, (3.0,))   # assets and settings; the edit count and what is read
+KEPT = KeptAnswer(4, 1.0, 2.0, 0.5, 90.0, 1.0, OBJECTS, VALUES, "the answer")
+ASKED = {"version": 4, "pos": (1.0, 2.0, 0.5), "h": 90.0, "scale": 1.0, "objects": OBJECTS, "values": VALUES}
 
 
 def test_the_same_question_matches_and_a_hair_inside_too():
@@ -21,7 +21,7 @@ def test_the_same_question_matches_and_a_hair_inside_too():
 @pytest.mark.parametrize("change", [
     {"version": 5}, {"pos": (1.0 + 2 * SAME_POS, 2.0, 0.5)}, {"pos": (1.0, 2.0 - 2 * SAME_POS, 0.5)},
     {"pos": (1.0, 2.0, 0.5 + 2 * SAME_POS)}, {"h": 90.0 + 2 * SAME_H}, {"scale": 1.5},
-    {"assets": (ASSETS[0],)}, {"assets": (ASSETS[0], object())}, {"settings": ((1.0, 2.5), (3.0,))},
+    {"objects": (OBJECTS[0],)}, {"objects": (OBJECTS[0], object())}, {"values": (8, (3.0,))}, {"values": (7, (2.5,))},
 ])
 def test_any_other_question_does_not(change):
     assert not KEPT.matches(**dict(ASKED, **change))

@@ -66,6 +66,19 @@ def said(answer):
     return out
 
 
+def assert_said_alike(kept, fresh, where):
+    """A kept answer says what a fresh one says: a kept measurement's edges lie within a millimetre of a
+    fresh one's (Bullet's float32 rounding from another start: design 7); the sentences, kinds, nodes and
+    assets are the same."""
+    a, b = said(kept), said(fresh)
+    for key in ("distance", "height", "depth"):
+        assert a.pop(key, None) == pytest.approx(b.pop(key, None), abs=2e-3), f"{where}: {key}"
+    for x, y in zip(a.pop("targets", ()), b.pop("targets", ())):
+        assert x == pytest.approx(y, abs=2e-3), f"{where}: targets"
+    assert a.pop("numbers", {}) == pytest.approx(b.pop("numbers", {}), abs=2e-3), where
+    assert a == b, where
+
+
 def _played_as_the_warper_would(answer, pos, h):
     """The warper's own refusal (warp/refusal.py's refusal_cause, the function `play` asks) of an offered
     Interaction from where the character stands: None for every Interaction the kept path offers."""
@@ -100,15 +113,7 @@ def test_walking_up_answers_as_fresh(name, profile, turn, heading, height):
         fresh = TraversalProvider(SceneProbe(static.world, static.mask, static=True), ASSETS).find_at(pos, h)
         if kept:
             assert _played_as_the_warper_would(kept, pos, h) is None, f"{name}, frame {frame}"
-        a, b = said(kept), said(fresh)
-        # a kept measurement's edges lie within a millimetre of a fresh one's (Bullet's float32 rounding from
-        # another start: design 7); the sentences, kinds, nodes and assets are the same
-        for key in ("distance", "height", "depth"):
-            assert a.pop(key, None) == pytest.approx(b.pop(key, None), abs=2e-3), f"{name}, frame {frame}: {key}"
-        for x, y in zip(a.pop("targets", ()), b.pop("targets", ())):
-            assert x == pytest.approx(y, abs=2e-3), f"{name}, frame {frame}: targets"
-        assert a.pop("numbers", {}) == pytest.approx(b.pop("numbers", {}), abs=2e-3), f"{name}, frame {frame}"
-        assert a == b, f"{name}, frame {frame}"
+        assert_said_alike(kept, fresh, f"{name}, frame {frame}")
         seen.add(fresh.kind if fresh else fresh.reason.split(" (")[0])
     # the kept path was taken: most frames cast no ray of their own
     assert quiet >= frames / 2, (quiet, seen)

@@ -5,13 +5,14 @@ import numbers
 from gltf import GltfSettings
 from panda3d.core import ConfigVariableBool, ConfigVariableInt, ConfigVariableString
 
+from .edits import Edited
 from .errors import UsageError, shown
 
 #: The ConfigVariable class reading a GltfSettings field, by the field's type name.
 _PRC_TYPES = {"str": ConfigVariableString, "bool": ConfigVariableBool, "int": ConfigVariableInt}
 
 
-class PrcSettings:
+class PrcSettings(Edited):
     """Base of settings dataclasses whose field `some_name` reads PRC variable `motionwarp-some-name`.
 
     Each subclass lists in `RANGES` the accepted range of each field (inclusive); values outside
@@ -22,8 +23,9 @@ class PrcSettings:
 
     @classmethod
     def from_prc(cls, **overrides):
-        """Settings from PRC variables, then `overrides` (keyword arguments, None = keep)."""
-        settings = cls()
+        """Settings from PRC variables, then `overrides` (keyword arguments, None = keep); made with their
+        values, so no edit is counted (base/edits.py)."""
+        settings, values = cls(), {}
         for field in dataclasses.fields(cls):
             name = "motionwarp-" + field.name.replace("_", "-")
             text = ConfigVariableString(name, str(field.default)).get_value().strip()
@@ -31,13 +33,13 @@ class PrcSettings:
                 value = type(field.default)(text)
             except ValueError:
                 value = text
-            setattr(settings, field.name, settings._checked(field, value, f"PRC variable {name}"))
+            values[field.name] = settings._checked(field, value, f"PRC variable {name}")
         for name, value in overrides.items():
             if not hasattr(settings, name):
                 raise TypeError(f"unknown motionwarp setting {name!r}")
             if value is not None:
-                setattr(settings, name, settings.checked(name, value))
-        return settings
+                values[name] = settings.checked(name, value)
+        return cls(**values)
 
     def values(self):
         """The fields' values in order: the key of a cache kept while these settings hold (a game

@@ -83,7 +83,7 @@ class _Onto(_Provider):
         kept = found.answers
         if kept is None:
             return self._landing(found, asset, refuse)
-        key, stamp = (type(self), self._settings_values()), _asset_stamp(asset)
+        key, stamp = type(self), _asset_stamp(asset, self.settings)
         landing = kept.get(key)
         if landing is None or not landing.stamp.same(stamp):
             landing = kept[key] = Stamped(stamp, self._landing(found, asset, refuse))

@@ -14,7 +14,9 @@ SAME_POS, SAME_H = 1e-4, 1e-3
 @frozen_record
 class KeptAnswer:
     """The answer a provider gave on a static probe, and what it was asked: returned again while a
-    question `matches` it (the character within SAME_POS m and SAME_H degrees, all else the same)."""
+    question `matches` it (the character within SAME_POS m and SAME_H degrees, all else the same).
+    `objects` (the assets, the settings) compare by identity, `values` (the edit count, base/edits.py,
+    and what no edit counts, read every query) by equality."""
 
     version: int
     x: float
@@ -22,15 +24,15 @@ class KeptAnswer:
     z: float
     h: float
     scale: float
-    assets: tuple
-    settings: tuple
+    objects: tuple
+    values: tuple
     answer: object
 
-    def matches(self, version, pos, h, scale, assets, settings):
+    def matches(self, version, pos, h, scale, objects, values):
         """Whether a question is close enough to this one to get the same answer."""
         return (version == self.version and abs(pos[0] - self.x) <= SAME_POS and abs(pos[1] - self.y) <= SAME_POS
                 and abs(pos[2] - self.z) <= SAME_POS and abs(h - self.h) <= SAME_H and scale == self.scale
-                and same_objects(assets, self.assets) and settings == self.settings)
+                and values == self.values and same_objects(objects, self.objects))
 
 
 def same_objects(these, those):
@@ -40,8 +42,8 @@ def same_objects(these, those):
 
 @frozen_record(eq=False)
 class Stamp:
-    """What a kept value was made from: `objects` compared by identity (assets, their tracks: an edit
-    replaces one), `values` by equality (settings, ranges, phases' ends and offsets, copied when taken)."""
+    """What a kept value was made from: `objects` compared by identity (assets, their tracks, settings),
+    `values` by equality (the edit count of base/edits.py: any field of theirs set since changes it)."""
 
     objects: tuple
     values: tuple

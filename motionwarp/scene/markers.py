@@ -18,6 +18,7 @@ import math
 from panda3d.core import GeomNode, NodePath, Point3, Vec3
 
 from ..animation.motion import Motion
+from ..base import edits
 from ..base.config import ProviderSettings
 from ..base.errors import UsageError
 from ..warp.assetdata import TRAVERSAL_KINDS
@@ -143,10 +144,10 @@ class MarkerProvider(_Asked):
         if (at - pos).getXy().length() <= reach:
             near.append(_Seen(marker, marker.getTag(MARKER_TAG) if kind is None else kind, at, marker.getH(space)))
 
-    def _settings_values(self):
-        """What a kept answer depends on besides the character's place: settings, and the kind and place
-        of every marker near it, read now (one moved, turned or retagged is seen at once)."""
-        return self.settings.values(), id(self._grid), tuple(self._near)
+    def _read_now(self):
+        """What a kept answer depends on that no edit count covers: the kind and place of every marker near
+        the character, read now (one moved, turned or retagged is seen at once)."""
+        return id(self._grid), tuple(self._near)
 
     def _space(self):
         return self.space if self.space is not None else self._root.getTop()
@@ -220,10 +221,8 @@ class MarkerProvider(_Asked):
 
     def _authored(self, asset):
         """What an asset's clip says of its marker (`_Authored`), read once per asset: again when it is
-        another object, or its track or its phases' ends and offsets changed."""
-        stamp = Stamp((asset, asset.track), tuple((phase.end, tuple(phase.t_offset), tuple(phase.r_offset),
-                                                   None if phase.align_offset is None else tuple(phase.align_offset))
-                                                  for phase in asset.phases))
+        another object, its track another, or an edit was counted (base/edits.py)."""
+        stamp = Stamp((asset, asset.track), (edits.count,))
         authored = kept_value(self._clips, id(asset), stamp)
         if authored is None:
             authored = _Authored(authored_anchor(asset, 0).h, authored_root_end(asset, 0),

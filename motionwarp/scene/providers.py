@@ -17,6 +17,7 @@ import math
 
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
+from ..base import edits
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..animation.motion import Motion
 from ..base.errors import UsageError, shown
@@ -144,8 +145,8 @@ class _Asked:
     A game asks every frame (for the prompt). On a static probe (`SceneProbe.static`), the last
     answer is kept and returned again (the same object: treat answers as read-only) while the
     character stays within SAME_POS metres and SAME_H degrees of where it was asked, at the same
-    scale, with the same asset objects, the same settings and no `probe.changed()` since (an asset
-    edited in place is seen once the character moves; the demo's tuner replaces an edited asset).
+    scale, with the same asset and settings objects, no edit counted (base/edits.py: an asset or
+    settings edited in place is seen at once) and no `probe.changed()` since.
     """
 
     space = None
@@ -178,18 +179,22 @@ class _Asked:
     def find_at(self, pos, h, scale=1.0):
         """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`,
         scaled by `scale` (its clips' motion with it)."""
-        assets, settings = tuple(self._given), (self._settings_values(), self.warp_settings.values())
-        kept, probe = self._kept, self.probe
-        if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets, settings):
+        assets, settings = tuple(self._given), self._settings_objects()
+        kept, probe, values = self._kept, self.probe, (edits.count, self._read_now())
+        if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets + settings, values):
             return kept.answer
         answer = self._offered(pos, h, scale, assets, settings)
-        self._kept = (KeptAnswer(probe.version, pos[0], pos[1], pos[2], h, scale, assets, settings, answer)
+        self._kept = (KeptAnswer(probe.version, pos[0], pos[1], pos[2], h, scale, assets + settings, values, answer)
                       if probe.static else None)
         return answer
 
-    def _settings_values(self):
-        """What a kept answer depends on besides the character's place and the assets: the settings' values."""
-        return self.settings.values()
+    def _settings_objects(self):
+        """The settings a kept answer is made with (the objects: their fields' edits are counted)."""
+        return (self.settings, self.warp_settings)
+
+    def _read_now(self):
+        """What a kept answer depends on that no edit count covers, read at every query (equality): nothing here."""
+        return ()
 
     def _offered(self, pos, h, scale, assets, settings):
         return self._playable(self._answer(pos, h, assets), pos, h, scale)
@@ -273,8 +278,8 @@ class _Provider(_Asked):
 
     def _run(self, asset):
         """`read_run(asset)`, kept per asset: reading the clip's root track costs more than a ray. It is
-        read again when the asset is another object, or its track or its phases' ends and offsets changed."""
-        stamp = Stamp((asset, asset.track), (_phase_stamp(asset),))
+        read again when the asset or its track is another object, or an edit was counted (base/edits.py)."""
+        stamp = Stamp((asset, asset.track), (edits.count,))
         run = kept_value(self._runs, id(asset), stamp)
         if run is None:
             run = self.read_run(asset)
@@ -362,7 +367,7 @@ class _Provider(_Asked):
         kept = found.answers if self.keeps_answers else None
         if kept is None:
             return self._targets(found, asset, refuse)
-        key, stamp = (type(self), self._settings_values()), _asset_stamp(asset)
+        key, stamp = type(self), _asset_stamp(asset, self.settings)
         answer = kept.get(key)
         if answer is None or not answer.stamp.same(stamp):
             answer = kept[key] = Stamped(stamp, self._targets(found, asset, refuse))
@@ -444,20 +449,10 @@ def _moved(answer, distance):
     return again
 
 
-def _phase_stamp(asset):
-    """What an asset's targets read of its phases: their ends and offsets (an edit in place changes them)."""
-    return [(phase.end, tuple(phase.t_offset)) for phase in asset.phases]
-
-
-def _asset_values(asset):
-    """What an answer reads of an asset beside its clip and track: its ranges, and its phases' ends and offsets."""
-    traversal = asset.traversal
-    return tuple(traversal.height), tuple(traversal.depth), _phase_stamp(asset)
-
-
-def _asset_stamp(asset):
-    """The Stamp of what an answer reads of an asset: the asset and its track, and `_asset_values`."""
-    return Stamp((asset, asset.track), _asset_values(asset))
+def _asset_stamp(asset, settings=None):
+    """The Stamp of what an answer reads of an asset (and `settings`): the objects, and the edit count
+    (an asset's ranges or phases edited in place are seen at once)."""
+    return Stamp((asset, asset.track, settings), (edits.count,))
 
 
 #: Assets whose runs and mirrored twins a provider keeps (more are assets replaced by edits: all forgotten).
@@ -702,8 +697,8 @@ class TraversalProvider(_Asked):
     def _kinds(self, providers=None):
         return _or_list([provider.verb for provider in (providers or self.providers)])
 
-    def _settings_values(self):
-        return [provider._settings_values() for provider in self.providers]
+    def _settings_objects(self):
+        return (self.settings, self.warp_settings, *(provider.settings for provider in self.providers))
 
     def _asked(self, given):
         """([(provider, its assets)] of the kinds among `given`, the highest top they take, the reason when
@@ -747,14 +742,13 @@ class TraversalProvider(_Asked):
 
     @staticmethod
     def _stamp(asked, settings):
-        """What each kind's judgement reads besides the measurement: the settings (`find_at`'s), the
-        mirroring, and the very asset objects with their tracks, ranges and phases' ends and offsets."""
-        objects, values = [], [settings]
+        """What each kind's judgement reads besides the measurement: the settings objects (`find_at`'s), the
+        mirroring, the very asset objects with their tracks, and the edit count (their fields)."""
+        objects, values = list(settings), [edits.count]
         for provider, assets in asked:
             values.append(provider.mirrored)
             for asset in assets:
                 objects += (asset, asset.track)
-                values.append(_asset_values(asset))
         return Stamp(tuple(objects), tuple(values))
 
     def _along(self, walked, pos, h, stamp, highest):
@@ -807,7 +801,7 @@ class TraversalProvider(_Asked):
     def _far_settings(self):
         """The settings with `reach` LOOK_AHEAD, made again only when the settings (object or values) change:
         a character on open ground asks for them every frame."""
-        stamp = Stamp((self.settings,), self.settings.values())
+        stamp = Stamp((self.settings,), (edits.count,))
         if self._far is None or not self._far.stamp.same(stamp):
             self._far = Stamped(stamp, dataclasses.replace(self.settings, reach=LOOK_AHEAD))
         return self._far.value

@@ -10,6 +10,7 @@ import typing
 
 from ..animation.rootmotion import ROOT_MODES
 from .contacts import read_contacts
+from ..base.edits import Edited
 from ..base.errors import shown
 from ..base.jsonfields import FieldChecker, is_number
 
@@ -87,8 +88,10 @@ TRAVERSAL_KINDS = {
 
 
 @dataclasses.dataclass
-class WarpPhase:
+class WarpPhase(Edited):
     """One window of clip time in which the character is warped toward one target point."""
+
+    TUPLES = frozenset({"t_offset", "r_offset", "align_offset"})
 
     name: str
     start: float
@@ -146,8 +149,10 @@ class WarpPhase:
 
 
 @dataclasses.dataclass
-class Traversal:
+class Traversal(Edited):
     """The obstacles or markers an asset fits (docs/design.md 5): providers choose among assets by these ranges."""
+
+    TUPLES = frozenset({"height", "depth", "distance"})
 
     kind: str
     height: tuple
@@ -194,8 +199,10 @@ class PoseMatch:
 
 
 @dataclasses.dataclass
-class AssetData:
+class AssetData(Edited):
     """A warp asset file's content, validated on its own but not yet bound to its model's clip."""
+
+    LISTS = frozenset({"phases", "contacts"})
 
     model: str
     clip: str

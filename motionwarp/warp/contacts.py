@@ -17,6 +17,7 @@ from typing import Optional
 import dataclasses
 import math
 
+from ..base.edits import Edited
 from ..base.errors import shown
 
 TOUCHES = ("target", "surface")
@@ -26,8 +27,10 @@ UP = (0.0, 0.0, 1.0)
 
 
 @dataclasses.dataclass
-class Contact:
+class Contact(Edited):
     """One joint touching a phase's target or the surface under it, from `start` to `end` (clip seconds)."""
+
+    TUPLES = frozenset({"offset", "normal", "touch", "touchdown"})
 
     joint: str
     start: float

@@ -13,6 +13,7 @@ import weakref
 
 from panda3d.core import Vec3
 
+from ..base import edits
 from ..base.errors import shown
 from ..base.records import frozen_record
 from .placement import goal_pose, kept_low, warp_offset
@@ -152,11 +153,10 @@ class Check:
 
     def _later_verdict(self, steps, first, scale, settings):
         """The verdict of the phases after the first (walked on by `steps`), kept while what they read holds:
-        the scale, the settings (object and values), the first phase's goal, and every phase's fields (a
-        phase edited in place is seen at once)."""
+        the scale, the settings object, the first phase's goal, and the edit count (base/edits.py: the
+        settings' and every phase's fields, the asset's phase list; a phase edited in place is seen at once)."""
         *_, goal, goal_quat = first
-        read = (scale, settings.values(), tuple(goal), tuple(goal_quat),
-                tuple(tuple(vars(phase).values()) for phase in (self.asset.phases if self.start is None else self.start[1])))
+        read = (scale, edits.count, tuple(goal), tuple(goal_quat))
         later = self._later
         if later is None or later[0] is not settings or later[1] != read:
             later = self._later = (settings, read, _walked(steps, scale, settings))
