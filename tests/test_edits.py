@@ -9,6 +9,7 @@ from panda3d.core import Vec3
 
 from motionwarp import MotionWarpSettings, SceneProbe, TraversalProvider, WarpAsset, samples
 from motionwarp.base import edits
+from motionwarp.base.errors import UsageError
 from motionwarp.base.config import ContactIKSettings, ProviderSettings
 from motionwarp.scene.measure import facing
 from motionwarp.warp.assetdata import Traversal, WarpPhase
@@ -172,3 +173,17 @@ def test_an_edit_of_the_settings_is_seen_beyond_reach():
     after = provider.find_at(pos, h)
     assert_said_alike(after, _fresh(static, provider).find_at(pos, h), "standing still")
     assert said(after) != said(before)
+
+
+def test_a_phase_removed_in_place_is_a_clear_error_not_a_traceback():
+    """A vault asset left with two phases (the loader refuses such a file) is refused by the provider in
+    one line naming the file and the field, at the next query after the edit."""
+    root = level()
+    prism(root, "crate", box_profile(0.6, 1.0), 3.0, pos=(0, 3.0, 0))
+    assets = _assets()
+    provider = TraversalProvider(SceneProbe.from_geometry(root), assets, warp_settings=MotionWarpSettings.from_prc())
+    provider.find_at(Vec3(0, 1.4, 0), 0.0)
+    del assets[0].phases[2]
+    with pytest.raises(UsageError, match=r"vault\.warp\.json: traversal\.kind: a vault needs 3 phase\(s\) "
+                                         r"\(close edge, far edge, landing\), the asset has 2 \(its phases were edited in place\)"):
+        provider.find_at(Vec3(0, 1.4, 0), 0.0)

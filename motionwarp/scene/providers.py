@@ -23,7 +23,7 @@ from ..animation.motion import Motion
 from ..base.errors import UsageError, shown
 from .kept import Judgement, JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
 from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
-from ..warp.assetdata import TRAVERSAL_KINDS
+from ..warp.assetdata import TRAVERSAL_KINDS, phase_count_problem
 from ..warp.authored import authored_anchor
 from ..warp.contacts import UP
 from ..warp.refusal import Cause, Check
@@ -151,6 +151,7 @@ class _Asked:
 
     space = None
     _kept = None  # a KeptAnswer on a static probe
+    _edits_checked = None  # the edit count at which the given assets' phases were last checked
     _warp_settings = None
 
     @property
@@ -180,6 +181,9 @@ class _Asked:
         """An Interaction or a Refusal for a character whose feet are at `pos`, facing heading `h`,
         scaled by `scale` (its clips' motion with it)."""
         assets, settings = tuple(self._given), self._settings_objects()
+        if self._edits_checked != edits.count:
+            _check_edited(self, assets)
+            self._edits_checked = edits.count
         kept, probe, values = self._kept, self.probe, (edits.count, self._read_now())
         if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets + settings, values):
             return kept.answer
@@ -428,6 +432,17 @@ def _nearer_end(probe, settings, found):
     to_right, to_left = end(1.0), end(-1.0)
     margin = round(END_MARGIN / END_STEP)
     return (to_left - to_right >= margin) - (to_right - to_left >= margin)
+
+
+def _check_edited(provider, assets):
+    """A UsageError for an asset edited in place into one its kind cannot be (a phase removed): the
+    loader refuses such a file, and the targets would be placed from phases that are not there."""
+    for asset in assets:
+        traversal = getattr(asset, "traversal", None)
+        problem = phase_count_problem(traversal.kind, len(asset.phases)) if traversal is not None else None
+        if problem:
+            raise UsageError(f"{type(provider).__name__}: {asset.path or asset.clip}: traversal.kind: {problem} "
+                             f"(its phases were edited in place)")
 
 
 def _joined(answers, distance):

@@ -286,18 +286,26 @@ def _read_pose_match(check, data, phases):
     return PoseMatch((low, high))
 
 
+def phase_count_problem(kind, phase_count):
+    """Why `phase_count` phases cannot make a traversal of `kind` (a sentence), or None when they can."""
+    meaning = TRAVERSAL_KINDS[kind]
+    needed, optional = meaning.phases, meaning.optional
+    if phase_count < len(needed) or (phase_count > len(needed) + len(optional) and not meaning.more_phases):
+        least = "at least " if meaning.more_phases else ""
+        more = f", or up to {len(needed) + len(optional)} with {', '.join(optional)}" if optional else ""
+        return f"a {kind} needs {least}{len(needed)} phase(s) ({', '.join(needed)}){more}, the asset has {phase_count}"
+    return None
+
+
 def _read_traversal(check, data, phase_count):
     check.object(data, "traversal", ("kind", "height", "depth", "distance"), required=("kind", "height"))
     kind = data["kind"]
     if not isinstance(kind, str) or kind not in TRAVERSAL_KINDS:
         check.fail("traversal.kind", f"expected one of {', '.join(map(repr, TRAVERSAL_KINDS))}, got {shown(kind)}")
     meaning = TRAVERSAL_KINDS[kind]
-    needed, optional = meaning.phases, meaning.optional
-    if phase_count < len(needed) or (phase_count > len(needed) + len(optional) and not meaning.more_phases):
-        least = "at least " if meaning.more_phases else ""
-        more = f", or up to {len(needed) + len(optional)} with {', '.join(optional)}" if optional else ""
-        check.fail("traversal.kind", f"a {kind} needs {least}{len(needed)} phase(s) ({', '.join(needed)}){more}, "
-                                     f"the asset has {phase_count}")
+    problem = phase_count_problem(kind, phase_count)
+    if problem:
+        check.fail("traversal.kind", problem)
     if meaning.depth is not None and "depth" not in data:
         check.fail("traversal.depth", f"missing (required): the {meaning.depth}, [low, high] metres")
     if meaning.depth is None and "depth" in data:
