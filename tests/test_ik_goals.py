@@ -7,7 +7,9 @@ planted foot where it touched down); before it, it eases in by the error the joi
 with; after it, the last correction eases out; weights follow smoothstep over the blend time and
 scale with the clip's share of the pose.
 """
+import math
 import pytest
+
 from panda3d.core import Point3, Vec3
 
 from motionwarp.base.config import ContactIKSettings
@@ -179,6 +181,23 @@ def test_the_pelvis_goes_as_low_as_the_lowest_foot_and_rises_only_with_both():
     one_up = {"foot_l": (Vec3(0, 0, 0.3), 1.0)}
     assert rise.step(one_up, {}, 1 / 60, 0.0) == 0.0
     assert PelvisRise(()).step(down, {}, 1 / 60, 0.0) == 0.0   # no pelvis: never moves
+
+
+def test_a_foot_going_down_extends_its_leg_before_the_pelvis_drops():
+    """A bent leg (hip 1.0 m, knee 0.55 m and 0.2 m ahead, ankle 0.1 m: bones 0.985 m, so it
+    stretches to 95 % of them, 0.936 m, longer than its animated 0.9 m span): a goal 3 cm down is
+    within that and the pelvis stays; 10 cm down, or 10 cm down and 0.2 m aside, the pelvis drops
+    only as far as the leg cannot reach; the other foot, a goal up, asks nothing of it (lowest wins)."""
+    leg = (Point3(0, 0, 1.0), Point3(0, 0.2, 0.55), Point3(0, 0, 0.1))
+    reach = 0.95 * 2 * math.hypot(0.2, 0.45)
+    up = (Vec3(0, 0, 0.05), 1.0)
+    for move, expected in ((Vec3(0, 0, -0.03), 0.0), (Vec3(0, 0, -0.1), reach - 1.0),
+                           (Vec3(0.2, 0, -0.1), math.sqrt(reach * reach - 0.04) - 1.0)):
+        goals = {"foot_l": (move, 1.0), "foot_r": up}
+        rise = PelvisRise(("foot_l", "foot_r")).step(goals, {}, 1 / 60, 0.0, {"foot_l": leg})
+        assert rise == pytest.approx(expected, abs=1e-6), move
+    half = {"foot_l": (Vec3(0, 0, -0.2), 0.5), "foot_r": up}   # at half weight: 10 cm down
+    assert PelvisRise(("foot_l", "foot_r")).step(half, {}, 1 / 60, 0.0, {"foot_l": leg}) == pytest.approx(reach - 1.0)
 
 
 def test_the_pelvis_follows_a_planted_foot_without_lag_at_up_to_its_speed():

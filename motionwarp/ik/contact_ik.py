@@ -104,7 +104,9 @@ class ContactIK:
         # limbs the pelvis must keep within reach: hands in contact, and feet a locomotion cycle plants
         arms = {joint: self._arm(joint) for joint in goals
                 if (joint not in self.feet or self._goals.stepping(joint)) and self._hangs_from_pelvis(joint)}
-        rise = self._pelvis_rise.step(goals, arms, dt, self.settings.ik_blend_time)
+        legs = {joint: self._arm(joint) for joint in goals
+                if joint in self.feet and joint not in arms and self._hangs_from_pelvis(joint)}
+        rise = self._pelvis_rise.step(goals, arms, dt, self.settings.ik_blend_time, legs)
         limiter = self._limiter
         if not rise:  # with the pelvis in place, a limb already where it must be is left alone
             goals = {joint: goal for joint, goal in goals.items()

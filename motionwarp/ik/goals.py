@@ -268,10 +268,12 @@ class PelvisRise:
         self.feet = feet
         self.rise = 0.0
 
-    def step(self, goals, arms, dt, blend):
+    def step(self, goals, arms, dt, blend, legs=None):
         """This frame's rise (0 when negligible), for `goals` (ContactGoals.step); `arms`: {hand
-        joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points}."""
-        wanted = self._feet_rise(goals)
+        joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points};
+        `legs`: the same for feet with a goal (hip, knee, ankle), so a foot that must go down
+        reaches by extending its leg before the pelvis drops (without them, it drops all the way)."""
+        wanted = self._feet_rise(goals, legs or {})
         # the pelvis follows what the feet want (their goals already ease in), at most PELVIS_SPEED
         # away from its animated place while contacts blend (`blend` > 0), so a planted foot's goal
         # that jumps never jerks the body; back at once as the feet let go
@@ -286,14 +288,30 @@ class PelvisRise:
         """Nothing is in contact this frame: the pelvis is where it is animated."""
         self.rise = 0.0
 
-    def _feet_rise(self, goals):
-        """As far as the lowest foot must go, so no leg stretches toward the ground (a high crate,
-        the downhill foot on a slope); up only as far as every foot must (a low crate: the body
-        rises instead of crouching), so a free foot (no goal, counted as 0) never rises with it
-        and never makes the pelvis jump."""
+    def _feet_rise(self, goals, legs):
+        """As far as the lowest foot must go, so no leg stretches past its reach toward the ground
+        (a high crate, the downhill foot on a slope, a furrow); a foot whose leg (`legs`) reaches
+        its goal by extending asks only for what it cannot reach, so the knee straightens before
+        the hips drop. Up only as far as every foot must (a low crate: the body rises instead of
+        crouching), so a free foot (no goal, counted as 0) never rises with it and never makes the
+        pelvis jump."""
         if not self.feet:
             return 0.0
-        return min(goals[foot][0].z * goals[foot][1] if foot in goals else 0.0 for foot in self.feet)
+        return min(_foot_rise(goals[foot], legs.get(foot)) if foot in goals else 0.0 for foot in self.feet)
+
+
+def _foot_rise(goal, leg):
+    """What one foot wants of the pelvis: its goal's height, or when it goes down and `leg` (hip,
+    knee, ankle) is given, only the part of it beyond the leg's reach (never more than its goal)."""
+    correction, weight = goal
+    down = correction.z * weight
+    if down >= 0.0 or leg is None:
+        return down
+    hip, knee, ankle = leg
+    reach = reach_limit((ankle - hip).length(), (knee - hip).length() + (ankle - knee).length())
+    to = ankle + correction * weight - hip
+    room = math.sqrt(max(0.0, reach * reach - to.x * to.x - to.y * to.y))
+    return max(down, min(0.0, to.z + room))
 
 
 def _hands_bound(goals, arms, rise):
