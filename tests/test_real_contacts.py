@@ -161,10 +161,14 @@ class GateBetweenPosts:
 #: what the body must clear): the posts. The hands plant on the rail, 12 cm lower, and through the push
 #: (0.89-0.98 s) the arms are straighter than 95 % of their reach, so the IK pulled the hips down as far:
 #: 11 cm below the warped clip's (fence_gate x2@180 110 mm, x3@135 104 mm). The vault's close-edge target
-#: now lies on the surface under the lower hand (design 7, Vault): 2 mm.
+#: now lies on the surface under the lower hand (design 7, Vault): 2 mm. rock_largeD x1.5@315: the hands'
+#: surfaces 13.8 and 26 cm below the top; the target went to the higher (the lower beyond 15 cm of the
+#: top), the IK took the other hand 12 cm further down from it and the hips 122 mm with it. The target now
+#: goes on down to a hand's surface within 15 cm of another's: 0 mm.
 GATES = [pytest.param("fence_gate", 2.0, 180.0, id="fence_gate-x2-180"),
          pytest.param("fence_gate", 3.0, 135.0, id="fence_gate-x3-135"),
-         pytest.param("rock_largeB", 2.0, 0.0, id="rock_largeB-x2-0")]
+         pytest.param("rock_largeB", 2.0, 0.0, id="rock_largeB-x2-0"),
+         pytest.param("rock_largeD", 1.5, 315.0, id="rock_largeD-x1.5-315")]
 
 
 def test_a_vault_over_a_gate_lower_than_its_posts_pushes_from_the_gate(base, assets):  # noqa: F811

@@ -537,20 +537,24 @@ class VaultProvider(_Provider):
     def _hands_edge(self, found, asset):
         """The close edge at the height of the lowest surface the asset's hands plant on there (its target
         contacts on the first phase, facing up, at their touch or offset point), at most HAND_DROP below the
-        top: the top is as high as the body must clear (measure.py), the close edge's target is where the
-        hands push from (design 7; issue 26: a gate lower than its posts, a rock sloped across the way)."""
+        top or below another hand's surface: the top is as high as the body must clear (measure.py), the
+        close edge's target is where the hands push from (design 7; issue 26: a gate lower than its posts, a
+        rock sloped across the way), and from a target the contact IK takes a hand down to a surface up to
+        HAND_DROP below it (a rock whose hands plant 14 and 26 cm below the top: the target at the higher,
+        the other hand went 12 cm down and the hips with it)."""
         edge, inward = found.close_edge, found.inward
         right = Vec3(inward.y, -inward.x, 0)
-        first, low = asset.phases[0].name, edge.z
-        for contact in asset.contacts:
-            if contact.touches != "target" or contact.phase != first or contact.normal != UP:
-                continue
-            x, y, _ = contact.touch or contact.offset
-            at = edge + right * x + inward * y
-            hit = self.probe.drop(at.x, at.y, found.top + self.settings.probe_step, edge.z - HAND_DROP)
-            if hit is not None:
-                low = min(low, hit[0])
-        return Point3(edge.x, edge.y, low)
+        first = asset.phases[0].name
+        points = [edge + right * x + inward * y for x, y, _ in
+                  (contact.touch or contact.offset for contact in asset.contacts
+                   if contact.touches == "target" and contact.phase == first and contact.normal == UP)]
+        low = edge.z
+        while True:  # each pass lowers `low` to a hand's surface, one of finitely many: it ends
+            hits = (self.probe.drop(at.x, at.y, found.top + self.settings.probe_step, low - HAND_DROP) for at in points)
+            lowest = min((hit[0] for hit in hits if hit is not None), default=low)
+            if lowest >= low:
+                return Point3(edge.x, edge.y, low)
+            low = lowest
 
     @staticmethod
     def read_run(asset):
