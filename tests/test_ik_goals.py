@@ -192,12 +192,17 @@ def test_a_foot_going_down_extends_its_leg_before_the_pelvis_drops():
     reach = 0.95 * 2 * math.hypot(0.2, 0.45)
     up = (Vec3(0, 0, 0.05), 1.0)
     for move, expected in ((Vec3(0, 0, -0.03), 0.0), (Vec3(0, 0, -0.1), reach - 1.0),
-                           (Vec3(0.2, 0, -0.1), math.sqrt(reach * reach - 0.04) - 1.0)):
+                           (Vec3(0.2, 0, -0.1), math.sqrt(reach * reach - 0.04) - 1.0),
+                           (Vec3(0, -0.2, -0.1), math.sqrt(reach * reach - 0.04) - 1.0)):
         goals = {"foot_l": (move, 1.0), "foot_r": up}
         rise = PelvisRise(("foot_l", "foot_r")).step(goals, {}, 1 / 60, 0.0, {"foot_l": leg})
         assert rise == pytest.approx(expected, abs=1e-6), move
     half = {"foot_l": (Vec3(0, 0, -0.2), 0.5), "foot_r": up}   # at half weight: 10 cm down
     assert PelvisRise(("foot_l", "foot_r")).step(half, {}, 1 / 60, 0.0, {"foot_l": leg}) == pytest.approx(reach - 1.0)
+    # a leg animated straight (reach: 99.95 % of it, shorter than its span): never further than its goal
+    straight = (Point3(0, 0, 1.0), Point3(0, 0, 0.55), Point3(0, 0, 0.1))
+    one_cm = {"foot_l": (Vec3(0, 0, -0.01), 1.0), "foot_r": up}
+    assert PelvisRise(("foot_l", "foot_r")).step(one_cm, {}, 1 / 60, 0.0, {"foot_l": straight}) == pytest.approx(-0.01)
 
 
 def test_the_pelvis_follows_a_planted_foot_without_lag_at_up_to_its_speed():
