@@ -110,17 +110,22 @@ def vaulted_holding_the_hips(base, level, assets):
     return with_ik
 
 
-@pytest.mark.skipif(SHARED is None, reason="../shared/props/ is not beside the project")
-@pytest.mark.parametrize("name, scale, heading", DEEP_TOPS)
-def test_a_vault_over_a_deep_real_rock_keeps_the_hips_over_the_planted_hands(base, assets, name, scale, heading):  # noqa: F811
-    placed = PlacedProp(next(SHARED.glob(f"*/{name}.glb")), heading, scale, 0.0)
+def measured_on(base, assets, placed, kind):
+    """Walk up to `placed` with the demo's chooser, which must offer `kind`, and play it with the contact IK and
+    without (a Measured run against the prop's own triangles)."""
     root, _ = level(base.render, base.loader, placed)
     try:
         found, y = walk_up(chooser(root, assets), placed.near())
-        assert found is not None and found.kind == "vault", y
-        run = Measured(base, root, placed, found, y)
+        assert found is not None and found.kind == kind, y
+        return Measured(base, root, placed, found, y)
     finally:
         root.removeNode()
+
+
+@pytest.mark.skipif(SHARED is None, reason="../shared/props/ is not beside the project")
+@pytest.mark.parametrize("name, scale, heading", DEEP_TOPS)
+def test_a_vault_over_a_deep_real_rock_keeps_the_hips_over_the_planted_hands(base, assets, name, scale, heading):  # noqa: F811
+    run = measured_on(base, assets, PlacedProp(next(SHARED.glob(f"*/{name}.glb")), heading, scale, 0.0), "vault")
     detail = "\n".join(run.worst_frames())
     assert run.finished, detail
     assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the warped clip's\n{detail}"
@@ -355,14 +360,7 @@ FURROW_LANDING = (0.85, 1.13)
 
 @pytest.mark.skipif(SHARED is None, reason="../shared/props/ is not beside the project")
 def test_a_foot_landing_in_a_furrow_straightens_its_leg_before_the_hips_drop(base, assets):  # noqa: F811
-    placed = PlacedProp(next(SHARED.glob("*/bed.glb")), 0.0, 3.0, 0.0)
-    root, _ = level(base.render, base.loader, placed)
-    try:
-        found, y = walk_up(chooser(root, assets), placed.near())
-        assert found is not None and found.kind == "jump_onto", y
-        run = Measured(base, root, placed, found, y)
-    finally:
-        root.removeNode()
+    run = measured_on(base, assets, PlacedProp(next(SHARED.glob("*/bed.glb")), 0.0, 3.0, 0.0), "jump_onto")
     detail = "\n".join(run.worst_frames())
     assert run.finished, detail
     landing = [drop for t, drop in run.drops if FURROW_LANDING[0] <= t <= FURROW_LANDING[1]]
