@@ -22,8 +22,8 @@ from ..warp.authored import authored_between
 from ..warp.target import WarpTarget
 from .measure import facing, heading, incline_deg, measure
 from ..warp.refusal import Cause
-from .kept import KeptCache, Stamped
-from .providers import (_MOST_ASSETS, Interaction, Refusal, _across, _Asked, _asset_stamp, _highest, _metres, _moved,
+from .kept import KeptCache
+from .providers import (_MOST_ASSETS, Interaction, Refusal, _across, _Asked, _highest, _metres, _moved,
                         _Provider, nothing_in_front)
 
 _NOTHING_HERE = nothing_in_front(("jump",))
@@ -80,15 +80,8 @@ class _Onto(_Provider):
         """Where the feet land on the top (`_landing`), kept with a kept measurement (design 7, "Kept
         measurements") for this asset (the same object, its ranges, track and phases unchanged) and these
         settings: it reads the measurement alone, so a character walking up is judged once."""
-        kept = found.answers
-        if kept is None:
-            return self._landing(found, asset, refuse)
-        key, stamp = type(self), _asset_stamp(asset, self.settings)
-        landing = kept.get(key)
-        if landing is None or not landing.stamp.same(stamp):
-            landing = kept[key] = Stamped(stamp, self._landing(found, asset, refuse))
-            return landing.value
-        return _moved(landing.value, found.distance) if isinstance(landing.value, Refusal) else landing.value
+        landing, again = self._kept_with(found, asset, self._landing, refuse)
+        return _moved(landing, found.distance) if again and isinstance(landing, Refusal) else landing
 
     def _landing(self, found, asset, refuse):
         """The floor a capsule radius onto the top, or the Refusal saying why there is no room to land."""

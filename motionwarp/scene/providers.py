@@ -365,18 +365,25 @@ class _Provider(_Asked):
         return twin
 
     def _kept_targets(self, found, asset, refuse):
-        """`_targets` (rays, sweeps and overlaps for the room), kept with a kept measurement (design 7,
-        "Kept measurements") for this asset (the same object, its ranges, track and phases unchanged) and
-        these settings."""
-        kept = found.answers if self.keeps_answers else None
-        if kept is None:
+        """`_targets` (rays, sweeps and overlaps for the room), kept with a kept measurement (`_kept_with`)."""
+        if not self.keeps_answers:
             return self._targets(found, asset, refuse)
+        answer, again = self._kept_with(found, asset, self._targets, refuse)
+        return _moved(answer, found.distance) if again else answer
+
+    def _kept_with(self, found, asset, make, refuse):
+        """(`make(found, asset, refuse)`, whether it was kept): kept with a kept measurement (design 7, "Kept
+        measurements") for this asset (the same object, its ranges, track and phases unchanged) and these
+        settings; a kept value was made at the measurement's own distance."""
+        kept = found.answers
+        if kept is None:
+            return make(found, asset, refuse), False
         key, stamp = type(self), _asset_stamp(asset, self.settings)
-        answer = kept.get(key)
-        if answer is None or not answer.stamp.same(stamp):
-            answer = kept[key] = Stamped(stamp, self._targets(found, asset, refuse))
-            return answer.value
-        return _moved(answer.value, found.distance)
+        held = kept.get(key)
+        if held is not None and held.stamp.same(stamp):
+            return held.value, True
+        held = kept[key] = Stamped(stamp, make(found, asset, refuse))
+        return held.value, False
 
     def _refuser(self, found):
         def refuse(cause, **numbers):
