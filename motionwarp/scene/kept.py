@@ -49,7 +49,9 @@ class Stamp:
     values: tuple
 
     def same(self, other):
-        return other is not None and same_objects(self.objects, other.objects) and self.values == other.values
+        """Whether `other` was made from the same objects and values (a Stamp kept and asked again is itself)."""
+        return other is self or (other is not None and same_objects(self.objects, other.objects)
+                                 and self.values == other.values)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,7 +13,7 @@ and where a mantle stands are read from the clip itself, so a different clip nee
 """
 from typing import NamedTuple, Optional
 import dataclasses
-import math
+import functools
 
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
@@ -21,8 +21,9 @@ from ..base import edits
 from ..base.config import MotionWarpSettings, ProviderSettings
 from ..animation.motion import Motion
 from ..base.errors import UsageError, shown
+from ..base.records import frozen_record
 from .kept import Judgement, JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
-from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, heading, incline_deg, measure
+from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, facing, heading, incline_deg, measure
 from ..warp.assetdata import TRAVERSAL_KINDS, phase_count_problem
 from ..warp.authored import authored_anchor
 from ..warp.contacts import UP
@@ -81,14 +82,18 @@ class Refusal:
     def of(cls, cause, node=None, distance=None, kind=None, numbers=(), prop=None):
         """A Refusal for one cause (a Cause, or a sentence with no number to keep), its numbers to 0.1 mm."""
         cause = cause if isinstance(cause, Cause) else Cause(cause)
-        numbers = dict(numbers)
-        if cause.name is not None and cause.value is not None:
-            numbers[cause.name] = cause.value
-        return cls(None, node, distance, kind, {k: round(v, 4) for k, v in numbers.items() if v is not None},
-                   causes=(cause,), prop=prop)
+        return cls(None, node, distance, kind, _with_value(cause, numbers), causes=(cause,), prop=prop)
 
     def __bool__(self):
         return False
+
+
+def _with_value(cause, numbers):
+    """`numbers` and the cause's value under its name, each to 0.1 mm (None left out): a Refusal's numbers."""
+    rounded = {name: round(value, 4) for name, value in dict(numbers).items() if value is not None}
+    if cause.name is not None and cause.value is not None:
+        rounded[cause.name] = round(cause.value, 4)
+    return rounded
 
 
 def _said_once(refusal):
@@ -219,16 +224,32 @@ class _Asked:
 
 
 def _pose(pos, h):
-    """(Point3, LQuaternion) of a character at `pos` facing heading `h`: the pose the warper's refusal walks from."""
+    """(Point3, LQuaternion) of a character at `pos` facing heading `h`: the pose the warper's refusal walks
+    from (the rotation shared by every pose of that heading: read only)."""
+    return Point3(pos), _facing(h)
+
+
+#: The horizontal direction of a heading (measure.facing), made once for the frames of a character walking
+#: on along one heading (shared: read only).
+_forward = functools.lru_cache(maxsize=64)(facing)
+
+
+@functools.lru_cache(maxsize=64)
+def _facing(h):
+    """The rotation of heading `h`, made once for the frames of a character walking on along one heading."""
     quat = LQuaternion()
     quat.setHpr(Vec3(h, 0, 0))
-    return Point3(pos), quat
+    return quat
 
 
 def _refused(answer, problem):
     """The Refusal of an Interaction the warper would not play, for the warper's Cause `problem`."""
-    return Refusal.of(problem, answer.node, answer.distance, answer.kind,
-                      {"height": answer.height, "depth": answer.depth}, prop=answer.prop)
+    return Refusal.of(problem, answer.node, answer.distance, answer.kind, _sizes(answer), prop=answer.prop)
+
+
+def _sizes(answer):
+    """The numbers a refused Interaction keeps besides its cause's."""
+    return {"height": answer.height, "depth": answer.depth}
 
 
 def _anchor(target, space):
@@ -452,14 +473,26 @@ def _check_edited(provider, assets):
                              f"(its phases were edited in place)")
 
 
-def _joined(answers, distance):
+def _joined(answers, distance, problems=()):
     """The refusals of every kind as one, at `distance`: the first's node, every kind's numbers and causes,
-    and the kind walking closer may offer, when one may (the chooser ranks it: design 7)."""
-    first = answers[0]
-    numbers = {k: v for answer in answers for k, v in answer.numbers.items()}
-    coming = next((answer.kind for answer in answers if answer.too_far), None)
-    return Refusal(None, first.node, distance, coming, numbers,
-                   causes=[cause for answer in answers for cause in answer.causes])
+    and the kind walking closer may offer, when one may (the chooser ranks it: design 7). An Interaction
+    among `answers` joins for the warper's Cause of it, the next of `problems`, as its `_refused` would
+    (without making that Refusal: a character walking up to what the warper refuses is answered so
+    every frame)."""
+    numbers, causes, coming, problems = {}, [], None, iter(problems)
+    for answer in answers:
+        if answer:
+            cause = next(problems)
+            numbers.update(_with_value(cause, _sizes(answer)))
+            causes.append(cause)
+            too_far = cause.too_far
+        else:
+            numbers.update(answer.numbers)
+            causes += answer.causes
+            too_far = answer.too_far
+        if too_far and coming is None:
+            coming = answer.kind
+    return Refusal(None, answers[0].node, distance, coming, numbers, causes=causes)
 
 
 def _moved(answer, distance):
@@ -700,6 +733,21 @@ class JumpOverProvider(VaultProvider):
     kind = "jump_over"
 
 
+@frozen_record(eq=False)
+class _Kinds:
+    """What a TraversalProvider asks of the assets `given` with the `settings` objects (and `values`: the edit
+    count and each kind's mirroring): [(provider, its assets)] of the kinds among them, the highest top they
+    take, the cause when nothing is in front, and the Stamp a judgement is kept with."""
+
+    given: tuple
+    settings: tuple
+    values: tuple
+    asked: list
+    highest: float
+    nothing: Optional[Cause]
+    stamp: Stamp
+
+
 class TraversalProvider(_Asked):
     """Vault if possible, else mantle, else jump over, on one measurement; refusals are joined. Any
     kind may be missing among the assets (a character with only a jump). Jumps onto ledges and
@@ -718,7 +766,7 @@ class TraversalProvider(_Asked):
         if not any(provider.assets for provider in self.providers):
             raise UsageError(f"no {self._kinds()} asset among {[getattr(a, 'clip', a) for a in assets]}: a "
                              f"traversal asset has \"traversal\": {{\"kind\": ..., ...}}")
-        self._sorted = (None, None)   # (the assets given, what _asked made of them): sorted again when they change
+        self._sorted = None   # the _Kinds of the assets last given
 
     def _kinds(self, providers=None):
         return _or_list([provider.verb for provider in (providers or self.providers)])
@@ -726,18 +774,18 @@ class TraversalProvider(_Asked):
     def _settings_objects(self):
         return (self.settings, self.warp_settings, *(provider.settings for provider in self.providers))
 
-    def _asked(self, given):
-        """([(provider, its assets)] of the kinds among `given`, the highest top they take, the reason when
-        nothing is in front), kept while the same assets are given (an open-ground query is mostly this)."""
-        kept_given, sorted_out = self._sorted
-        if kept_given is None or not same_objects(given, kept_given):
+    def _asked(self, given, settings):
+        """The _Kinds asked of `given`, kept while the same assets and `settings` objects are given, nothing
+        is edited and each kind mirrors as before (an open-ground query and a walking-up frame are mostly this)."""
+        kept, values = self._sorted, (edits.count, *(provider.mirrored for provider in self.providers))
+        if (kept is None or kept.values != values or not same_objects(given, kept.given)
+                or not same_objects(settings, kept.settings)):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
             highest = max((_highest(assets) for _, assets in asked), default=0.0)
             # named by the kinds it has assets for: a character that only jumps over things
             nothing = nothing_in_front([provider.verb for provider, _ in asked]) if asked else None
-            sorted_out = asked, highest, nothing
-            self._sorted = (given, sorted_out)
-        return sorted_out
+            kept = self._sorted = _Kinds(given, settings, values, asked, highest, nothing, self._stamp(asked, settings))
+        return kept
 
     #: The last kept measurement's line and each kind's judgement of it (a JudgedLine), on a static probe.
     _line = None
@@ -748,11 +796,11 @@ class TraversalProvider(_Asked):
         A character walking on along the line of the last kept measurement (design 7, "Kept
         measurements") is answered from that measurement's judgement without asking the probe: only
         the warper's refusal of the targets found reads where it stands."""
-        asked, highest, nothing = self._asked(given)
+        kinds = self._asked(given, settings)
+        asked, highest, stamp = kinds.asked, kinds.highest, kinds.stamp
         if not asked:
             return Refusal(f"no {self._kinds()} asset to traverse with")
         pos = Point3(pos)
-        stamp = self._stamp(asked, settings)
         walked = self._line
         along = self._along(walked, pos, h, stamp, highest) if walked is not None else None
         if along is not None:
@@ -760,7 +808,7 @@ class TraversalProvider(_Asked):
         found = measure(self.probe, self.settings, pos, h, highest)
         if found is None:
             beyond = self._beyond_reach(pos, h, asked, highest)
-            return beyond if beyond is not None else Refusal(causes=(nothing,))
+            return beyond if beyond is not None else Refusal(causes=(kinds.nothing,))
         judgement = self._judged(found, asked, stamp)
         line = found.kept_line()
         self._line = JudgedLine(self.probe.version, line, stamp, judgement) if line is not None else None
@@ -784,9 +832,7 @@ class TraversalProvider(_Asked):
         if not self.probe.static or walked.version != self.probe.version or not walked.stamp.same(stamp):
             return None
         along = line.along(pos, h, self.settings.reach, highest)
-        radians = math.radians(h)
-        if along is None or (line.key.h, line.key.offset) != LineKey.placed(
-                pos, h, Vec3(-math.sin(radians), math.cos(radians), 0)):
+        if along is None or (line.key.h, line.key.offset) != LineKey.placed(pos, h, _forward(h)):
             return None
         return along
 
@@ -795,16 +841,15 @@ class TraversalProvider(_Asked):
         `scale`; else their refusals joined (the judgement's own when none found targets to refuse)."""
         if judgement.refusal is not None:
             return _moved(judgement.refusal, distance)
-        answers, pose, settings = [], None, self.warp_settings
+        problems, pose, settings = [], None, self.warp_settings
         for answer, check in zip(judgement.answers, judgement.checks):
             if answer:
                 pose = pose or _pose(pos, h)
                 problem = check.cause(pose, scale, settings)
                 if problem is None:
                     return _moved(answer, distance)
-                answer = _refused(answer, problem)   # joined at `distance` below
-            answers.append(answer)
-        return _joined(answers, distance)
+                problems.append(problem)
+        return _joined(judgement.answers, distance, problems)
 
     def _judged(self, found, asked, stamp):
         """The Judgement of `found`: each kind's answer before the warper's refusal, in order, the warper's

@@ -124,26 +124,31 @@ class Check:
     """`refusal_cause` of one plan (an asset toward targets resolved to `anchors`, at a base rate) from
     any pose, for a provider asking every frame about the same targets (design 7, "Kept
     measurements"): what does not depend on the pose (the driven joint and clip, the targets' count
-    and finiteness, the rate) is decided once; and when the first phase ends on its goal whatever
-    the pose (all three axes warped, the target's rotation), the later phases start from there, so
-    their verdict is kept while the scale, the settings' values, that goal and the phases' fields
-    are the same."""
+    and finiteness, the rate) is decided once; each phase's window and goal (`phase_legs`) are kept
+    while the scale and the edit count are the same; and when the first phase ends on its goal
+    whatever the pose (all three axes warped, the target's rotation), the later phases start from
+    there, so their verdict is kept while the scale, the settings' values, that goal and the phases'
+    fields are the same."""
 
-    __slots__ = ("asset", "anchors", "start", "fixed", "_later")
+    __slots__ = ("asset", "anchors", "start", "fixed", "_legs", "_later")
 
     def __init__(self, asset, driven, targets, anchors, rate, start=None):
         self.asset, self.anchors, self.start = asset, anchors, start
         fixed = _fixed(asset, driven, targets, rate)
         #: The Cause no pose lifts, or None.
         self.fixed = Cause(fixed) if isinstance(fixed, str) else fixed
-        self._later = None   # (settings, what the later phases read, their verdict)
+        self._legs = None    # _Kept: the phase_legs at a scale and edit count
+        self._later = None   # _Kept: the later phases' verdict, with the settings and what they read
 
     def cause(self, pose, scale, settings):
         """Why the plan cannot play from `pose` (position, rotation) at `scale` under `settings` (a
         MotionWarpSettings), as a Cause; or None."""
         if self.fixed is not None:
             return self.fixed
-        steps = phase_walk(self.asset, self.anchors, pose, scale, self.start)
+        read, legs = (scale, edits.count), self._legs
+        if legs is None or legs.read != read:
+            legs = self._legs = _Kept(None, read, phase_legs(self.asset, self.anchors, scale, self.start))
+        steps = phase_walk(self.asset, self.anchors, pose, scale, legs=legs.value)
         first = next(steps, None)
         cause = None if first is None else _walked((first,), scale, settings)
         if cause is None and first is not None:
@@ -158,9 +163,19 @@ class Check:
         *_, goal, goal_quat = first
         read = (scale, edits.count, tuple(goal), tuple(goal_quat))
         later = self._later
-        if later is None or later[0] is not settings or later[1] != read:
-            later = self._later = (settings, read, _walked(steps, scale, settings))
-        return later[2]
+        if later is None or later.settings is not settings or later.read != read:
+            later = self._later = _Kept(settings, read, _walked(steps, scale, settings))
+        return later.value
+
+
+@frozen_record(eq=False)
+class _Kept:
+    """A value a Check keeps, with what it was made from: the `settings` object (None when it reads none)
+    and the values it `read` (compared by equality)."""
+
+    settings: object
+    read: tuple
+    value: object
 
 
 def _ends_on_its_goal(phase):
@@ -201,27 +216,50 @@ def _walked(steps, scale, settings):
     return None
 
 
-def phase_walk(asset, anchors, pose, scale, start=None):
-    """Per phase, where the character starts and must end it if the warp played now from `pose`:
-    (phase, its _Window, start pos, start quat, goal, goal quat). A phase starts where the previous
-    one ended (or at `pose`) moved by the clip's own motion up to its first frame; it ends on its
-    goal (kept low by a deferred rise) on the axes it warps and where the clip takes it on the others. `start` is a pose-matched
-    start's (first clip frame, phases as played: the first one from that frame when it is inside)."""
-    pos, quat = pose
+@frozen_record(eq=False)
+class _Leg:
+    """What walking one phase reads that no pose changes: the phase, its _Window, its target's point
+    (what a facing phase faces), and the goal and goal rotation for that target (`goal_pose`, before
+    a deferred rise keeps the goal low)."""
+
+    phase: object
+    window: _Window
+    point: object
+    goal: object
+    goal_quat: object
+
+
+def phase_legs(asset, anchors, scale, start=None):
+    """[_Leg] of each phase toward its target resolved in `anchors`, at `scale`; `start` as for `phase_walk`."""
     frame, phases = (0.0, asset.phases) if start is None else start
     windows = _WINDOWS.get(asset.track)
     if windows is None:
         windows = _WINDOWS[asset.track] = {}
+    legs = []
     for phase, anchor in zip(phases, anchors):
-        window = _window(windows, asset.track, frame, phase.motion)
+        goal, goal_quat = goal_pose(phase, anchor, scale)
+        legs.append(_Leg(phase, _window(windows, asset.track, frame, phase.motion), anchor[0], goal, goal_quat))
+        frame = phase.motion.f1
+    return legs
+
+
+def phase_walk(asset, anchors, pose, scale, start=None, legs=None):
+    """Per phase, where the character starts and must end it if the warp played now from `pose`:
+    (phase, its _Window, start pos, start quat, goal, goal quat). A phase starts where the previous
+    one ended (or at `pose`) moved by the clip's own motion up to its first frame; it ends on its
+    goal (kept low by a deferred rise) on the axes it warps and where the clip takes it on the others. `start` is a pose-matched
+    start's (first clip frame, phases as played: the first one from that frame when it is inside);
+    `legs` the `phase_legs` of the same (made here when not given). The goals given are shared: read only."""
+    pos, quat = pose
+    for leg in legs if legs is not None else phase_legs(asset, anchors, scale, start):
+        phase, window = leg.phase, leg.window
         pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
         quat = window.lead_quat * quat
-        goal, goal_quat = goal_pose(phase, anchor, scale)
-        goal = kept_low(phase, (pos, quat), goal, scale)
-        goal_quat = planned_goal_quat(phase, anchor[0], pos, goal, goal_quat) or quat
+        goal = kept_low(phase, (pos, quat), leg.goal, scale)
+        goal_quat = planned_goal_quat(phase, leg.point, pos, goal, leg.goal_quat) or quat
         yield phase, window, pos, quat, goal, goal_quat
         end_quat = goal_quat if phase.warp_rotation else window.turn_quat * quat
-        pos, quat, frame = _phase_end(phase, window, pos, quat, goal, scale), end_quat, phase.motion.f1
+        pos, quat = _phase_end(phase, window, pos, quat, goal, scale), end_quat
 
 
 def _phase_end(phase, window, pos, quat, goal, scale):
