@@ -117,3 +117,33 @@ def test_walking_up_answers_as_fresh(name, profile, turn, heading, height):
         seen.add(fresh.kind if fresh else fresh.reason.split(" (")[0])
     # the kept path was taken: most frames cast no ray of their own
     assert quiet >= frames / 2, (quiet, seen)
+
+
+def test_a_mantle_too_far_to_play_joins_with_the_vaults_refusal():
+    """Walking up to a 1.4 m high, 2.5 m deep block: the vault refuses it as too deep and, while the
+    character is too far for the mantle's clip, the warper refuses the mantle's targets for the stretch.
+    Each such frame's joined refusal (kept and fresh alike) keeps both causes in the kinds' order, the
+    block's own height, the stretch the warper's cause says to 0.1 mm, and names the mantle as what
+    walking closer offers (the only cause that may lift)."""
+    root = level()
+    prism(root, "ground", box_profile(40, 0.1), 40, pos=(0, 0, -0.1))
+    prism(root, "block", box_profile(2.5, 1.4), 3.0, pos=(0, 3.0, 0))
+    static = SceneProbe.from_geometry(root)
+    provider = TraversalProvider(SceneProbe(static.world, static.mask, static=True), ASSETS)
+    start, h = Point3(0.02, 3.0 - 1.25 - 2.2, 0), 0.0
+    stretched = 0
+    for frame in range(60):
+        pos = start + facing(h) * (STEP * frame)
+        for answer in (provider.find_at(pos, h),
+                       TraversalProvider(SceneProbe(static.world, static.mask, static=True), ASSETS).find_at(pos, h)):
+            stretch = [cause for cause in answer.causes if cause.name == "stretch"] if not answer else []
+            if not stretch:
+                continue
+            stretched += 1
+            (cause,) = stretch
+            assert [c.verb for c in answer.causes] == ["vault", None], answer.causes
+            assert answer.causes[0].reason == "too deep" and answer.causes[0].value == pytest.approx(2.5, abs=0.01)
+            assert answer.numbers["stretch"] == round(cause.value, 4) and cause.value > cause.limit
+            assert answer.numbers["height"] == pytest.approx(1.4, abs=0.01)
+            assert answer.kind == "mantle" and answer.too_far
+    assert stretched >= 10, stretched
