@@ -82,15 +82,15 @@ class Refusal:
     def of(cls, cause, node=None, distance=None, kind=None, numbers=(), prop=None):
         """A Refusal for one cause (a Cause, or a sentence with no number to keep), its numbers to 0.1 mm."""
         cause = cause if isinstance(cause, Cause) else Cause(cause)
-        return cls(None, node, distance, kind, _with_value(cause, numbers), causes=(cause,), prop=prop)
+        return cls(None, node, distance, kind, _with_value(cause, dict(numbers)), causes=(cause,), prop=prop)
 
     def __bool__(self):
         return False
 
 
 def _with_value(cause, numbers):
-    """`numbers` and the cause's value under its name, each to 0.1 mm (None left out): a Refusal's numbers."""
-    rounded = {name: round(value, 4) for name, value in dict(numbers).items() if value is not None}
+    """`numbers` (a dict) and the cause's value under its name, each to 0.1 mm (None left out): a Refusal's numbers."""
+    rounded = {name: round(value, 4) for name, value in numbers.items() if value is not None}
     if cause.name is not None and cause.value is not None:
         rounded[cause.name] = round(cause.value, 4)
     return rounded
@@ -479,7 +479,7 @@ def _joined(answers, distance, problems=()):
     among `answers` joins for the warper's Cause of it, the next of `problems`, as its `_refused` would
     (without making that Refusal: a character walking up to what the warper refuses is answered so
     every frame)."""
-    numbers, causes, coming, problems = {}, [], None, iter(problems)
+    numbers, causes, coming, far, problems = {}, [], None, False, iter(problems)
     for answer in answers:
         if answer:
             cause = next(problems)
@@ -490,9 +490,9 @@ def _joined(answers, distance, problems=()):
             numbers.update(answer.numbers)
             causes += answer.causes
             too_far = answer.too_far
-        if too_far and coming is None:
-            coming = answer.kind
-    return Refusal(None, answers[0].node, distance, coming, numbers, causes=causes)
+        if too_far and not far:
+            coming, far = answer.kind, True
+    return Refusal(None, answers[0].node, distance, coming, numbers, far, tuple(causes))
 
 
 def _moved(answer, distance):
