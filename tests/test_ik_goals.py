@@ -205,6 +205,29 @@ def test_a_foot_going_down_extends_its_leg_before_the_pelvis_drops():
     assert PelvisRise(("foot_l", "foot_r")).step(one_cm, {}, 1 / 60, 0.0, {"foot_l": straight}) == pytest.approx(-0.01)
 
 
+def test_a_planted_foot_the_body_moved_away_from_keeps_the_pelvis_from_rising_out_of_its_reach():
+    """Both feet want the pelvis 10 cm up, but foot_l's goal lies 0.4 m behind its hip (the warp carried
+    the body on over it): the pelvis rises only as far as leaves that goal at the leg's reach (95 % of
+    its bones, longer than its animated 0.9 m span) from the raised hip, so the foot stays planted
+    rather than sliding. 0.6 m behind nothing lets it reach: the pelvis stays where it is animated,
+    never lower for it. A foot going down is unaffected (the lowest foot still wins)."""
+    leg = (Point3(0, 0, 1.0), Point3(0, 0.2, 0.55), Point3(0, 0, 0.1))
+    reach = 0.95 * 2 * math.hypot(0.2, 0.45)
+    up = (Vec3(0, 0, 0.1), 1.0)
+    for behind in (0.0, 0.4, 0.6):
+        goals = {"foot_l": (Vec3(0, -behind, 0.1), 1.0), "foot_r": up}
+        rise = PelvisRise(("foot_l", "foot_r")).step(goals, {}, 1 / 60, 0.0, {"foot_l": leg})
+        goal, hip = Point3(0, -behind, 0.2), Point3(0, 0, 1.0 + rise)
+        if behind == 0.0:
+            assert rise == pytest.approx(0.1)
+        elif behind == 0.4:
+            assert 0.0 < rise < 0.1 and (goal - hip).length() == pytest.approx(reach, abs=1e-6)
+        else:
+            assert rise == 0.0 and (goal - hip).length() > reach
+    down = {"foot_l": (Vec3(0, -0.6, 0.1), 1.0), "foot_r": (Vec3(0, 0, -0.2), 1.0)}
+    assert PelvisRise(("foot_l", "foot_r")).step(down, {}, 1 / 60, 0.0, {"foot_l": leg}) == pytest.approx(-0.2)
+
+
 def test_the_pelvis_follows_a_planted_foot_without_lag_at_up_to_its_speed():
     """A root the warp lifts under a planted foot (0.3 m over 0.3 s): the pelvis goes down with it
     frame for frame (an exponential ease lagged 5 cm behind, lifting the foot); a goal jumping

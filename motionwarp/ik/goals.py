@@ -273,7 +273,7 @@ class PelvisRise:
         joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points};
         `legs`: the same for feet with a goal (hip, knee, ankle), so a foot that must go down
         reaches by extending its leg before the pelvis drops (without them, it drops all the way)."""
-        wanted = self._feet_rise(goals, legs or {})
+        wanted = _planted_bound(goals, legs or {}, self._feet_rise(goals, legs or {}))
         # the pelvis follows what the feet want (their goals already ease in), at most PELVIS_SPEED
         # away from its animated place while contacts blend (`blend` > 0), so a planted foot's goal
         # that jumps never jerks the body; back at once as the feet let go
@@ -307,21 +307,40 @@ def _foot_rise(goal, leg):
     down = correction.z * weight
     if down >= 0.0 or leg is None:
         return down
-    hip, knee, ankle = leg
-    reach = reach_limit((ankle - hip).length(), (knee - hip).length() + (ankle - knee).length())
-    to = ankle + correction * weight - hip
-    room = math.sqrt(max(0.0, reach * reach - to.x * to.x - to.y * to.y))
-    return max(down, min(0.0, to.z + room))
+    below, room = _within_reach(leg, correction * weight)
+    return max(down, min(0.0, below + room))
+
+
+def _within_reach(limb, move):
+    """(how far up its end's goal lies from its root, how far up or down from there the root may
+    move and keep the goal within twobone.reach_limit): `limb` its (root, mid, end) animated world
+    points, `move` (world) the end's move from its animated place."""
+    root, mid, end = limb
+    reach = reach_limit((end - root).length(), (mid - root).length() + (end - mid).length())
+    to = end + move - root
+    return to.z, math.sqrt(max(0.0, reach * reach - to.x * to.x - to.y * to.y))
+
+
+def _planted_bound(goals, legs, rise):
+    """`rise`, when up, kept so every foot with a goal (`legs`: {foot: (hip, knee, ankle) animated
+    world points}) stays within its leg's reach, never below the pelvis's animated place for it: a
+    planted foot the warp carries the body away from stays planted rather than sliding."""
+    if rise <= 0.0:
+        return rise
+    high = rise
+    for joint, leg in legs.items():
+        correction, weight = goals[joint]
+        below, room = _within_reach(leg, correction * weight)
+        high = min(high, below + room)
+    return max(0.0, high)
 
 
 def _hands_bound(goals, arms, rise):
     """`rise`, kept so every hand in contact (`arms`) stays within reach of its shoulder; the
     bound eases in with the hands' contacts (hands win when they and the feet disagree)."""
     low, high, grip = -math.inf, math.inf, 0.0
-    for joint, (shoulder, elbow, hand) in arms.items():
+    for joint, arm in arms.items():
         correction, weight = goals[joint]
-        reach = reach_limit((hand - shoulder).length(), (elbow - shoulder).length() + (hand - elbow).length())
-        to = hand + correction * weight - shoulder
-        room = math.sqrt(max(0.0, reach * reach - to.x * to.x - to.y * to.y))
-        low, high, grip = max(low, to.z - room), min(high, to.z + room), max(grip, weight)
+        below, room = _within_reach(arm, correction * weight)
+        low, high, grip = max(low, below - room), min(high, below + room), max(grip, weight)
     return rise + (max(low, min(high, rise)) - rise) * grip if grip > 0.0 else rise
