@@ -1,6 +1,7 @@
 """The warper's check prepared once for a provider (warp/refusal.py `Check`): asked again from other
 poses and under settings changed in place, it says what a fresh `refusal()` says for each."""
 import numpy as np
+import pytest
 from panda3d.core import LQuaternion, Point3
 
 from motionwarp.warp.refusal import Check, refusal
@@ -52,3 +53,33 @@ def test_a_later_phase_edited_in_place_is_seen_at_once(base, turn, settings):
     asset.phases[1].r_offset = (-95.0, 0.0, 0.0)    # the second goal turned 90 degrees more: past the 75 allowed
     fresh = refusal(asset, DRIVEN, targets, anchors, 1.0, _pose(0.0), 1.0, settings)
     assert fresh is not None and check.cause(_pose(0.0), 1.0, settings).text == fresh
+
+
+def test_a_kept_check_walks_an_aligned_joint_s_goal_at_each_scale_it_is_asked(base, turn, settings):
+    """The goal of a phase with an align_offset moves back by Q align_offset * scale (design 4): a Check
+    asked at one scale and then another walks each from its own goal. The stretch it refuses at scale 2
+    is worked out here in numpy from the raw clip: the root's place at f0 and the clip's ground move over
+    the phase, both scaled, against the goal pulled back by twice the offset."""
+    import copy
+    import dataclasses
+    clip, asset, goals = turn
+    asset = copy.copy(asset)
+    asset.phases = [dataclasses.replace(phase) for phase in asset.phases]
+    align = np.array([0.0, 0.3, 0.0])
+    asset.phases[0].align_offset = tuple(align)
+    f0, f1 = (t * clip.fps for t in (asset.phases[0].start, asset.phases[0].end))
+    move, clip_turn = clip.relative(0.0, f0)
+    rotation = hpr_matrix(START_H) @ clip_turn
+    (_, goal_rotation), second = goals
+    at_f0 = START_POS + hpr_matrix(START_H) @ move * 2.0
+    ground = (rotation @ clip.displacement(f0, f1))[:2] * 2.0
+    # four times the clip's ground move ahead at scale 2 once pulled back (past the 3 allowed); at scale 1
+    # the goal lies 0.3 m nearer the target
+    anchor_pos = at_f0 + np.array([*(ground * 4.0), 0.0]) + goal_rotation @ align * 2.0
+    anchors = [anchor(anchor_pos, goal_rotation), anchor(*second)]
+    check = Check(asset, DRIVEN, [target(anchor_pos), target(second[0])], anchors, 1.0)
+    check.cause(_pose(0.0), 1.0, settings)                        # kept at scale 1 first
+    cause = check.cause(_pose(0.0), 2.0, settings)
+    goal = anchor_pos - goal_rotation @ align * 2.0
+    assert cause is not None and cause.name == "stretch"
+    assert cause.value == pytest.approx(np.linalg.norm((goal - at_f0)[:2]) / np.linalg.norm(ground), abs=1e-4)
