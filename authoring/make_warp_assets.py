@@ -123,7 +123,9 @@ def mantle(clip, track):
     plant = min(c["start"] for c in clip["contacts"] if c["joint"].startswith("foot") and c["start"] > grab)
     end = root_at(track, track.duration)
     points = {"ledge_top": (0.0, box["min"][1], box["max"][2]), "stand_on_top": (end[0], end[1], box["max"][2])}
-    return [phase("ledge_top", 0.0, grab, track, points["ledge_top"]),
+    # the feet stay planted before the face up to the grab: a ledge higher than authored is risen to in the
+    # climb onto it, as the clip itself rises, not with the feet still down (docs/design.md 4, Deferred rise)
+    return [dataclasses.replace(phase("ledge_top", 0.0, grab, track, points["ledge_top"]), defer_rise=True),
             phase("stand_on_top", grab, plant, track, points["stand_on_top"])], points
 
 

@@ -371,6 +371,7 @@ def test_a_mantle_stands_on_a_sunk_lid_and_a_one_phase_mantle_keeps_one_target(w
     data = json.loads((warp_asset_dir / "mantle.warp.json").read_text())
     data["model"] = str(warp_asset_dir / data["model"])
     data["phases"] = data["phases"][:1]
+    del data["phases"][0]["defer_rise"]   # a file from before: no later phase to carry a deferred rise
     data["contacts"] = [contact for contact in data["contacts"] if contact.get("phase") != "stand_on_top"]
     found = MantleProvider(probe, [WarpAsset.from_dict(data, "mantle.warp.json")]).find_at(Point3(0, 0, 0), 0.0)
     assert isinstance(found, Interaction) and len(found.targets) == 1, found

@@ -383,3 +383,51 @@ def test_a_planted_foot_the_vault_carries_the_body_away_from_stays_on_the_ground
     assert -0.010 <= run.low and run.high <= 0.010, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"
     assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the warped clip's\n{detail}"
     assert run.hand is not None and run.hand <= HAND, f"hand {run.hand}\n{detail}"
+
+
+#: Mantles onto real tops where a hand the clip plants is over a higher step beside the ledge, and where
+#: both hands are over the top (issue 26). The Nature Kit's stairs at x3 turned 90 / 270 degrees: the step
+#: met on the line is 1.65 m high and 0.45 m wide at its front, the next one up beside it from 0.22 m
+#: off the line; the mantle's hands plant 0.22 m either side of it. The contact IK put the palm on the
+#: step 0.49 m up, and to reach it the hips lifted the planted feet 405 mm off the floor. Refused now
+#: ("no room for the hands on top"); the copied cliff block, its top level under both hands, is mantled.
+#: (prop, scale, heading, is a hand over a step more than the IK's reach above the top?)
+HAND_STEPS = [
+    pytest.param("cliff_steps_rock", 3.0, 90.0, True, id="cliff_steps_rock-x3-90"),
+    pytest.param("cliff_steps_rock", 3.0, 270.0, True, id="cliff_steps_rock-x3-270"),
+    pytest.param("cliff_block_rock", 2.0, 270.0, False, id="cliff_block_rock-x2-270"),
+]
+#: How far beside the hands' authored points the oracle looks (the measure moves the line along the face
+#: by a few centimetres: x3@90 by 4.7 cm), and how far behind the close edge.
+HAND_SLACK, BEHIND = 0.05, 0.05
+#: The most a mantle's hand may be over a surface higher than the top (design 7, Mantle: 0.4 m).
+HAND_RISE = 0.4
+
+
+def hand_steps(placed, asset):
+    """How far above the top the prop's own triangles rise under each hand the mantle plants (its first
+    phase's target contacts, at their touch point, up to HAND_SLACK beside it, BEHIND past where the
+    triangles first reach the top along the line x = 0), looked for from 0.5 m above the top down:
+    {joint: metres} (0 where nothing is higher)."""
+    top = placed.size()[0]
+    y = close_edge_y(placed) + BEHIND
+    rises = {}
+    for contact in asset.contacts:
+        if contact.touches == "target" and contact.phase == asset.phases[0].name:
+            x = (contact.touch or contact.offset)[0]
+            xs = numpy.linspace(x - HAND_SLACK, x + HAND_SLACK, 11)
+            under, _ = placed.drops(xs, numpy.full(xs.shape, y), top + 0.5)
+            rises[contact.joint] = max(0.0, float(numpy.nanmax(under)) - top)
+    return rises
+
+
+@pytest.mark.parametrize("name, scale, heading, stepped", HAND_STEPS)
+def test_a_mantle_is_offered_only_where_both_hands_plant_on_the_top(base, assets, name, scale, heading,  # noqa: F811
+                                                                   stepped):
+    placed = PlacedProp(_prop(name), heading, scale, 0.0)
+    mantle = next(asset for asset in assets if asset.path.endswith("/mantle.warp.json"))
+    rises = hand_steps(placed, mantle)
+    assert (max(rises.values()) > HAND_RISE) == stepped, rises   # the oracle says what the case is about
+    found, y = offered_where_it_fits(base, assets, placed, "mantle", stepped and f"a hand over a step {rises}")
+    if stepped:
+        assert found is None and "no room for the hands on top" in y.reason, found or y.reason

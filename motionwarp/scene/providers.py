@@ -569,6 +569,28 @@ def _across(found, run):
 HAND_DROP = 0.15
 
 
+#: How far above the measured top a hand's surface is looked for (metres: the contact IK's default
+#: `motionwarp-ik-ray-above`, from where it puts a palm on whatever it finds under it).
+HAND_RAY_ABOVE = 0.5
+#: The most a mantle's hand may be over a surface higher than the top (metres): the contact IK puts the palm
+#: there. Measured, not derived (issue 26, the Nature Kit's stairs turned 90 degrees): at x2 (a 1.10 m top)
+#: the right hand on the next step 0.37 m up plays within the issue's goals (hips 70 mm, feet +1.1 mm); at x3
+#: (1.65 m) on the one 0.49 m up the arm cannot reach it with the feet on the floor (feet 405 mm over it).
+HAND_RISE = 0.4
+
+
+def _hand_points(found, asset):
+    """[(joint, world point)] where `asset`'s hands touch down on the close edge as authored: its target
+    contacts on the first phase that face up, at their touch or offset point (x right, y inward)."""
+    edge, inward = found.close_edge, found.inward
+    right = Vec3(inward.y, -inward.x, 0)
+    first = asset.phases[0].name
+    return [(contact.joint, edge + right * x + inward * y)
+            for contact, (x, y, _) in ((contact, contact.touch or contact.offset) for contact in asset.contacts
+                                       if contact.touches == "target" and contact.phase == first
+                                       and contact.normal == UP)]
+
+
 class VaultProvider(_Provider):
     """Close edge, far edge and landing of an obstacle to vault, with room along the flight and at the landing."""
 
@@ -582,12 +604,8 @@ class VaultProvider(_Provider):
         rock sloped across the way), and from a target the contact IK takes a hand down to a surface up to
         HAND_DROP below it (a rock whose hands plant 14 and 26 cm below the top: the target at the higher,
         the other hand went 12 cm down and the hips with it)."""
-        edge, inward = found.close_edge, found.inward
-        right = Vec3(inward.y, -inward.x, 0)
-        first = asset.phases[0].name
-        points = [edge + right * x + inward * y for x, y, _ in
-                  (contact.touch or contact.offset for contact in asset.contacts
-                   if contact.touches == "target" and contact.phase == first and contact.normal == UP)]
+        edge = found.close_edge
+        points = [at for _, at in _hand_points(found, asset)]
         low = edge.z
         while True:  # each pass lowers `low` to a hand's surface, one of finitely many: it ends
             hits = (self.probe.drop(at.x, at.y, found.top + self.settings.probe_step, low - HAND_DROP) for at in points)
@@ -690,6 +708,8 @@ class MantleProvider(_Provider):
         if found.depth < needed:
             return refuse(f"no room to stand on top ({_metres(found.depth)} deep < {_metres(needed)})", room=needed)
         cramped = self._room_for_the_feet(found, asset, refuse)
+        if cramped is None:
+            cramped = self._room_for_the_hands(found, asset, refuse)
         if cramped is not None:
             return cramped
         stand = self._stand_on_top(found, found.close_edge + _across(found, run), refuse, "stand")
@@ -724,6 +744,21 @@ class MantleProvider(_Provider):
             if blocker is not None:
                 return refuse(f"no room for the feet before it ({blocker.getName() or 'something'} is where the "
                               f"{self.verb} plants them, {_metres(before)} before the edge)", feet_before_edge=before)
+        return None
+
+
+    def _room_for_the_hands(self, found, asset, refuse):
+        """None, or a Refusal when a hand the clip plants on the ledge top is over a surface more than
+        HAND_RISE above the top (a higher step beside the ledge, within HAND_RAY_ABOVE): the contact IK would
+        put the palm up there, the arm cannot reach it with the other hand on the top and the feet on the
+        floor, and the hips lift the feet off it (issue 26: the Nature Kit's stairs at x3, the right hand
+        over the next step 0.49 m up, the feet 405 mm over the floor)."""
+        for joint, at in _hand_points(found, asset):
+            hit = self.probe.drop(at.x, at.y, found.top + HAND_RAY_ABOVE, found.top)
+            rise = hit[0] - found.top if hit is not None else 0.0
+            if rise > HAND_RISE:
+                return refuse(f"no room for the hands on top (a step {_metres(rise)} above it under {joint})",
+                              hands_rise=rise)
         return None
 
 
