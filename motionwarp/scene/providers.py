@@ -807,12 +807,12 @@ class TraversalProvider(_Asked):
         return _or_list([provider.verb for provider in (providers or self.providers)])
 
     def _settings_objects(self):
-        return (self.settings, self.warp_settings, *(provider.settings for provider in self.providers))
+        return (self.settings, self.warp_settings, *[provider.settings for provider in self.providers])
 
     def _asked(self, given, settings):
         """The _Kinds asked of `given`, kept while the same assets and `settings` objects are given, nothing
         is edited and each kind mirrors as before (an open-ground query and a walking-up frame are mostly this)."""
-        kept, values = self._sorted, (edits.count, *(provider.mirrored for provider in self.providers))
+        kept, values = self._sorted, (edits.count, *[provider.mirrored for provider in self.providers])
         if (kept is None or kept.values != values or not same_objects(given, kept.given)
                 or not same_objects(settings, kept.settings)):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
@@ -879,7 +879,7 @@ class TraversalProvider(_Asked):
         problems, pose, settings = [], None, self.warp_settings
         for answer, check in zip(judgement.answers, judgement.checks):
             if answer:
-                pose = pose or _pose(pos, h)
+                pose = pose or (pos, _facing(h))   # `pos`: _offered's own Point3
                 problem = check.cause(pose, scale, settings)
                 if problem is None:
                     return _moved(answer, distance)

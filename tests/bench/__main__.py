@@ -15,6 +15,7 @@ import argparse
 
 from .bench_contact_ik import bent, flat
 from .bench_providers import traversal_find
+from .bench_providers import walking_up_beside_update
 from .characters import Vaulters, walkers
 from .cold_start import first_use_ms
 from .frame_costs import contact_ik, profiled, root_motion, vaulting
@@ -59,7 +60,8 @@ def main(argv=None):
     per_frame = vaulting(clock, herd, vaulters, timer, size["frames"], repeats)
     # play() times of the per-frame run only: the scaling run's come from up to 500 characters
     first_plays, later_plays, again_plays = list(herd.first_play_us), list(herd.later_play_us), herd.again_play_us
-    per_frame["root_motion"] = root_motion(clock, walkers(base, size["walkers"]), timer, size["frames"], repeats)
+    walking = walkers(base, size["walkers"])
+    per_frame["root_motion"] = root_motion(clock, walking, timer, size["frames"], repeats)
     queries = traversal_find(size["obstacles"], size["queries"], repeats, timer)
     per_frame["find"], per_frame["find_open"], per_frame["walking_up"] = (queries.facing, queries.open_ground,
                                                                           queries.walking_up)
@@ -69,7 +71,8 @@ def main(argv=None):
     mesh = large_mesh(size["mesh_queries"], repeats, timer, [herd.asset] + _more_assets()) if size["mesh_queries"] else None
     table = Issue29(*_contact_ik(base, clock, herd, timer, size["ik_frames"], size["flat_frames"]),
                     demo_share(size["demo_runs"], size["demo_seconds"]), size["markers"],
-                    marker_find_us(size["markers"], size["marker_queries"], timer=timer))
+                    marker_find_us(size["markers"], size["marker_queries"], timer=timer),
+                    walking_up_beside_update(timer, clock, walking[0][0], size["obstacles"], size["queries"] // 40 + 1))
     once = {  # microseconds; the first load and MotionWarper() of this process are not "later" ones
         "warper_first": Summary([[run["warper_ms"] * 1e3] for run in cold]),
         "warper_later": Summary.chunked(herd.construct_us[1:], repeats),
