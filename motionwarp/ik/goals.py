@@ -273,7 +273,8 @@ class PelvisRise:
         joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points};
         `legs`: the same for feet with a goal (hip, knee, ankle), so a foot that must go down
         reaches by extending its leg before the pelvis drops (without them, it drops all the way)."""
-        wanted = _planted_bound(goals, legs or {}, self._feet_rise(goals, legs or {}))
+        legs = legs or {}
+        wanted = _planted_bound(goals, legs, self._feet_rise(goals, legs))
         # the pelvis follows what the feet want (their goals already ease in), at most PELVIS_SPEED
         # away from its animated place while contacts blend (`blend` > 0), so a planted foot's goal
         # that jumps never jerks the body; back at once as the feet let go

@@ -18,7 +18,7 @@ import functools
 from panda3d.core import LQuaternion, NodePath, Point3, Vec3
 
 from ..base import edits
-from ..base.config import MotionWarpSettings, ProviderSettings
+from ..base.config import ContactIKSettings, MotionWarpSettings, ProviderSettings
 from ..animation.motion import Motion
 from ..base.errors import UsageError, shown
 from ..base.records import frozen_record
@@ -571,7 +571,7 @@ HAND_DROP = 0.15
 
 #: How far above the measured top a hand's surface is looked for (metres: the contact IK's default
 #: `motionwarp-ik-ray-above`, from where it puts a palm on whatever it finds under it).
-HAND_RAY_ABOVE = 0.5
+HAND_RAY_ABOVE = ContactIKSettings.ik_ray_above
 #: The most a mantle's hand may be over a surface higher than the top (metres): the contact IK puts the palm
 #: there. Measured, not derived (issue 26, the Nature Kit's stairs turned 90 degrees): at x2 (a 1.10 m top)
 #: the right hand on the next step 0.37 m up plays within the issue's goals (hips 70 mm, feet +1.1 mm); at x3
@@ -745,7 +745,6 @@ class MantleProvider(_Provider):
                 return refuse(f"no room for the feet before it ({blocker.getName() or 'something'} is where the "
                               f"{self.verb} plants them, {_metres(before)} before the edge)", feet_before_edge=before)
         return None
-
 
     def _room_for_the_hands(self, found, asset, refuse):
         """None, or a Refusal when a hand the clip plants on the ledge top is over a surface more than

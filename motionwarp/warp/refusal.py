@@ -148,7 +148,7 @@ class Check:
         read, legs = (scale, edits.count), self._legs
         if legs is None or legs.read != read:
             legs = self._legs = _Kept(None, read, phase_legs(self.asset, self.anchors, scale, self.start))
-        steps = phase_walk(self.asset, self.anchors, pose, scale, legs=legs.value)
+        steps = _walk_legs(legs.value, pose, scale)
         first = next(steps, None)
         cause = None if first is None else _walked((first,), scale, settings)
         if cause is None and first is not None:
@@ -243,15 +243,19 @@ def phase_legs(asset, anchors, scale, start=None):
     return legs
 
 
-def phase_walk(asset, anchors, pose, scale, start=None, legs=None):
+def phase_walk(asset, anchors, pose, scale, start=None):
     """Per phase, where the character starts and must end it if the warp played now from `pose`:
     (phase, its _Window, start pos, start quat, goal, goal quat). A phase starts where the previous
     one ended (or at `pose`) moved by the clip's own motion up to its first frame; it ends on its
     goal (kept low by a deferred rise) on the axes it warps and where the clip takes it on the others. `start` is a pose-matched
-    start's (first clip frame, phases as played: the first one from that frame when it is inside);
-    `legs` the `phase_legs` of the same (made here when not given). The goals given are shared: read only."""
+    start's (first clip frame, phases as played: the first one from that frame when it is inside)."""
+    return _walk_legs(phase_legs(asset, anchors, scale, start), pose, scale)
+
+
+def _walk_legs(legs, pose, scale):
+    """`phase_walk` along `legs` (`phase_legs`, which a Check keeps: their goals are shared, read only)."""
     pos, quat = pose
-    for leg in legs if legs is not None else phase_legs(asset, anchors, scale, start):
+    for leg in legs:
         phase, window = leg.phase, leg.window
         pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
         quat = window.lead_quat * quat
