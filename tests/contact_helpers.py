@@ -29,6 +29,8 @@ LIMBS = {"hand_l": ("upper_arm_l", "forearm_l"), "hand_r": ("upper_arm_r", "fore
 MEASURE_SORT = 49
 #: The mannequin's pelvis joint: how far the IK lowers the body.
 HIPS = "hips"
+#: The mannequin's head joint: where the upper body is (the pelvis's roll leaves it upright).
+HEAD = "head"
 #: The mannequin's ankle (foot joint) above its sole, as authored.
 ANKLE = 0.08
 
@@ -104,6 +106,7 @@ class ContactRun:
             for joint, parent in ((upper, None), (mid, upper), (end, mid)):
                 frame["rot"][joint] = self._local_rotation(joint, parent)
         frame["pos"][HIPS] = self._world(HIPS)
+        frame["pos"][HEAD] = self._world(HEAD)
         self.frames.append(frame)
         return task.cont
 

@@ -184,6 +184,9 @@ def test_the_mannequins_mantle_stands_where_its_clip_ends(base, tmp_path):
     stand = np.array(root) - np.array(asset.phases[1].t_offset)
     assert np.linalg.norm(stand - (truth["root_end"][0], truth["root_end"][1], truth["obstacle"]["max"][2])) < 0.03
     assert [c.phase for c in asset.contacts if c.joint.startswith("foot") and c.touches == "target"] == ["stand_on_top"] * 2
+    # its feet stay planted up to the grab (the ground truth): ledge_top defers its rise to stand_on_top (design 4)
+    assert max(c["end"] for c in truth["contacts"] if c["joint"].startswith("foot") and c["start"] < 0.48) >= 0.48 - FRAME
+    assert [phase.defer_rise for phase in asset.phases] == [True, False]
     ledge = level()
     prism(ledge, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
     prism(ledge, "ledge", box_profile(3.0, 1.5), 3.0, pos=(0, 2.5, 0))

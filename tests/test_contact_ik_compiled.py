@@ -8,7 +8,7 @@ both bend as many limbs. Skipped when numba is not installed (the optional extra
 import pytest
 from panda3d.core import LMatrix4f, Point3, Vec3
 
-from motionwarp import MotionWarper, SceneProbe, TraversalProvider, load_actor
+from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
 from motionwarp.ik import compiled
 from motionwarp.ik.contact_ik import ContactIK
 from motionwarp.ik.limbs import Limb
@@ -23,11 +23,13 @@ numba = pytest.importorskip("numba")
 TOLERANCE = 1e-4
 
 
-def joint_paths(base, level, assets, fps, bent_compiled, heading=0.0):
+def joint_paths(base, level, assets, fps, bent_compiled, heading=0.0, found=None, y=0.0):
     """([{joint name: world position}] per frame of the interaction TraversalProvider finds over
-    `level`, with the contact IK's limbs bent in compiled code or not; how many limbs it bent)."""
+    `level` (or `found`, played from feet at (0, `y`)), with the contact IK's limbs bent in
+    compiled code or not; how many limbs it bent)."""
     actor = load_actor(MANNEQUIN)
     actor.reparentTo(base.render)
+    actor.setPos(0, y, 0)
     actor.setH(heading)
     warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
     probe = SceneProbe.from_geometry(level.root)
@@ -54,7 +56,7 @@ def joint_paths(base, level, assets, fps, bent_compiled, heading=0.0):
             frames.append(frame)
         return task.cont
 
-    found = TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), heading)
+    found = found or TraversalProvider(probe, assets).find_at(Point3(0, 0, 0), heading)
     base.taskMgr.add(measure, "test-compiled-measure", sort=MEASURE_SORT)
     try:
         warper.play(found.asset, found.targets)
@@ -86,6 +88,25 @@ def test_the_compiled_bends_put_every_joint_where_the_python_does(base, warp_ass
     fast, bent_fast = joint_paths(base, level, assets, fps, True, heading)
     assert bent > 50 and bent_fast == bent
     assert len(fast) == len(reference)
+    worst = max((fast[i][name] - where).length() for i, frame in enumerate(reference) for name, where in frame.items())
+    assert worst < TOLERANCE
+
+
+def test_the_compiled_bends_roll_the_pelvis_where_the_python_does(base, warp_asset_dir):
+    """A jump onto a ridge and a furrow (tests/test_real_contacts.py): the pelvis rolls, the legs hang
+    from the rolled pelvis in both paths."""
+    from .test_real_contacts import RidgeAndFurrow
+    from .test_real_props import chooser
+    from .real_props import walk_up
+    assets = [WarpAsset.load(path) for path in sorted(warp_asset_dir.glob("*.warp.json"))]
+    level = RidgeAndFurrow(base.render, 0.67, 0.11)
+    try:
+        found, y = walk_up(chooser(level.root, assets), 1.0)
+        reference, bent = joint_paths(base, level, assets, 30, False, found=found, y=y)
+        fast, bent_fast = joint_paths(base, level, assets, 30, True, found=found, y=y)
+    finally:
+        level.root.removeNode()
+    assert found.kind == "jump_onto" and bent > 20 and bent_fast == bent and len(fast) == len(reference)
     worst = max((fast[i][name] - where).length() for i, frame in enumerate(reference) for name, where in frame.items())
     assert worst < TOLERANCE
 

@@ -13,7 +13,8 @@ import pytest
 from panda3d.core import Point3, Vec3
 
 from motionwarp.base.config import ContactIKSettings
-from motionwarp.ik.goals import EASE_SPEED, PELVIS_SPEED, ClipTime, ContactGoals, CycleTime, PelvisRise
+from motionwarp.ik.goals import (EASE_SPEED, PELVIS_ROLL, PELVIS_SPEED, ROLL_SPEED, ClipTime, ContactGoals, CycleTime,
+                                PelvisRise)
 from motionwarp.warp.contacts import Contact
 
 BLEND = 0.2
@@ -418,6 +419,88 @@ def test_the_pelvis_moves_up_and_across_its_animated_place_at_up_to_its_speed():
     assert PelvisRise(("foot_l", "foot_r")).step(tiny, {}, dt, 0.0) == 0.0
     rise.rest()
     assert rise.step(up, {}, dt, 0.15) == pytest.approx(PELVIS_SPEED * dt, abs=1e-6)
+
+
+def rolled_hip(hip, pivot, rise):
+    """Where `hip` (world) goes when the pelvis at `pivot` rolls by `rise.roll` degrees about
+    `rise.axis` (Rodrigues' formula, right-handed as Panda3D turns) and then rises by `rise.rise`."""
+    v, axis, angle = hip - pivot, rise.axis, math.radians(rise.roll)
+    turned = v * math.cos(angle) + axis.cross(v) * math.sin(angle) + axis * axis.dot(v) * (1.0 - math.cos(angle))
+    return pivot + turned + Vec3(0, 0, rise.rise)
+
+
+def straight_leg(x, y=0.0):
+    """A leg animated straight from its hip at (`x`, `y`, 1.0 m) to its ankle 0.9 m lower, slanting 0.04 m
+    in toward x = 0.3 and 0.2 m ahead: it cannot reach lower."""
+    inward = -0.04 if x > 0.3 else 0.04
+    return (Point3(x, y, 1.0), Point3(x + inward / 2, y + 0.1, 0.55), Point3(x + inward, y + 0.2, 0.1))
+
+
+#: The pelvis of the legs below: 0.3 m off the origin, turned so its hips are 0.04 m apart along y too.
+PIVOT = Point3(0.3, 0.0, 1.0)
+LEGS = {"foot_l": straight_leg(0.2, -0.02), "foot_r": straight_leg(0.4, 0.02)}
+
+
+def test_a_pelvis_over_two_heights_rolls_so_the_lower_foot_s_hip_drops_less():
+    """Feet on a ridge and in a furrow (straight legs, hips about 0.1 m either side of the pelvis): the pelvis
+    rolls about the level axis across its hips to lower the furrow foot's hip and raise the other's, so the
+    hips drop less than the furrow is deep. 2 cm deep: it rolls until both hips are about where their feet
+    want them (the pelvis about 1 cm down); 11 cm: it rolls its most, PELVIS_ROLL, and drops what is left;
+    the ridge foot asking 20 cm up: it rolls only until the furrow hip is low enough, never lifting the
+    pelvis. In each, the furrow foot's goal is at its straight leg's length from the rolled, lowered hip
+    and the ridge foot's within it. The same with the furrow under the other foot, the roll the other way."""
+    across = LEGS["foot_r"][0] - LEGS["foot_l"][0]
+    half = across.length() / 2
+    span = (LEGS["foot_l"][2] - LEGS["foot_l"][0]).length()
+    for furrow, ridge, hips in ((-0.02, 0.0, -0.01), (-0.11, 0.0, None), (-0.02, 0.2, 0.0)):
+        for (lower, upper), weight in ((("foot_l", "foot_r"), 1.0), (("foot_r", "foot_l"), 1.0),
+                                       (("foot_l", "foot_r"), 0.5)):   # half weight: goals twice as far
+            goals = {lower: (Vec3(0, 0, furrow / weight), weight), upper: (Vec3(0, 0, ridge / weight), weight)}
+            rise = PelvisRise(("foot_l", "foot_r"))
+            moved = rise.step(goals, {}, 1 / 30, 0.0, LEGS, PIVOT)
+            assert moved == pytest.approx(rise.rise, abs=1e-3) and rise.rise <= 0.0   # 0 when under a millimetre
+            low, high = ((LEGS[foot][2] + goals[foot][0] * weight - rolled_hip(LEGS[foot][0], PIVOT, rise)).length()
+                         for foot in (lower, upper))
+            assert low == pytest.approx(span, abs=1e-3) and high <= span + 1e-6, (furrow, ridge, lower)
+            if hips is None:
+                assert abs(rise.roll) == pytest.approx(PELVIS_ROLL)
+                assert moved == pytest.approx(furrow + half * math.sin(math.radians(PELVIS_ROLL)), abs=2e-3)
+            else:
+                assert moved == pytest.approx(hips, abs=1e-3)
+            assert abs(rise.axis.z) < 1e-9 and abs(rise.axis.dot(across)) < 1e-6   # level, across the hips
+
+
+def test_a_pelvis_rolls_only_for_two_legs_one_wanting_it_down_whose_hip_a_roll_lowers():
+    """Level feet, both feet wanting it up, one leg, no pivot, two legs from one hip, or the lower foot's
+    hip under the pivot: no roll."""
+    level = {"foot_l": (Vec3(0, 0, -0.05), 1.0), "foot_r": (Vec3(0, 0, -0.05), 1.0)}
+    uneven = {"foot_l": (Vec3(0, 0, -0.11), 1.0), "foot_r": (Vec3(0, 0, 0.0), 1.0)}
+    up = {"foot_l": (Vec3(0, 0, 0.05), 1.0), "foot_r": (Vec3(0, 0, 0.2), 1.0)}
+    one_hip = {"foot_l": straight_leg(0.2), "foot_r": straight_leg(0.2)}
+    for goals, legs, pivot in ((level, LEGS, PIVOT), (up, LEGS, PIVOT), ({"foot_l": uneven["foot_l"]},
+                               {"foot_l": LEGS["foot_l"]}, PIVOT), (uneven, LEGS, None), (uneven, one_hip, PIVOT),
+                               (uneven, LEGS, LEGS["foot_l"][0])):
+        rise = PelvisRise(("foot_l", "foot_r"))
+        rise.step(goals, {}, 1 / 30, 0.0, legs, pivot)
+        assert rise.roll == 0.0
+
+
+def test_the_pelvis_rolls_away_from_level_at_up_to_its_speed_and_back_at_once():
+    for lower, upper in (("foot_l", "foot_r"), ("foot_r", "foot_l")):
+        furrow = {lower: (Vec3(0, 0, -0.11), 1.0), upper: (Vec3(0, 0, 0.0), 1.0)}
+        rise, dt = PelvisRise(("foot_l", "foot_r")), 1 / 30
+        rolls = []
+        for _ in range(8):
+            rise.step(furrow, {}, dt, 0.15, LEGS, PIVOT)
+            rolls.append(abs(rise.roll))
+        assert rolls[0] == pytest.approx(ROLL_SPEED * dt) and rolls[-1] == pytest.approx(PELVIS_ROLL)
+        assert all(b - a <= ROLL_SPEED * dt + 1e-9 for a, b in zip(rolls, rolls[1:]))
+        half = (LEGS["foot_r"][0] - LEGS["foot_l"][0]).length() / 2
+        rise.step({lower: (Vec3(0, 0, -0.01), 1.0), upper: (Vec3(0, 0, 0.0), 1.0)}, {}, dt, 0.15, LEGS, PIVOT)
+        assert abs(rise.roll) == pytest.approx(math.degrees(math.asin(0.005 / half)), abs=1e-3)   # back at once
+        assert rise.turn is not None
+        rise.rest()
+        assert rise.roll == 0.0 and rise.axis is None and rise.turn is None
 
 
 def test_a_hand_in_contact_bounds_the_pelvis_as_its_weight_eases_in():

@@ -354,7 +354,8 @@ def test_a_jump_onto_lands_only_where_the_top_is_under_both_feet(base, assets, n
 #: went down as far as the furrow foot's goal from the landing on (111 mm below the no-IK run at 0.93-1.13 s)
 #: though the clip's leg there is bent (its span 0.60-0.74 m of 0.84 m bones: room to reach 11 cm down).
 #: The leg now straightens first: the hips hold the no-IK run's until the clip itself straightens its legs
-#: to stand (from 1.2 s, where the drop is left: docs/real-props.md).
+#: to stand (from 1.2 s). Standing, both legs straight, the hips went 111 mm down; the pelvis now rolls
+#: (up to 15 degrees) to lower the furrow foot's hip and raise the ridge foot's: 87 mm (docs/real-props.md).
 FURROW_LANDING = (0.85, 1.13)
 
 
@@ -365,7 +366,54 @@ def test_a_foot_landing_in_a_furrow_straightens_its_leg_before_the_hips_drop(bas
     assert run.finished, detail
     landing = [drop for t, drop in run.drops if FURROW_LANDING[0] <= t <= FURROW_LANDING[1]]
     assert len(landing) >= 8 and max(landing) < 0.010, f"hips {1000 * max(landing):.0f} mm below the no-IK run\n{detail}"
+    assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the no-IK run\n{detail}"
     assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"
+    assert_upright(run.with_ik, run.without)
+
+
+class RidgeAndFurrow:
+    """A level for ContactRun: a top 2.2 m deep, 1 m ahead, whose left half (x < 0) is `furrow` m lower than
+    its right half's `ridge` m: a jump onto lands one foot on each."""
+
+    def __init__(self, render, ridge, furrow):
+        self.root = render.attachNewNode("level")
+        prism(self.root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+        self.ridge, self.low = ridge, ridge - furrow
+        prism(self.root, "ridge", box_profile(2.2, ridge), 1.0, pos=(0.5, 2.1, 0))
+        prism(self.root, "furrow", box_profile(2.2, self.low), 1.0, pos=(-0.5, 2.1, 0))
+
+    def surface(self, x, y):
+        on_top = abs(x) <= 1.0 and 1.0 <= y <= 3.2
+        return (self.ridge if x >= 0.0 else self.low) if on_top else 0.0
+
+
+def assert_upright(with_ik, without):
+    """The head stays where the clip holds it over the hips, frame by frame (the spine turned back under
+    a rolled pelvis): its offset from the hips with the IK within 1 mm of the offset without it."""
+    offsets = {round(frame["t"], 4): frame["pos"]["head"] - frame["pos"]["hips"] for frame in without.frames}
+    paired = [(frame["pos"]["head"] - frame["pos"]["hips"] - offsets[round(frame["t"], 4)]).length()
+              for frame in with_ik.frames if round(frame["t"], 4) in offsets]
+    assert len(paired) > 0.8 * len(with_ik.frames) and max(paired) < 0.001, max(paired)
+
+
+def test_a_pelvis_over_a_ridge_and_a_furrow_rolls_so_the_hips_drop_less_than_the_furrow_is_deep(base, assets):  # noqa: F811
+    """The generated twin of the bed: feet land 11 cm apart in height. The level's own numbers are the
+    oracle: both soles on what is under them, the hips at most 10 cm below the no-IK run (the furrow's 11 cm
+    without a roll), the upper body as the clip holds it."""
+    level = RidgeAndFurrow(base.render, 0.67, 0.11)
+    try:
+        found, y = walk_up(chooser(level.root, assets), 1.0)
+        assert found is not None and found.kind == "jump_onto", y
+        with_ik = ContactRun(base, level, assets, 30, found=found, pos=(0.0, y, 0.0))
+        without = ContactRun(base, level, assets, 30, ik=False, found=found, pos=(0.0, y, 0.0))
+    finally:
+        level.root.removeNode()
+    assert with_ik.finished and without.finished
+    low, high = with_ik.foot_gaps(level)
+    assert FOOT_LOW <= low and high <= FOOT_HIGH, (low, high)
+    drop = max(below for _, below in hips_drops(with_ik, without))
+    assert 0.05 < drop < HIPS_DROP, f"hips {1000 * drop:.0f} mm below the warped clip's"
+    assert_upright(with_ik, without)
 
 
 #: log_stack x3@45: the vault starts 1.08 m out and the warp stretches the run-up. foot_r, planted 0.07 m before

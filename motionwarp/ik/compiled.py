@@ -18,7 +18,7 @@ import importlib
 import math
 from typing import Any
 import numpy as np
-from panda3d.core import PTA_LMatrix4f, LMatrix4f, TransformState, Vec3
+from panda3d.core import PTA_LMatrix4f, LMatrix4f, TransformState
 
 from .limbs import BentLimb
 from .turn_limit import LET_GO_DEG
@@ -34,8 +34,9 @@ except ImportError:   # the optional extra is not installed: ContactIK bends in 
 AVAILABLE = numba is not None
 
 #: Matrices in per limb: the net of its parent (identity: none), the animated locals of upper,
-#: mid and end (their nets follow), and one of numbers (see CompiledLimbs.bend).
-_IN = 5
+#: mid and end (their nets follow), one of numbers (see CompiledLimbs.bend), and the pelvis's
+#: motion of the parent (its net times it; identity: none).
+_IN = 6
 #: Matrices out per limb: the locals of upper, mid and end to freeze, and one of results.
 _OUT = 4
 #: Per limb and joint in `state`: bent? (1/0), its local rotation, its animated local rotation,
@@ -332,21 +333,23 @@ def _bend_limb(m, last, now, bend_memory, out):
     shear or mirroring (nothing written). `m` (_IN, 4, 4): its matrices in; `last`, `now` (3,
     _STATE): its joints' rotations last frame and this frame (written); `bend_memory` (4): last
     frame's bend direction (has, x, y, z), updated; `out` (_OUT, 4, 4) its matrices out."""
-    moved, move, up, most = _v(m[4, 0]), _v(m[4, 1]), _v(m[4, 2]), _v(m[4, 3])
-    most_net, weight, letting_go = float(m[4, 0, 3]), float(m[4, 1, 3]), m[4, 2, 3] > 0.5
+    move, up, most = _v(m[4, 0]), _v(m[4, 1]), _v(m[4, 2])
+    weight, letting_go, most_net = float(m[4, 0, 3]), m[4, 1, 3] > 0.5, float(m[4, 2, 3])
     matrices = m[:4].astype(np.float64)
     animated_locals = matrices[1:4]
     for k in range(4):
         if not _scales(matrices[k])[1]:
             return -1
-    parent_net = matrices[0].copy()
-    for i in range(3):
-        parent_net[3, i] += moved[i]   # as the pelvis moved it
+    moved = m[5].astype(np.float64)
+    parent_net = _mul(matrices[0], moved)   # as the pelvis moved it
     upper = _mul(animated_locals[0], parent_net)
     mid = _mul(animated_locals[1], upper)
     end = _mul(animated_locals[2], mid)
     a, b, c = _v(upper[3]), _v(mid[3]), _v(end[3])
-    animated = _sub(c, moved)
+    kept = _mul(end, _inverse(moved))   # the end keeps its animated turn (a rolled pelvis never tilts a foot)
+    animated = _v(kept[3])
+    kept[3, 0], kept[3, 1], kept[3, 2] = c
+    end = kept
     bend = _bend_direction(a, b, c, _v(bend_memory[1:4]), bend_memory[0] > 0.5)
     reach = _reach_limit(_norm(_sub(c, a)), _norm(_sub(b, a)) + _norm(_sub(c, b)))
     goal = _slide_within_reach(a, _add(animated, move), reach, up)
@@ -458,11 +461,12 @@ class CompiledLimbs:
             mats.setElement(first, limb.parent_net)
             for k, anim in enumerate(limb.anims):
                 mats.setElement(first + 1 + k, anim)
-            moved, move, up, most = limb.moved if limb.moved is not None else _ZERO, limb.move, limb.up, limb.most
-            mats.setElement(first + 4, LMatrix4f(moved[0], moved[1], moved[2], limb.most_net,
-                                                 move[0], move[1], move[2], limb.weight,
+            move, up, most = limb.move, limb.up, limb.most
+            mats.setElement(first + 4, LMatrix4f(move[0], move[1], move[2], limb.weight,
                                                  up[0], up[1], up[2], 1.0 if limb.letting_go else 0.0,
-                                                 most[0], most[1], most[2], 0.0))
+                                                 most[0], most[1], most[2], limb.most_net,
+                                                 0.0, 0.0, 0.0, 0.0))
+            mats.setElement(first + 5, limb.moved if limb.moved is not None else _IDENTITY)
         now = 1 - self._now
         if _bend_limbs(self._mats_view, slots, len(limbs), self._state, self._bends, now, self._continuing,
                        self._out_view) < 0:
@@ -488,7 +492,7 @@ class CompiledLimbs:
         self._out_view = np.asarray(self._out).reshape(slots, _OUT, 4, 4)
 
 
-_ZERO = Vec3(0, 0, 0)
+_IDENTITY = LMatrix4f.identMat()
 _ready: list = []
 
 

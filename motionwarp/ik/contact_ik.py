@@ -34,7 +34,8 @@ class ContactIK:
 
     It reads the pose the warper's task computed this frame. When every foot has somewhere to be,
     the pelvis moves up or down as far as the lowest foot must go (within the reach of any hand
-    in contact), so legs bend rather than stretch.
+    in contact), so legs bend rather than stretch; over two heights it also rolls, the spine
+    turned back upright.
 
     `probe` (a motionwarp.SceneProbe) finds the surfaces under feet; without it, surface contacts
     are left as animated. `feet` names the foot joints kept on the ground outside warps when the
@@ -57,6 +58,9 @@ class ContactIK:
         self.feet = tuple(feet)
         self.steps = {clip: tuple(planted) for clip, planted in (steps or {}).items()}
         self.pelvis = self._pelvis_of_feet(strict=bool(self.settings.ik_feet_on_ground))
+        #: The joints whose parent is the pelvis (a rolled pelvis turns back all but the legs').
+        self._below_pelvis = tuple(name for name, parent in self.pose.parents.items()
+                                   if parent == self.pelvis and self.pelvis is not None)
         self._world = SceneView(actor, self.render, probe, self.pose, self.settings)
         self._goals = ContactGoals(self.settings, self.feet)
         self._pelvis_rise = PelvisRise(self.feet if self.pelvis is not None else ())
@@ -106,28 +110,35 @@ class ContactIK:
                 if (joint not in self.feet or self._goals.stepping(joint)) and self._hangs_from_pelvis(joint)}
         legs = {joint: self._arm(joint) for joint in goals
                 if joint in self.feet and joint not in arms and self._hangs_from_pelvis(joint)}
-        rise = self._pelvis_rise.step(goals, arms, dt, self.settings.ik_blend_time, legs)
+        pelvis = self._pelvis_rise
+        rise = pelvis.step(goals, arms, dt, self.settings.ik_blend_time, legs,
+                           self.pose.world(self.pelvis) if len(legs) == 2 else None)
+        moving = bool(rise or pelvis.roll)
         limiter = self._limiter
-        if not rise:  # with the pelvis in place, a limb already where it must be is left alone
+        if not moving:  # with the pelvis in place, a limb already where it must be is left alone
             goals = {joint: goal for joint, goal in goals.items()
                      if goal[0].length() * goal[1] >= _NEGLIGIBLE or joint in limiter.letting_go}
         for joint in limiter.letting_go:  # its contact is over: back to the animation, within the turn limit
             goals.setdefault(joint, (Vec3(0, 0, 0), 0.0))
-        if not goals and not rise:
+        if not goals and not moving:
             self._rest()
             return 0
         world_from_char = self.pose.world_from_char
         char_from_world = inverse(world_from_char)
-        frozen, shift = [], None
-        if rise:
-            shift = char_from_world.xformVec(Vec3(0, 0, rise))
-            frozen.append(self._moved_pelvis(shift))
+        frozen, lifted, rolled = [], None, None
+        if moving:
+            lifted = LMatrix4f.translateMat(char_from_world.xformVec(Vec3(0, 0, rise)))
+            rolled = self._pelvis_motion(lifted, pelvis, world_from_char, char_from_world)
+            frozen += self._moved_pelvis(rolled, lifted, goals)
         limiter.start_frame(dt, self._warp.control.getPlayRate() if self._warp is not None else 1.0)
         up = char_from_world.xformVec(Vec3(0, 0, 1)).normalized()
         limbs, carried = [], {}
         for joint, (correction, weight) in goals.items():
-            moved = shift if shift is not None and self._hangs_from_pelvis(joint) else None
-            carried[joint] = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)  # by the pelvis
+            moved = None
+            if moving and self._hangs_from_pelvis(joint):   # a leg rolls with the pelvis, the rest only rises
+                moved = rolled if self.pose.names(joint)[0] == self.pelvis else lifted
+            # the pelvis's rise carries the end beyond its goal's share (its roll does not: the limb bends for it)
+            carried[joint] = Vec3(0, 0, rise * (1.0 - weight)) if moved is not None else Vec3(0, 0, 0)
             limbs.append(self._limb(joint, char_from_world.xformVec(correction * weight + carried[joint]), moved, up,
                                     weight))
         letting_go = set()
@@ -217,11 +228,27 @@ class ContactIK:
             return None
         return hips.pop()
 
-    def _moved_pelvis(self, shift):
-        """(pelvis name, its local TransformState moved by `shift` in Character space)."""
-        parent = self.pose.parents[self.pelvis]
-        net, above = self.pose.net(self.pelvis), LMatrix4f.identMat() if parent is None else self.pose.net(parent)
-        return self.pelvis, TransformState.makeMat(net * LMatrix4f.translateMat(shift) * inverse(above))
+    def _pelvis_motion(self, lifted, pelvis, world_from_char, char_from_world):
+        """The pelvis's motion this frame (Character space, `net * motion`): `lifted` (its rise),
+        after its roll (`pelvis`: the PelvisRise) about its level world axis through the pelvis."""
+        if pelvis.turn is None:
+            return lifted
+        return world_from_char * pelvis.turn * char_from_world * lifted
+
+    def _moved_pelvis(self, rolled, lifted, goals):
+        """[(joint name, local TransformState)]: the pelvis moved by `rolled` (Character space), and
+        when it rolls, each joint hanging from it but for the limbs' first joints (a spine) turned
+        back to be only `lifted`, so the upper body stays upright."""
+        pose, pelvis = self.pose, self.pelvis
+        parent = pose.parents[pelvis]
+        net, above = pose.net(pelvis), LMatrix4f.identMat() if parent is None else pose.net(parent)
+        moved = [(pelvis, TransformState.makeMat(net * rolled * inverse(above)))]
+        if rolled is not lifted:
+            firsts = {pose.names(joint)[1] for joint in goals if pose.names(joint)[0] == pelvis}
+            below = inverse(net * rolled)
+            moved += [(child, TransformState.makeMat(pose.net(child) * lifted * below))
+                      for child in self._below_pelvis if child not in firsts]
+        return moved
 
     def _hangs_from_pelvis(self, joint):
         hangs = self._hanging.get(joint)

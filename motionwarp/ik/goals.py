@@ -12,7 +12,7 @@ import bisect
 import math
 from typing import NamedTuple
 
-from panda3d.core import Vec3
+from panda3d.core import LMatrix4f, Vec3
 
 from ..warp.phasemotion import FRAME_TIE
 from .twobone import reach_limit
@@ -24,6 +24,11 @@ _GROUND_EPSILON = 1e-3
 EASE_SPEED = 3.0
 #: Metres per second: the fastest the pelvis moves away from its animated place.
 PELVIS_SPEED = 2.0
+#: Degrees: the most the pelvis rolls (about the level axis across its hips) so that, standing on
+#: two heights (a ridge and a furrow), the lower foot's hip goes down and the hips drop less.
+PELVIS_ROLL = 15.0
+#: Degrees per second: the fastest the pelvis rolls away from its animated tilt.
+ROLL_SPEED = 90.0
 #: Metres: the character stands (its feet are kept on the ground) when there is ground this close
 #: above or below its origin; otherwise it is in the air and its feet keep the clip's pose.
 _STANDING = 0.1
@@ -261,20 +266,31 @@ class _Step:
 
 
 class PelvisRise:
-    """How far (world metres, up) the pelvis is moved, eased toward what the feet and hands want.
-    `feet`: the foot joints whose legs hang from the pelvis (empty when it has none)."""
+    """How far (world metres, up) the pelvis is moved, eased toward what the feet and hands want,
+    and how far it rolls (`roll` degrees about the world `axis` through the pelvis, a level axis
+    across the hips, `turn` the world matrix of it; 0, None and None when it does not). `feet`: the foot joints whose legs hang from the
+    pelvis (empty when it has none)."""
 
     def __init__(self, feet):
         self.feet = feet
-        self.rise = 0.0
+        self.rise, self.roll, self.axis, self.turn = 0.0, 0.0, None, None
 
-    def step(self, goals, arms, dt, blend, legs=None):
-        """This frame's rise (0 when negligible), for `goals` (ContactGoals.step); `arms`: {hand
+    def step(self, goals, arms, dt, blend, legs=None, pivot=None):
+        """This frame's rise (0 when negligible; the roll is `self.roll`), for `goals` (ContactGoals.step); `arms`: {hand
         joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points};
         `legs`: the same for feet with a goal (hip, knee, ankle), so a foot that must go down
-        reaches by extending its leg before the pelvis drops (without them, it drops all the way)."""
+        reaches by extending its leg before the pelvis drops (without them, it drops all the way);
+        `pivot`: the pelvis's animated world point, about which it may roll when two legs want it
+        at different heights (without it, it never rolls)."""
         legs = legs or {}
-        wanted = _planted_bound(goals, legs, self._feet_rise(goals, legs))
+        wants = self._wants(goals, legs)
+        roll, axis, turn = self._roll(wants, legs, pivot, dt, blend)
+        if turn is not None:   # what the feet want of the rolled pelvis: their legs as it carries them
+            goals, legs = _rolled(goals, legs, turn)
+            wants = self._wants(goals, legs)
+        wanted = _planted_bound(goals, legs, min(wants.values(), default=0.0))
+        if turn is not None:
+            wanted = min(0.0, wanted)   # a roll never lifts the pelvis
         # the pelvis follows what the feet want (their goals already ease in), at most PELVIS_SPEED
         # away from its animated place while contacts blend (`blend` > 0), so a planted foot's goal
         # that jumps never jerks the body; back at once as the feet let go
@@ -282,23 +298,64 @@ class PelvisRise:
             wanted = self.rise + max(-PELVIS_SPEED * dt, min(PELVIS_SPEED * dt, wanted - self.rise))
         bound = _hands_bound(goals, arms, wanted)
         reach = bound != wanted   # a limb needs it to reach: even a small rise counts
-        self.rise = bound
+        self.rise, self.roll, self.axis, self.turn = bound, roll, axis, turn
         return self.rise if abs(self.rise) >= _GROUND_EPSILON or reach else 0.0
 
     def rest(self):
         """Nothing is in contact this frame: the pelvis is where it is animated."""
-        self.rise = 0.0
+        self.rise, self.roll, self.axis, self.turn = 0.0, 0.0, None, None
 
-    def _feet_rise(self, goals, legs):
-        """As far as the lowest foot must go, so no leg stretches past its reach toward the ground
-        (a high crate, the downhill foot on a slope, a furrow); a foot whose leg (`legs`) reaches
-        its goal by extending asks only for what it cannot reach, so the knee straightens before
-        the hips drop. Up only as far as every foot must (a low crate: the body rises instead of
-        crouching), so a free foot (no goal, counted as 0) never rises with it and never makes the
-        pelvis jump."""
-        if not self.feet:
-            return 0.0
-        return min(_foot_rise(goals[foot], legs.get(foot)) if foot in goals else 0.0 for foot in self.feet)
+    def _wants(self, goals, legs):
+        """{foot: the rise it wants of the pelvis}: as far as it must go down, so no leg stretches
+        past its reach toward the ground (a high crate, the downhill foot on a slope, a furrow); a
+        foot whose leg (`legs`) reaches its goal by extending asks only for what it cannot reach,
+        so the knee straightens before the hips drop. The pelvis rises only as far as every foot
+        wants (a low crate: the body rises instead of crouching), so a free foot (no goal, counted
+        as 0) never rises with it and never makes the pelvis jump."""
+        return {foot: _foot_rise(goals[foot], legs.get(foot)) if foot in goals else 0.0 for foot in self.feet}
+
+    def _roll(self, wants, legs, pivot, dt, blend):
+        """(degrees, world axis, the world matrix turning about `pivot`; or 0, None, None): when two legs
+        with goals want the pelvis at different heights and one wants it down, the roll that
+        lowers that foot's hip and raises the other's until both want the same, or until the
+        lower one's hip is as low as it wants (the pelvis then stays at its height: a roll never
+        lifts it), at most PELVIS_ROLL, at most ROLL_SPEED away from level while contacts blend,
+        back at once."""
+        if pivot is None or len(legs) != 2 or min(wants.values()) >= 0.0:
+            return 0.0, None, None
+        (one, first), (other, second) = legs.items()
+        across = second[0] - first[0]
+        axis = Vec3(-across.y, across.x, 0.0)
+        if axis.length() < 1e-6:
+            return 0.0, None, None
+        axis.normalize()
+        quarter = LMatrix4f.rotateMat(90.0, axis)   # a hip's height per unit of sin(roll)
+        levers = {foot: quarter.xformVec(leg[0] - pivot).z for foot, leg in legs.items()}
+        low = min(legs, key=wants.get)
+        if abs(levers[low]) < 1e-6:   # the lower foot's hip on the axis: a roll does not lower it
+            return 0.0, None, None
+        # sin(roll) at which both want the same (the levers differ by the hips' distance apart across)
+        level = (wants[one] - wants[other]) / (levers[one] - levers[other])
+        enough = wants[low] / levers[low]   # at which the lower foot's hip alone lowers as it wants
+        most = math.sin(math.radians(PELVIS_ROLL))
+        roll = math.degrees(math.asin(max(-most, min(most, level if abs(level) < abs(enough) else enough))))
+        if blend > 0 and abs(roll) >= abs(self.roll):
+            roll = self.roll + max(-ROLL_SPEED * dt, min(ROLL_SPEED * dt, roll - self.roll))
+        if not roll:
+            return 0.0, None, None
+        return roll, axis, LMatrix4f.translateMat(-pivot) * LMatrix4f.rotateMat(roll, axis) * LMatrix4f.translateMat(pivot)
+
+
+def _rolled(goals, legs, turn):
+    """(`goals`, `legs`) as a pelvis turned by `turn` (world) carries the legs: each leg's animated points
+    turned with it, and each goal the same world point from its turned end (a goal's point: the animated
+    end moved by correction * weight)."""
+    rolled, moved = {}, dict(goals)
+    for foot, leg in legs.items():
+        rolled[foot] = tuple(turn.xformPoint(point) for point in leg)
+        correction, weight = goals[foot]
+        moved[foot] = ((leg[2] + correction * weight - rolled[foot][2]) / weight, weight)
+    return moved, rolled
 
 
 def _foot_rise(goal, leg):

@@ -17,14 +17,15 @@ class Limb(NamedTuple):
     """One limb to bend this frame: the `names` of its upper, mid and end joint, the net matrix
     (Character space) `parent_net` of its parent (identity when it hangs from the Character) as
     animated, the animated local matrices `anims` of upper, mid and end (their nets follow), how far
-    the pelvis above it moved it (`moved`, or None), the end joint's `move` from its animated
+    the pelvis above it moved it (`moved`: a Character-space matrix, the parent's net times it;
+    None: not moved), the end joint's `move` from its animated
     place, the world's `up` (all Character space), the turn limits (`most`: degrees each joint may
     turn this frame, `most_net`: the upper joint's in Character space), its goal's `weight`, and
     whether it is `letting_go` (its contact over, its IK rotation let go within the limit)."""
     names: tuple
     parent_net: LMatrix4f
     anims: tuple
-    moved: Optional[Vec3]
+    moved: Optional[LMatrix4f]
     move: Vec3
     up: Vec3
     most: tuple
@@ -67,12 +68,17 @@ class LimbBender:
         The move is less when a joint of the limb would turn faster than its own peak in the
         clip beyond what its animation turns it (the limiter gets each joint's IK rotation)."""
         limiter, moved, names = self.limiter, limb.moved, limb.names
-        parent_net = limb.parent_net if moved is None else limb.parent_net * LMatrix4f.translateMat(moved)
+        parent_net = limb.parent_net if moved is None else limb.parent_net * moved
         upper = limb.anims[0] * parent_net   # the nets, as Panda3D composes them
         mid = limb.anims[1] * upper
         end = limb.anims[2] * mid
         a, b, c = upper.getRow3(3), mid.getRow3(3), end.getRow3(3)
-        animated = Point3(c) - moved if moved is not None else Point3(c)
+        animated = Point3(c)
+        if moved is not None:   # the end keeps its animated turn (a rolled pelvis never tilts a planted foot)
+            kept = end * inverse(moved)
+            animated = Point3(kept.getRow3(3))
+            kept.setRow(3, c)
+            end = kept
         bend = self._bends[names[2]] = bend_direction(a, b, c, self._bends.get(names[2]))
         reach = reach_limit((c - a).length(), (b - a).length() + (c - b).length())
         goal = slide_within_reach(Point3(a), animated + limb.move, reach, limb.up)

@@ -307,8 +307,9 @@ def _clear_past(a, more=LAND_PAST):
 
 
 #: kind -> the phase that defers its rise to the next (docs/design.md 4, Deferred rise): a vault's
-#: feet stay planted up to the hands' plant, so a higher top is risen to over it, not in the run-up.
-DEFERS_RISE = {"vault": "close_edge"}
+#: feet stay planted up to the hands' plant and a mantle's up to the grab, so a higher top is risen
+#: to over it (a mantle's stand_on_top; without that phase it rises in ledge_top), not in the run-up.
+DEFERS_RISE = {"vault": "close_edge", "mantle": "ledge_top"}
 #: kind -> the phase that warps only from the hands' release (docs/design.md 4, Held warp): a vault's
 #: hands hold the close edge into far_edge, so the body moves as the clip does over them until they let go.
 HOLDS_TO_RELEASE = {"vault": "far_edge"}
@@ -330,13 +331,14 @@ def asset_data(model, clip, kind, out, turn=None, height=None, depth=None):
     ranges.update(given)
     joint, mode, _, _ = model.recommended()
     phases = []
-    for name, start, end, target in points:
+    for index, (name, start, end, target) in enumerate(points):
         offset = a.root(end) - target
+        defers = DEFERS_RISE.get(kind) == name and index < len(points) - 1   # a later phase carries the rise
         low, high = RATES[name]
         release = a.hands()[1] if HOLDS_TO_RELEASE.get(kind) == name else None
         phases.append({"name": name, "start": _r(start), "end": _r(end), "t_offset": [_r(v) for v in offset],
                        "r_offset": [0.0, 0.0, 0.0], "min_rate": low, "max_rate": high,
-                       **({"defer_rise": True} if DEFERS_RISE.get(kind) == name else {}),
+                       **({"defer_rise": True} if defers else {}),
                        **({"warp_from": _r(release)} if release is not None and start < release < end else {})})
     folder = os.path.dirname(os.path.abspath(out))
     return {"format": FORMAT, "model": os.path.relpath(model.path, folder).replace(os.sep, "/"), "clip": clip,
