@@ -9,6 +9,10 @@ from ..base.records import frozen_record
 
 #: A query this close to one measured before (metres, degrees) counts as asked from the same place.
 SAME_POS, SAME_H = 1e-4, 1e-3
+#: An offset within this of a key's (metres; a key's offset lies below `_ROUNDS_EXACTLY_BELOW` m) rounds to
+#: it: `round(x, 3)` gives the float nearest the multiple of 0.001 nearest x, and the key's lies within half
+#: an ulp (under 1e-10 m there) of its multiple, so x is within 0.00049 + 1e-10 < 0.0005 m of that one.
+_WELL_INSIDE, _ROUNDS_EXACTLY_BELOW = 0.00049, 1e6
 
 
 @frozen_record
@@ -97,6 +101,14 @@ class KeptLine:
         if abs(dx * self.fy - dy * self.fx) <= SAME_POS and -SAME_POS <= ahead <= max(held.travel, SAME_POS):
             return ahead
         return None
+
+    def surely_filed(self, pos, h):
+        """Whether `LineKey.placed` files a character at `pos` facing `h` under this line's key, known without
+        rounding: `h` is the line's own heading (its facing the line's, its rounded heading the key's) and the
+        line's offset of `pos` lies well inside the key's millimetre. False: only the rounding can tell."""
+        offset = self.key.offset
+        return (h == self.h and abs(offset) < _ROUNDS_EXACTLY_BELOW
+                and abs(pos.y * self.fx - pos.x * self.fy - offset) <= _WELL_INSIDE)
 
 
 class KeptCache:

@@ -866,7 +866,8 @@ class TraversalProvider(_Asked):
         if not self.probe.static or walked.version != self.probe.version or not walked.stamp.same(stamp):
             return None
         along = line.along(pos, h, self.settings.reach, highest)
-        if along is None or (line.key.h, line.key.offset) != LineKey.placed(pos, h, _forward(h)):
+        if along is None or not (line.surely_filed(pos, h)
+                                 or (line.key.h, line.key.offset) == LineKey.placed(pos, h, _forward(h))):
             return None
         return along
 
