@@ -158,11 +158,13 @@ def kept_value(cache, key, stamp):
 class Judgement:
     """Each kind's answer to one measurement before the warper's refusal, in order (`answers`), with the
     warper's Check of each Interaction's targets prepared once (`checks`: warp/refusal.py's Check, None
-    for a refusal); `refusal` is the joined refusal when no kind found targets (nothing left for the
-    warper to refuse: the same every frame but its distance)."""
+    for a refusal) and the numbers each answer brings to their joined refusal (`numbers`: a refusal's own,
+    an Interaction's sizes rounded once); `refusal` is the joined refusal when no kind found targets
+    (nothing left for the warper to refuse: the same every frame but its distance)."""
 
     answers: tuple
     checks: tuple
+    numbers: tuple
     refusal: Optional[object]
 
 

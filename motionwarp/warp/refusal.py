@@ -16,7 +16,7 @@ from panda3d.core import LQuaternion, Point3, Vec3
 from ..base import edits
 from ..base.errors import shown
 from ..base.records import frozen_record
-from .placement import goal_pose, kept_low, warp_offset
+from .placement import goal_pose, kept_low, lowered, warp_offset
 from .turning import planned_goal_quat
 from .warpmath import angle_between, heading_quat
 
@@ -169,7 +169,7 @@ class Check:
         read holds: the scale, the settings object, the first phase's goal, and the edit count (base/edits.py:
         the settings' and every phase's fields, the asset's phase list; a phase edited in place is seen at
         once). The goal is compared by value (Panda3D's == is exact) against a copy kept with the verdict."""
-        *_, goal, goal_quat = step
+        goal, goal_quat = step[4], step[5]
         later = self._later
         if (later is None or later.settings is not settings
                 or later.read != (scale, edits.count, goal, goal_quat)):
@@ -186,19 +186,27 @@ class _FirstLeg:
     and `_reach` make, so each step and verdict is theirs to the bit."""
 
     __slots__ = ("legs", "quat", "settings", "leg", "lead", "start_quat", "ground", "ends_on_its_goal",
-                 "_turned_to", "_turn")
+                 "inverse", "clip_rise", "_turned_to", "_turn")
 
     def __init__(self, legs, quat, scale, settings):
         leg = self.leg = legs.value[0]
+        phase = leg.phase
         self.legs, self.quat, self.settings = legs, LQuaternion(quat), settings   # a copy: the caller's may change
         self.lead, self.start_quat = _lead_in(leg.window, quat, scale)
         self.ground = _ground_move(leg.window, self.start_quat, scale)
-        self.ends_on_its_goal = _ends_on_its_goal(leg.phase)
+        self.ends_on_its_goal = _ends_on_its_goal(phase)
+        # what kept_low reads of a phase that defers its rise (None: its goal is the leg's)
+        self.inverse, self.clip_rise = ((self.start_quat.conjugate(), phase.motion.end_displacement[2] * scale)
+                                        if phase.defer_rise else (None, None))
         self._turned_to, self._turn = None, None
 
     def step(self, pos, scale):
-        """`_walk_legs`'s first step from `pos` (with this rotation)."""
-        return _leg_step(self.leg, pos + self.lead, self.start_quat, scale)
+        """`_walk_legs`'s first step from `pos` (with this rotation): `_leg_step`'s, its goal kept low from
+        what is kept here."""
+        leg, quat = self.leg, self.start_quat
+        pos = pos + self.lead
+        return _leg_step(leg, pos, quat, leg.goal if self.inverse is None
+                         else lowered(leg.goal, pos, quat, self.inverse, self.clip_rise))
 
     def refusal(self, step):
         """`_walked` of the first step alone: a sentence or a Cause, else None."""
@@ -307,7 +315,8 @@ def _walk_legs(legs, pose, scale):
     pos, quat = pose
     for leg in legs:
         lead, quat = _lead_in(leg.window, quat, scale)
-        step = _leg_step(leg, pos + lead, quat, scale)
+        pos = pos + lead
+        step = _leg_step(leg, pos, quat, kept_low(leg.phase, (pos, quat), leg.goal, scale))
         yield step
         pos, quat = _ended(step, scale)
 
@@ -318,13 +327,11 @@ def _lead_in(window, quat, scale):
     return quat.xform(window.lead * scale if scale != 1.0 else window.lead), window.lead_quat * quat
 
 
-def _leg_step(leg, pos, quat, scale):
-    """`phase_walk`'s step of a leg started at (pos, quat): its goal kept low by a deferred rise, and the
-    goal rotation it is foreseen to end with (the start's when it keeps its rotation)."""
+def _leg_step(leg, pos, quat, goal):
+    """`phase_walk`'s step of a leg started at (pos, quat) toward `goal` (the leg's, kept low by a deferred
+    rise), with the goal rotation it is foreseen to end with (the start's when it keeps its rotation)."""
     phase = leg.phase
-    goal = kept_low(phase, (pos, quat), leg.goal, scale)
-    goal_quat = planned_goal_quat(phase, leg.point, pos, goal, leg.goal_quat) or quat
-    return phase, leg.window, pos, quat, goal, goal_quat
+    return phase, leg.window, pos, quat, goal, planned_goal_quat(phase, leg.point, pos, goal, leg.goal_quat) or quat
 
 
 def _ended(step, scale):
