@@ -785,12 +785,12 @@ class JumpOverProvider(VaultProvider):
 
 @frozen_record(eq=False)
 class _Kinds:
-    """What a TraversalProvider asks of the assets `given` with the `settings` objects (and `values`: the edit
-    count and each kind's mirroring): [(provider, its assets)] of the kinds among them, the highest top they
-    take, the cause when nothing is in front, and the Stamp a judgement is kept with."""
+    """What a TraversalProvider asks of the assets given with the settings objects (`objects`: the two joined,
+    a fixed count of settings after the assets) and `values` (the edit count and each kind's mirroring):
+    [(provider, its assets)] of the kinds among them, the highest top they take, the cause when nothing is
+    in front, and the Stamp a judgement is kept with."""
 
-    given: tuple
-    settings: tuple
+    objects: tuple
     values: tuple
     asked: list
     highest: float
@@ -828,13 +828,12 @@ class TraversalProvider(_Asked):
         """The _Kinds asked of `given`, kept while the same assets and `settings` objects are given, nothing
         is edited and each kind mirrors as before (an open-ground query and a walking-up frame are mostly this)."""
         kept, values = self._sorted, (edits.count, *[provider.mirrored for provider in self.providers])
-        if (kept is None or kept.values != values or not same_objects(given, kept.given)
-                or not same_objects(settings, kept.settings)):
+        if kept is None or kept.values != values or not same_objects(given + settings, kept.objects):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
             highest = max((_highest(assets) for _, assets in asked), default=0.0)
             # named by the kinds it has assets for: a character that only jumps over things
             nothing = nothing_in_front([provider.verb for provider, _ in asked]) if asked else None
-            kept = self._sorted = _Kinds(given, settings, values, asked, highest, nothing, self._stamp(asked, settings))
+            kept = self._sorted = _Kinds(given + settings, values, asked, highest, nothing, self._stamp(asked, settings))
         return kept
 
     #: The last kept measurement's line and each kind's judgement of it (a JudgedLine), on a static probe.
