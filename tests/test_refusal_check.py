@@ -1,5 +1,7 @@
 """The warper's check prepared once for a provider (warp/refusal.py `Check`): asked again from other
 poses and under settings changed in place, it says what a fresh `refusal()` says for each."""
+import math
+
 import numpy as np
 import pytest
 from panda3d.core import LQuaternion, Point3
@@ -83,3 +85,25 @@ def test_a_kept_check_walks_an_aligned_joint_s_goal_at_each_scale_it_is_asked(ba
     goal = anchor_pos - goal_rotation @ align * 2.0
     assert cause is not None and cause.name == "stretch"
     assert cause.value == pytest.approx(np.linalg.norm((goal - at_f0)[:2]) / np.linalg.norm(ground), abs=1e-4)
+
+
+def test_a_kept_check_from_a_pose_matched_start_walks_the_first_phase_from_its_frame(base, turn, settings):
+    """A pose-matched start inside the first phase (`started_phases`) plays it from that frame: no lead-in,
+    the clip's ground move from that frame to the phase's end. A Check made with that start refuses a goal
+    3.4 times that move ahead for its stretch, asked twice (the second time from its kept legs and first
+    leg), where from frame 0 the same goal stretches the phase otherwise; the ratio is worked out in numpy
+    from the raw clip."""
+    from motionwarp.warp.posematch import started_phases
+    clip, asset, goals = turn
+    f0, f1 = (t * clip.fps for t in (asset.phases[0].start, asset.phases[0].end))
+    frame = float(math.floor((f0 + f1) / 2))
+    ground = (hpr_matrix(START_H) @ clip.displacement(frame, f1))[:2]
+    goal = START_POS + np.array([*(ground * 3.4), 0.2])   # height does not count
+    (_, goal_rotation), second = goals
+    targets, anchors = [target(goal), target(second[0])], [anchor(goal, goal_rotation), anchor(*second)]
+    check = Check(asset, DRIVEN, targets, anchors, 1.0, start=(frame, started_phases(asset, frame)))
+    said = [check.cause(_pose(0.0), 1.0, settings) for _ in range(2)]
+    assert said[0] == said[1] and said[0].name == "stretch"
+    assert said[0].value == pytest.approx(3.4, abs=1e-4)
+    from_frame_0 = Check(asset, DRIVEN, targets, anchors, 1.0).cause(_pose(0.0), 1.0, settings)
+    assert from_frame_0 is None or (from_frame_0.name, round(from_frame_0.value, 2)) != ("stretch", 3.4), from_frame_0

@@ -9,6 +9,10 @@ from ..base.records import frozen_record
 
 #: A query this close to one measured before (metres, degrees) counts as asked from the same place.
 SAME_POS, SAME_H = 1e-4, 1e-3
+#: An offset within this of a key's (metres; a key's offset lies below `_ROUNDS_EXACTLY_BELOW` m) rounds to
+#: it: `round(x, 3)` gives the float nearest the multiple of 0.001 nearest x, and the key's lies within half
+#: an ulp (under 1e-10 m there) of its multiple, so x is within 0.00049 + 1e-10 < 0.0005 m of that one.
+_WELL_INSIDE, _ROUNDS_EXACTLY_BELOW = 0.00049, 1e6
 
 
 @frozen_record
@@ -98,6 +102,14 @@ class KeptLine:
             return ahead
         return None
 
+    def surely_filed(self, pos, h):
+        """Whether `LineKey.placed` files a character at `pos` facing `h` under this line's key, known without
+        rounding: `h` is the line's own heading (its facing the line's, its rounded heading the key's) and the
+        line's offset of `pos` lies well inside the key's millimetre. False: only the rounding can tell."""
+        offset = self.key.offset
+        return (h == self.h and abs(offset) < _ROUNDS_EXACTLY_BELOW
+                and abs(pos.y * self.fx - pos.x * self.fy - offset) <= _WELL_INSIDE)
+
 
 class KeptCache:
     """Entries by key, at most `per_key` under each (the oldest dropped first); past `most` keys all are
@@ -146,11 +158,13 @@ def kept_value(cache, key, stamp):
 class Judgement:
     """Each kind's answer to one measurement before the warper's refusal, in order (`answers`), with the
     warper's Check of each Interaction's targets prepared once (`checks`: warp/refusal.py's Check, None
-    for a refusal); `refusal` is the joined refusal when no kind found targets (nothing left for the
-    warper to refuse: the same every frame but its distance)."""
+    for a refusal) and the numbers each answer brings to their joined refusal (`numbers`: a refusal's own,
+    an Interaction's sizes rounded once); `refusal` is the joined refusal when no kind found targets
+    (nothing left for the warper to refuse: the same every frame but its distance)."""
 
     answers: tuple
     checks: tuple
+    numbers: tuple
     refusal: Optional[object]
 
 

@@ -90,10 +90,20 @@ class Refusal:
 
 def _with_value(cause, numbers):
     """`numbers` (a dict) and the cause's value under its name, each to 0.1 mm (None left out): a Refusal's numbers."""
-    rounded = {name: round(value, 4) for name, value in numbers.items() if value is not None}
-    if cause.name is not None and cause.value is not None:
-        rounded[cause.name] = round(cause.value, 4)
+    rounded = _rounded(numbers)
+    _add_value(rounded, cause)
     return rounded
+
+
+def _rounded(numbers):
+    """`numbers` (a dict) each to 0.1 mm, None left out."""
+    return {name: round(value, 4) for name, value in numbers.items() if value is not None}
+
+
+def _add_value(numbers, cause):
+    """Put the cause's value under its name in `numbers` (a dict), to 0.1 mm, when it has both."""
+    if cause.name is not None and cause.value is not None:
+        numbers[cause.name] = round(cause.value, 4)
 
 
 def _said_once(refusal):
@@ -189,11 +199,11 @@ class _Asked:
         if self._edits_checked != edits.count:
             _check_edited(self, assets)
             self._edits_checked = edits.count
-        kept, probe, values = self._kept, self.probe, (edits.count, self._read_now())
-        if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, assets + settings, values):
+        kept, probe, values, objects = self._kept, self.probe, (edits.count, self._read_now()), assets + settings
+        if kept is not None and probe.static and kept.matches(probe.version, pos, h, scale, objects, values):
             return kept.answer
         answer = self._offered(pos, h, scale, assets, settings)
-        self._kept = (KeptAnswer(probe.version, pos[0], pos[1], pos[2], h, scale, assets + settings, values, answer)
+        self._kept = (KeptAnswer(probe.version, pos[0], pos[1], pos[2], h, scale, objects, values, answer)
                       if probe.static else None)
         return answer
 
@@ -473,26 +483,32 @@ def _check_edited(provider, assets):
                              f"(its phases were edited in place)")
 
 
-def _joined(answers, distance, problems=()):
+def _joined(answers, own, distance, problems=()):
     """The refusals of every kind as one, at `distance`: the first's node, every kind's numbers and causes,
-    and the kind walking closer may offer, when one may (the chooser ranks it: design 7). An Interaction
-    among `answers` joins for the warper's Cause of it, the next of `problems`, as its `_refused` would
-    (without making that Refusal: a character walking up to what the warper refuses is answered so
-    every frame)."""
+    and the kind walking closer may offer, when one may (the chooser ranks it: design 7). `own` is each
+    answer's `_own_numbers` (a Judgement keeps them). An Interaction among `answers` joins for the warper's
+    Cause of it, the next of `problems`, as its `_refused` would (without making that Refusal: a character
+    walking up to what the warper refuses is answered so every frame)."""
     numbers, causes, coming, far, problems = {}, [], None, False, iter(problems)
-    for answer in answers:
+    for answer, numbers_of_its_own in zip(answers, own):
+        numbers.update(numbers_of_its_own)
         if answer:
             cause = next(problems)
-            numbers.update(_with_value(cause, _sizes(answer)))
+            _add_value(numbers, cause)
             causes.append(cause)
             too_far = cause.too_far
         else:
-            numbers.update(answer.numbers)
             causes += answer.causes
             too_far = answer.too_far
         if too_far and not far:
             coming, far = answer.kind, True
     return Refusal(None, answers[0].node, distance, coming, numbers, far, tuple(causes))
+
+
+def _own_numbers(answer):
+    """What an answer brings to the numbers of a joined refusal before any cause of the warper's: a refusal's
+    own numbers, an Interaction's sizes to 0.1 mm (`_refused`'s, its cause's value put in as it joins)."""
+    return _rounded(_sizes(answer)) if answer else answer.numbers
 
 
 def _moved(answer, distance):
@@ -769,12 +785,12 @@ class JumpOverProvider(VaultProvider):
 
 @frozen_record(eq=False)
 class _Kinds:
-    """What a TraversalProvider asks of the assets `given` with the `settings` objects (and `values`: the edit
-    count and each kind's mirroring): [(provider, its assets)] of the kinds among them, the highest top they
-    take, the cause when nothing is in front, and the Stamp a judgement is kept with."""
+    """What a TraversalProvider asks of the assets given with the settings objects (`objects`: the two joined,
+    a fixed count of settings after the assets) and `values` (the edit count and each kind's mirroring):
+    [(provider, its assets)] of the kinds among them, the highest top they take, the cause when nothing is
+    in front, and the Stamp a judgement is kept with."""
 
-    given: tuple
-    settings: tuple
+    objects: tuple
     values: tuple
     asked: list
     highest: float
@@ -812,13 +828,12 @@ class TraversalProvider(_Asked):
         """The _Kinds asked of `given`, kept while the same assets and `settings` objects are given, nothing
         is edited and each kind mirrors as before (an open-ground query and a walking-up frame are mostly this)."""
         kept, values = self._sorted, (edits.count, *[provider.mirrored for provider in self.providers])
-        if (kept is None or kept.values != values or not same_objects(given, kept.given)
-                or not same_objects(settings, kept.settings)):
+        if kept is None or kept.values != values or not same_objects(given + settings, kept.objects):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
             highest = max((_highest(assets) for _, assets in asked), default=0.0)
             # named by the kinds it has assets for: a character that only jumps over things
             nothing = nothing_in_front([provider.verb for provider, _ in asked]) if asked else None
-            kept = self._sorted = _Kinds(given, settings, values, asked, highest, nothing, self._stamp(asked, settings))
+            kept = self._sorted = _Kinds(given + settings, values, asked, highest, nothing, self._stamp(asked, settings))
         return kept
 
     #: The last kept measurement's line and each kind's judgement of it (a JudgedLine), on a static probe.
@@ -866,7 +881,8 @@ class TraversalProvider(_Asked):
         if not self.probe.static or walked.version != self.probe.version or not walked.stamp.same(stamp):
             return None
         along = line.along(pos, h, self.settings.reach, highest)
-        if along is None or (line.key.h, line.key.offset) != LineKey.placed(pos, h, _forward(h)):
+        if along is None or not (line.surely_filed(pos, h)
+                                 or (line.key.h, line.key.offset) == LineKey.placed(pos, h, _forward(h))):
             return None
         return along
 
@@ -877,13 +893,13 @@ class TraversalProvider(_Asked):
             return _moved(judgement.refusal, distance)
         problems, pose, settings = [], None, self.warp_settings
         for answer, check in zip(judgement.answers, judgement.checks):
-            if answer:
+            if check is not None:   # an Interaction
                 pose = pose or (pos, _facing(h))   # `pos`: _offered's own Point3
                 problem = check.cause(pose, scale, settings)
                 if problem is None:
                     return _moved(answer, distance)
                 problems.append(problem)
-        return _joined(judgement.answers, distance, problems)
+        return _joined(judgement.answers, judgement.numbers, distance, problems)
 
     def _judged(self, found, asked, stamp):
         """The Judgement of `found`: each kind's answer before the warper's refusal, in order, the warper's
@@ -895,8 +911,9 @@ class TraversalProvider(_Asked):
             if entry is not None and entry.stamp.same(stamp):
                 return entry.value
         judged = tuple(provider._judge(found, assets) for provider, assets in asked)
-        judgement = Judgement(judged, tuple(self._prepared(answer) if answer else None for answer in judged),
-                              None if any(judged) else _joined(judged, found.distance))
+        own = tuple(map(_own_numbers, judged))
+        judgement = Judgement(judged, tuple(self._prepared(answer) if answer else None for answer in judged), own,
+                              None if any(judged) else _joined(judged, own, found.distance))
         if kept is not None:
             kept[TraversalProvider] = Stamped(stamp, judgement)
         return judgement

@@ -32,7 +32,13 @@ def kept_low(phase, origin, goal, scale):
     if not phase.defer_rise:
         return goal
     p0, r0 = origin
-    rise = r0.conjugate().xform(goal - p0)[2] - phase.motion.end_displacement[2] * scale
+    return lowered(goal, p0, r0, r0.conjugate(), phase.motion.end_displacement[2] * scale)
+
+
+def lowered(goal, p0, r0, r0_inverse, clip_rise):
+    """`kept_low`'s goal of a phase that defers its rise, from P0 = `p0`, R0 = `r0` (and its inverse), when
+    the clip's own A(f1) rises `clip_rise` (scaled): for a caller that walks from one rotation many times."""
+    rise = r0_inverse.xform(goal - p0)[2] - clip_rise
     return goal - r0.xform(Vec3(0.0, 0.0, rise)) if rise > 0.0 else goal
 
 

@@ -6,17 +6,17 @@ fields, for providers and prompts). It reads no NodePath: the caller resolves th
 the actor's parent's space first. What depends only on the clip (each phase's lead-in motion
 and turn) is kept per root-motion track, which never changes once loaded.
 """
-from typing import Optional
+from typing import NamedTuple, Optional
 import math
 import numbers
 import weakref
 
-from panda3d.core import Vec3
+from panda3d.core import LQuaternion, Point3, Vec3
 
 from ..base import edits
 from ..base.errors import shown
 from ..base.records import frozen_record
-from .placement import goal_pose, kept_low, warp_offset
+from .placement import goal_pose, kept_low, lowered, warp_offset
 from .turning import planned_goal_quat
 from .warpmath import angle_between, heading_quat
 
@@ -125,12 +125,14 @@ class Check:
     any pose, for a provider asking every frame about the same targets (design 7, "Kept
     measurements"): what does not depend on the pose (the driven joint and clip, the targets' count
     and finiteness, the rate) is decided once; each phase's window and goal (`phase_legs`) are kept
-    while the scale and the edit count are the same; and when the first phase ends on its goal
-    whatever the pose (all three axes warped, the target's rotation), the later phases start from
-    there, so their verdict is kept while the scale, the settings' values, that goal and the phases'
-    fields are the same."""
+    while the scale and the edit count are the same; what walking the first phase reads of the pose's
+    rotation alone (`_FirstLeg`) is kept while that rotation, the legs and the settings object are the
+    same (a character walking along one heading); and when the first phase ends on its goal whatever
+    the pose (all three axes warped, the target's rotation), the later phases start from there, so
+    their verdict is kept while the scale, the settings' values, that goal and the phases' fields are
+    the same."""
 
-    __slots__ = ("asset", "anchors", "start", "fixed", "_legs", "_later")
+    __slots__ = ("asset", "anchors", "start", "fixed", "_legs", "_first", "_later")
 
     def __init__(self, asset, driven, targets, anchors, rate, start=None):
         self.asset, self.anchors, self.start = asset, anchors, start
@@ -138,6 +140,7 @@ class Check:
         #: The Cause no pose lifts, or None.
         self.fixed = Cause(fixed) if isinstance(fixed, str) else fixed
         self._legs = None    # _Kept: the phase_legs at a scale and edit count
+        self._first = None   # _FirstLeg: the first leg's walk from the rotation asked last
         self._later = None   # _Kept: the later phases' verdict, with the settings and what they read
 
     def cause(self, pose, scale, settings):
@@ -148,24 +151,74 @@ class Check:
         read, legs = (scale, edits.count), self._legs
         if legs is None or legs.read != read:
             legs = self._legs = _Kept(None, read, phase_legs(self.asset, self.anchors, scale, self.start))
-        steps = _walk_legs(legs.value, pose, scale)
-        first = next(steps, None)
-        cause = None if first is None else _walked((first,), scale, settings)
-        if cause is None and first is not None:
-            cause = (self._later_verdict(steps, first, scale, settings) if _ends_on_its_goal(first[0])
-                     else _walked(steps, scale, settings))
+        if not legs.value:
+            return None
+        pos, quat = pose
+        first = self._first
+        if first is None or first.legs is not legs or first.settings is not settings or first.quat != quat:
+            first = self._first = _FirstLeg(legs, quat, scale, settings)
+        step = first.step(pos, scale)
+        cause = first.refusal(step)
+        if cause is None:
+            cause = (self._later_verdict(legs, step, scale, settings) if first.ends_on_its_goal
+                     else _walked(_walk_legs(legs.value[1:], _ended(step, scale), scale), scale, settings))
         return Cause(cause) if isinstance(cause, str) else cause
 
-    def _later_verdict(self, steps, first, scale, settings):
-        """The verdict of the phases after the first (walked on by `steps`), kept while what they read holds:
-        the scale, the settings object, the first phase's goal, and the edit count (base/edits.py: the
-        settings' and every phase's fields, the asset's phase list; a phase edited in place is seen at once)."""
-        *_, goal, goal_quat = first
-        read = (scale, edits.count, tuple(goal), tuple(goal_quat))
+    def _later_verdict(self, legs, step, scale, settings):
+        """The verdict of the phases after the first (walked on from `step`, the first's), kept while what they
+        read holds: the scale, the settings object, the first phase's goal, and the edit count (base/edits.py:
+        the settings' and every phase's fields, the asset's phase list; a phase edited in place is seen at
+        once). The goal is compared by value (Panda3D's == is exact) against a copy kept with the verdict."""
+        goal, goal_quat = step[4], step[5]
         later = self._later
-        if later is None or later.settings is not settings or later.read != read:
-            later = self._later = _Kept(settings, read, _walked(steps, scale, settings))
+        if (later is None or later.settings is not settings
+                or later.read != (scale, edits.count, goal, goal_quat)):
+            verdict = _walked(_walk_legs(legs.value[1:], _ended(step, scale), scale), scale, settings)
+            later = self._later = _Kept(settings, (scale, edits.count, Point3(goal), LQuaternion(goal_quat)), verdict)
         return later.value
+
+
+class _FirstLeg:
+    """The first of a Check's legs (`legs`, a _Kept of phase_legs) walked from any position with the rotation
+    `quat` at `scale` under `settings`: what no position changes (the lead-in turned by `quat`, the rotation
+    the phase starts with, the clip's own ground move turned by it, whether the phase ends on its goal, the
+    turn's verdict for the last goal rotation asked) worked out once by the very operations `_walk_legs`
+    and `_reach` make, so each step and verdict is theirs to the bit."""
+
+    __slots__ = ("legs", "quat", "settings", "leg", "lead", "start_quat", "ground", "ends_on_its_goal",
+                 "inverse", "clip_rise", "_turned_to", "_turn")
+
+    def __init__(self, legs, quat, scale, settings):
+        leg = self.leg = legs.value[0]
+        phase = leg.phase
+        self.legs, self.quat, self.settings = legs, LQuaternion(quat), settings   # a copy: the caller's may change
+        self.lead, self.start_quat = _lead_in(leg.window, quat, scale)
+        self.ground = _ground_move(leg.window, self.start_quat, scale)
+        self.ends_on_its_goal = _ends_on_its_goal(phase)
+        # what kept_low reads of a phase that defers its rise (None: its goal is the leg's)
+        self.inverse, self.clip_rise = ((self.start_quat.conjugate(), phase.motion.end_displacement[2] * scale)
+                                        if phase.defer_rise else (None, None))
+        self._turned_to, self._turn = None, None
+
+    def step(self, pos, scale):
+        """`_walk_legs`'s first step from `pos` (with this rotation): `_leg_step`'s, its goal kept low from
+        what is kept here."""
+        leg, quat = self.leg, self.start_quat
+        pos = pos + self.lead
+        return _leg_step(leg, pos, quat, leg.goal if self.inverse is None
+                         else lowered(leg.goal, pos, quat, self.inverse, self.clip_rise))
+
+    def refusal(self, step):
+        """`_walked` of the first step alone: a sentence or a Cause, else None."""
+        phase, _, pos, _, goal, goal_quat = step
+        return _endless(phase, goal) or _ground_reach(phase, self.ground, pos, goal, self.settings) or self._turned(goal_quat)
+
+    def _turned(self, goal_quat):
+        """`_turn_reach` toward `goal_quat`, kept for the same object (the target's rotation: every step's)."""
+        if goal_quat is not self._turned_to:
+            self._turned_to = goal_quat
+            self._turn = _turn_reach(self.leg.phase, self.leg.window, self.start_quat, goal_quat, self.settings)
+        return self._turn
 
 
 @frozen_record(eq=False)
@@ -207,13 +260,18 @@ def _walked(steps, scale, settings):
     """What refuses the warp along `steps` (phase_walk's): a sentence where no number needs to be data,
     a Cause where one does; else None."""
     for phase, window, pos, quat, goal, goal_quat in steps:
-        if not math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
-            return (f"phase {phase.name!r} would end at a non-finite point "
-                    f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
-        problem = _reach(phase, window, pos, quat, goal, goal_quat, scale, settings)
+        problem = _endless(phase, goal) or _reach(phase, window, pos, quat, goal, goal_quat, scale, settings)
         if problem:
             return problem
     return None
+
+
+def _endless(phase, goal):
+    """The sentence of a phase that would end at a non-finite point, else None."""
+    if math.isfinite(goal[0] + goal[1] + goal[2]):   # a sum of float32 values cannot overflow
+        return None
+    return (f"phase {phase.name!r} would end at a non-finite point "
+            f"(its t_offset is {', '.join(f'{v:g}' for v in phase.t_offset)})")
 
 
 @frozen_record(eq=False)
@@ -256,14 +314,30 @@ def _walk_legs(legs, pose, scale):
     """`phase_walk` along `legs` (`phase_legs`, which a Check keeps: their goals are shared, read only)."""
     pos, quat = pose
     for leg in legs:
-        phase, window = leg.phase, leg.window
-        pos = pos + quat.xform(window.lead * scale if scale != 1.0 else window.lead)
-        quat = window.lead_quat * quat
-        goal = kept_low(phase, (pos, quat), leg.goal, scale)
-        goal_quat = planned_goal_quat(phase, leg.point, pos, goal, leg.goal_quat) or quat
-        yield phase, window, pos, quat, goal, goal_quat
-        end_quat = goal_quat if phase.warp_rotation else window.turn_quat * quat
-        pos, quat = _phase_end(phase, window, pos, quat, goal, scale), end_quat
+        lead, quat = _lead_in(leg.window, quat, scale)
+        pos = pos + lead
+        step = _leg_step(leg, pos, quat, kept_low(leg.phase, (pos, quat), leg.goal, scale))
+        yield step
+        pos, quat = _ended(step, scale)
+
+
+def _lead_in(window, quat, scale):
+    """(the clip's move up to the phase's first frame turned by `quat`, the rotation the phase starts with)
+    for a phase whose lead-in starts with the rotation `quat`."""
+    return quat.xform(window.lead * scale if scale != 1.0 else window.lead), window.lead_quat * quat
+
+
+def _leg_step(leg, pos, quat, goal):
+    """`phase_walk`'s step of a leg started at (pos, quat) toward `goal` (the leg's, kept low by a deferred
+    rise), with the goal rotation it is foreseen to end with (the start's when it keeps its rotation)."""
+    phase = leg.phase
+    return phase, leg.window, pos, quat, goal, planned_goal_quat(phase, leg.point, pos, goal, leg.goal_quat) or quat
+
+
+def _ended(step, scale):
+    """The pose a phase walked as `step` ends in: the next phase's lead-in starts there."""
+    phase, window, pos, quat, goal, goal_quat = step
+    return _phase_end(phase, window, pos, quat, goal, scale), goal_quat if phase.warp_rotation else window.turn_quat * quat
 
 
 def _phase_end(phase, window, pos, quat, goal, scale):
@@ -275,18 +349,39 @@ def _phase_end(phase, window, pos, quat, goal, scale):
     return pos + quat.xform(window.end * scale + Vec3(*offset))
 
 
+class _GroundMove(NamedTuple):
+    """The clip's own move over a phase turned by the rotation it starts with, scaled: over the ground (x,
+    y) and its `length`."""
+
+    x: float
+    y: float
+    length: float
+
+
+def _ground_move(window, quat, scale):
+    """The _GroundMove of a phase (its _Window) started with the rotation `quat`, at `scale`."""
+    flat_clip = quat.xform(window.end)
+    clip_x, clip_y = flat_clip[0] * scale, flat_clip[1] * scale
+    return _GroundMove(clip_x, clip_y, math.hypot(clip_x, clip_y))
+
+
 def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):
     """Why the phase cannot reach its goal from (pos, quat): a target behind a forward clip, a
     ground distance too far from the clip's, or too big a turn; else None.
 
     Height is not limited here: providers pick the clip whose authored height fits.
     """
-    flat_clip = quat.xform(window.end)
-    clip_x, clip_y = flat_clip[0] * scale, flat_clip[1] * scale
+    return (_ground_reach(phase, _ground_move(window, quat, scale), pos, goal, settings)
+            or _turn_reach(phase, window, quat, goal_quat, settings))
+
+
+def _ground_reach(phase, clip, pos, goal, settings):
+    """`_reach`'s verdict over the ground: the goal behind the clip's move `clip` (a _GroundMove) or a
+    stretch of it out of range, from `pos`; else None."""
     need_x, need_y = goal[0] - pos[0], goal[1] - pos[1]
-    clip_len, need_len = math.hypot(clip_x, clip_y), math.hypot(need_x, need_y)
+    clip_len, need_len = clip.length, math.hypot(need_x, need_y)
     if phase.warp_translation and clip_len > settings.still_axis_m:
-        ahead = (clip_x * need_x + clip_y * need_y) / clip_len
+        ahead = (clip.x * need_x + clip.y * need_y) / clip_len
         behind = max(settings.still_axis_m, settings.max_behind_m)
         if ahead < -behind:
             return Cause(f"target of phase {phase.name!r} is behind the character", value=-ahead, limit=behind,
@@ -298,6 +393,12 @@ def _reach(phase, window, pos, quat, goal, goal_quat, scale, settings):
                          f"{clip_len:.2f} m", value=ratio, limit=limit, unit="", name="stretch",
                          detail=f"ratio {ratio:.2f}, allowed {settings.min_stretch:g} to {settings.max_stretch:g}",
                          too_far=ratio > settings.max_stretch)
+    return None
+
+
+def _turn_reach(phase, window, quat, goal_quat, settings):
+    """`_reach`'s verdict on the turn of a phase started with the rotation `quat` toward `goal_quat`: too big
+    a turn from where the clip's own turn ends it; else None."""
     if phase.warp_rotation:
         clip_end = window.turn_quat * quat
         # |q0 . q1| = cos(angle / 2): cheaper than the angle, which only a refusal needs to say.
