@@ -2,6 +2,7 @@
 animated, the surface a ray finds under a point, where a phase target puts a contact, and where
 the clip will put a joint. Reads only; the goal step (ik.goals) stays free of NodePaths.
 """
+import math
 from typing import NamedTuple, Optional
 
 from panda3d.core import Point3, Vec3
@@ -113,6 +114,31 @@ class _Ground(NamedTuple):
     dz_dy: float
 
 
+class _Patch(NamedTuple):
+    """Level ground with nothing above it (KeptGround): a vertical ray inside both the square from
+    (`x0`, `y0`) to (`x1`, `y1`) and the triangle `corners` ((x, y) of each, counter-clockwise)
+    starting no higher than `top` first meets the plane through (`x`, `y`, `z`) of slope `dz_dx`,
+    `dz_dy`. `edges`: each of the triangle's edges as a point on it and its unit normal pointing in
+    ((x, y, nx, ny) each)."""
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    top: float
+    edges: tuple
+    x: float
+    y: float
+    z: float
+    dz_dx: float
+    dz_dy: float
+
+    def covers(self, x, y):
+        """Is (x, y) inside the triangle, more than `_EDGE` from its edges (a ray there may miss)?"""
+        (ax, ay, anx, any_), (bx, by, bnx, bny), (cx, cy, cnx, cny) = self.edges
+        return ((x - ax) * anx + (y - ay) * any_ > _EDGE and (x - bx) * bnx + (y - by) * bny > _EDGE
+                and (x - cx) * cnx + (y - cy) * cny > _EDGE)
+
+
 class KeptGround:
     """The ground under a few named points (the feet, the origin), kept from one frame to the next.
 
@@ -121,12 +147,20 @@ class KeptGround:
     the last top: the height found there, moved along the plane of the surface it hit (its
     normal), so flat and evenly sloped ground answer exactly; only where the surface bends or
     steps within that distance is the answer off (at most the step, over at most that distance).
-    Only on a static probe (SceneProbe.static), forgotten when its version changes (`changed()`);
-    `ik_ground_keep` 0 casts every ray."""
+    A ray that finds level ground on a triangle the probe knows (SceneProbe.drop_face: a probe built
+    `from_geometry`) also keeps that triangle within the square `_PATCH` metres each way of it (a
+    _Patch) when nothing lies above its plane in the square (SceneProbe.empty, up to the ray's top
+    plus `ik_ground_keep`): every ray there is answered on that plane, exactly but for a surface
+    less than 1 mm above it (`_CLEARANCE`, twice), so a foot walking on a floor casts a ray about
+    once a metre, not every 2 mm. Only on a static probe
+    (SceneProbe.static), forgotten when its version changes (`changed()`); `ik_ground_keep` 0 casts
+    every ray."""
 
     def __init__(self, probe, settings):
         self.probe, self.settings = probe, settings
         self._kept = {}           # name -> _Ground
+        self._patches = []        # _Patch, the newest last (at most _PATCHES)
+        self._refused = {}        # name -> (x, y) where a patch could not be kept for it last
         self._version = None      # the probe's version the kept ground was found in
 
     def drop(self, name, x, y, top, bottom):
@@ -136,7 +170,12 @@ class KeptGround:
             hit = probe.drop(x, y, top, bottom)
             return None if hit is None else hit[0]
         if probe.version != self._version:
-            self._kept, self._version = {}, probe.version
+            self._kept, self._patches, self._refused, self._version = {}, [], {}, probe.version
+        for patch in self._patches:
+            if patch.x0 <= x <= patch.x1 and patch.y0 <= y <= patch.y1 and top <= patch.top and patch.covers(x, y):
+                z = patch.z + patch.dz_dx * (x - patch.x) + patch.dz_dy * (y - patch.y)
+                if bottom <= z <= top:
+                    return z
         kept = self._kept.get(name)
         if kept is not None:
             kept_x, kept_y, kept_top, kept_bottom, kept_z, dz_dx, dz_dy = kept
@@ -149,17 +188,57 @@ class KeptGround:
                     z = kept_z + dz_dx * dx + dz_dy * dy
                     if bottom <= z <= top:
                         return z
-        found = probe.drop_normal(x, y, top, bottom)
+        found = probe.drop_face(x, y, top, bottom)
         if found is None:
             self._kept[name] = _Ground(x, y, top, bottom, None, 0.0, 0.0)
             return None
-        z, normal = found
+        z, normal, corners = found
         if normal[2] < _STEEPEST:   # next to a wall: found again next time
             self._kept.pop(name, None)
         else:
-            self._kept[name] = _Ground(x, y, top, bottom, z, -normal[0] / normal[2], -normal[1] / normal[2])
+            dz_dx, dz_dy = -normal[0] / normal[2], -normal[1] / normal[2]
+            self._kept[name] = _Ground(x, y, top, bottom, z, dz_dx, dz_dy)
+            refused = self._refused.get(name)
+            if corners is not None and (refused is None or (x - refused[0]) ** 2 + (y - refused[1]) ** 2 > _RETRY * _RETRY):
+                if self._keep_patch(x, y, top + keep, z, dz_dx, dz_dy, corners):
+                    self._refused.pop(name, None)
+                else:   # an edge or something on the ground near: not tried again for _RETRY metres
+                    self._refused[name] = (x, y)
         return z
+
+    def _keep_patch(self, x, y, top, z, dz_dx, dz_dy, corners):
+        """Keep the triangle `corners` (world points) the ray at (x, y) found the plane (z, slope) on,
+        within the square `_PATCH` metres each way of (x, y), for rays from no higher than `top`, when
+        that plane rises less than `_CLEARANCE` across the square and nothing lies in the square from
+        `_CLEARANCE` above the plane's highest point there up to `top`. Returns whether it was kept."""
+        rise = (abs(dz_dx) + abs(dz_dy)) * _PATCH
+        (ax, ay, _), (bx, by, _), (cx, cy, _) = corners
+        area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+        if rise > _CLEARANCE or area == 0.0:
+            return False
+        x0, y0, x1, y1 = x - _PATCH, y - _PATCH, x + _PATCH, y + _PATCH
+        if not self.probe.empty((x0, y0, z + rise + _CLEARANCE), (x1, y1, top)):
+            return False
+        turn = 1.0 if area > 0.0 else -1.0   # the inward normal of a counter-clockwise edge is on its left
+        edges = []
+        for (px, py), (qx, qy) in (((ax, ay), (bx, by)), ((bx, by), (cx, cy)), ((cx, cy), (ax, ay))):
+            length = math.hypot(qx - px, qy - py)
+            edges.append((px, py, -turn * (qy - py) / length, turn * (qx - px) / length))
+        if len(self._patches) >= _PATCHES:
+            del self._patches[0]
+        self._patches.append(_Patch(x0, y0, x1, y1, top, tuple(edges), x, y, z, dz_dx, dz_dy))
+        return True
 
 
 #: The cosine of the steepest incline whose hit KeptGround keeps (84 degrees; a wall's is not).
 _STEEPEST = 0.1
+#: Metres: half the side of the square of level ground KeptGround keeps around a ray (a _Patch).
+_PATCH = 0.5
+#: Metres: how much a patch's plane may rise across it, and how far above that nothing is looked for.
+_CLEARANCE = 0.0005
+#: Metres: a point this close to a patch triangle's edge is not answered from it (Bullet's rays may miss there).
+_EDGE = 1e-4
+#: Metres a name moves from where no patch could be kept for it before one is tried again.
+_RETRY = 0.25
+#: How many patches a KeptGround remembers (the feet and the origin of a character walking over them).
+_PATCHES = 8
