@@ -68,6 +68,7 @@ class ContactIK:
         self._edges = ()          # its contacts' window edges (clip seconds)
         self._hanging = {}        # joint -> does it hang from the pelvis?
         self._last_error = None
+        self._rested = False      # the bender, the turn limiter and the pelvis rest since the last bent frame
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-contact-ik-{id(self)}"
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.ik_task_sort)
@@ -97,10 +98,13 @@ class ContactIK:
     def step(self, dt):
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
-        if not goals and not self._limiter.letting_go:  # nothing in contact: no joint read, none written
-            self._rest()
-            self._pelvis_rise.rest()
+        if not goals and not self._limiter.letting_go:  # nothing in contact: no joint written
+            if not self._rested:
+                self._rest()
+                self._pelvis_rise.rest()
+                self._rested = True
             return 0
+        self._rested = False
         # limbs the pelvis must keep within reach: hands in contact, and feet a locomotion cycle plants
         arms = {joint: self._arm(joint) for joint in goals
                 if (joint not in self.feet or self._goals.stepping(joint)) and self._hangs_from_pelvis(joint)}

@@ -16,14 +16,15 @@ class SceneView:
 
     def __init__(self, actor, render, probe, pose, settings):
         self.actor, self.render, self.probe, self.pose, self.settings = actor, render, probe, pose, settings
+        self.has_surfaces = probe is not None
         self._warp = None
         self._points = {}         # contact index -> (what they depend on, its target_points) for the warp
         self._phases = {}         # phase name -> its index in the warp's asset
         self._ground = KeptGround(probe, settings)
-
-    @property
-    def has_surfaces(self):
-        return self.probe is not None
+        #: drop(name, x, y, top, bottom): the height (world z) of the first surface on a vertical ray
+        #: from `top` down to `bottom` at (x, y), or None; the ground found for `name` (a foot, the
+        #: origin) is used again while it still answers the ray (KeptGround.drop, called directly).
+        self.drop = self._ground.drop
 
     def start(self, warp):
         """The contacts of `warp` apply from now on."""
@@ -34,18 +35,13 @@ class SceneView:
         """Where (world) the animation puts `joint` this frame."""
         return self.pose.world(joint)
 
+    def animated_points(self, joints):
+        """Where (world) the animation puts each of `joints` this frame."""
+        return self.pose.points(joints)
+
     def origin(self):
         """The character's origin (world)."""
         return self.actor.getPos(self.render)
-
-    def drop(self, x, y, top, bottom, kept=None):
-        """The height (world z) of the first surface on a vertical ray from `top` down to `bottom`
-        at (x, y), or None. With a `kept` name (a foot, the origin) the ground found for that name
-        last is used again while it still answers the ray (KeptGround)."""
-        if kept is not None:
-            return self._ground.drop(kept, x, y, top, bottom)
-        hit = self.probe.drop(x, y, top, bottom)
-        return None if hit is None else hit[0]
 
     def surface_point(self, contact, where):
         """Where (world) `contact`'s joint sits on the surface under `where`, or None."""
@@ -132,11 +128,19 @@ class _Patch(NamedTuple):
     dz_dx: float
     dz_dy: float
 
-    def covers(self, x, y):
-        """Is (x, y) inside the triangle, more than `_EDGE` from its edges (a ray there may miss)?"""
-        (ax, ay, anx, any_), (bx, by, bnx, bny), (cx, cy, cnx, cny) = self.edges
-        return ((x - ax) * anx + (y - ay) * any_ > _EDGE and (x - bx) * bnx + (y - by) * bny > _EDGE
-                and (x - cx) * cnx + (y - cy) * cny > _EDGE)
+    def answer(self, x, y, top, bottom):
+        """The height the ray at (x, y) from `top` to `bottom` meets the plane at, or None when the patch
+        does not answer it: outside the square, higher than `top`, the plane not between `top` and
+        `bottom`, or within `_EDGE` of the triangle's edges (a ray there may miss)."""
+        x0, y0, x1, y1, patch_top, edges, px, py, pz, dz_dx, dz_dy = self
+        if not (x0 <= x <= x1 and y0 <= y <= y1 and top <= patch_top):
+            return None
+        (ax, ay, anx, any_), (bx, by, bnx, bny), (cx, cy, cnx, cny) = edges
+        if ((x - ax) * anx + (y - ay) * any_ <= _EDGE or (x - bx) * bnx + (y - by) * bny <= _EDGE
+                or (x - cx) * cnx + (y - cy) * cny <= _EDGE):
+            return None
+        z = pz + dz_dx * (x - px) + dz_dy * (y - py)
+        return z if bottom <= z <= top else None
 
 
 class KeptGround:
@@ -161,6 +165,7 @@ class KeptGround:
         self._kept = {}           # name -> _Ground
         self._patches = []        # _Patch, the newest last (at most _PATCHES)
         self._refused = {}        # name -> (x, y) where a patch could not be kept for it last
+        self._on = {}             # name -> the _Patch that answered it last (tried first)
         self._version = None      # the probe's version the kept ground was found in
 
     def drop(self, name, x, y, top, bottom):
@@ -170,12 +175,16 @@ class KeptGround:
             hit = probe.drop(x, y, top, bottom)
             return None if hit is None else hit[0]
         if probe.version != self._version:
-            self._kept, self._patches, self._refused, self._version = {}, [], {}, probe.version
+            self._kept, self._patches, self._refused, self._on, self._version = {}, [], {}, {}, probe.version
+        last = self._on.get(name)
+        z = None if last is None else last.answer(x, y, top, bottom)
+        if z is not None:
+            return z
         for patch in self._patches:
-            if patch.x0 <= x <= patch.x1 and patch.y0 <= y <= patch.y1 and top <= patch.top and patch.covers(x, y):
-                z = patch.z + patch.dz_dx * (x - patch.x) + patch.dz_dy * (y - patch.y)
-                if bottom <= z <= top:
-                    return z
+            z = patch.answer(x, y, top, bottom)
+            if z is not None:
+                self._on[name] = patch
+                return z
         kept = self._kept.get(name)
         if kept is not None:
             kept_x, kept_y, kept_top, kept_bottom, kept_z, dz_dx, dz_dy = kept
