@@ -314,7 +314,7 @@ def test_walking_on_a_floor_with_the_feet_kept_on_it_leaves_every_joint_as_anima
 
     def measure(task):
         reference_bundle.update()   # the IK's actor was read by its ContactIK this frame
-        frames.append(max(max(abs(a - b) for a, b in zip(_rows(joint), _rows(other)))
+        frames.append(max(max(abs(a - b) for a, b in zip(_net_cells(joint), _net_cells(other)))
                           for joint, other in zip(actor.getJoints(), reference.getJoints())))
         return task.cont
 
@@ -338,7 +338,7 @@ def test_walking_on_a_floor_with_the_feet_kept_on_it_leaves_every_joint_as_anima
         root.removeNode()
 
 
-def _rows(joint):
+def _net_cells(joint):
     """The 16 numbers of `joint`'s net matrix (Character space) now."""
     net = LMatrix4f()
     joint.getNetTransform(net)

@@ -111,17 +111,14 @@ class _Ground(NamedTuple):
 
 
 class _Patch(NamedTuple):
-    """Level ground with nothing above it (KeptGround): a vertical ray inside both the square from
-    (`x0`, `y0`) to (`x1`, `y1`) and the triangle `corners` ((x, y) of each, counter-clockwise)
-    starting no higher than `top` first meets the plane through (`x`, `y`, `z`) of slope `dz_dx`,
-    `dz_dy`. `edges`: each of the triangle's edges as a point on it and its unit normal pointing in
-    ((x, y, nx, ny) each)."""
+    """Level ground with nothing above it (KeptGround): a vertical ray inside the square from (`x0`,
+    `y0`) to (`x1`, `y1`) (all of it on one triangle) starting no higher than `top` first meets the
+    plane through (`x`, `y`, `z`) of slope `dz_dx`, `dz_dy`."""
     x0: float
     y0: float
     x1: float
     y1: float
     top: float
-    edges: tuple
     x: float
     y: float
     z: float
@@ -130,14 +127,9 @@ class _Patch(NamedTuple):
 
     def answer(self, x, y, top, bottom):
         """The height the ray at (x, y) from `top` to `bottom` meets the plane at, or None when the patch
-        does not answer it: outside the square, higher than `top`, the plane not between `top` and
-        `bottom`, or within `_EDGE` of the triangle's edges (a ray there may miss)."""
-        x0, y0, x1, y1, patch_top, edges, px, py, pz, dz_dx, dz_dy = self
+        does not answer it: outside the square, higher than `top`, or the plane not between the two."""
+        x0, y0, x1, y1, patch_top, px, py, pz, dz_dx, dz_dy = self
         if not (x0 <= x <= x1 and y0 <= y <= y1 and top <= patch_top):
-            return None
-        (ax, ay, anx, any_), (bx, by, bnx, bny), (cx, cy, cnx, cny) = edges
-        if ((x - ax) * anx + (y - ay) * any_ <= _EDGE or (x - bx) * bnx + (y - by) * bny <= _EDGE
-                or (x - cx) * cnx + (y - cy) * cny <= _EDGE):
             return None
         z = pz + dz_dx * (x - px) + dz_dy * (y - py)
         return z if bottom <= z <= top else None
@@ -152,11 +144,11 @@ class KeptGround:
     normal), so flat and evenly sloped ground answer exactly; only where the surface bends or
     steps within that distance is the answer off (at most the step, over at most that distance).
     A ray that finds level ground on a triangle the probe knows (SceneProbe.drop_face: a probe built
-    `from_geometry`) also keeps that triangle within the square `_PATCH` metres each way of it (a
-    _Patch) when nothing lies above its plane in the square (SceneProbe.empty, up to the ray's top
-    plus `ik_ground_keep`): every ray there is answered on that plane, exactly but for a surface
-    less than 1 mm above it (`_CLEARANCE`, twice), so a foot walking on a floor casts a ray about
-    once a metre, not every 2 mm. Only on a static probe
+    `from_geometry`) also keeps the square around it inside that triangle, up to `_PATCH` metres
+    each way (a _Patch), when nothing lies above its plane in the square (SceneProbe.empty, up to
+    the ray's top plus `ik_ground_keep`): every ray there is answered on that plane, exactly but for
+    a surface less than 1 mm above it (`_CLEARANCE`, twice), so a foot walking on a floor casts a
+    ray about once a metre, not every 2 mm. Only on a static probe
     (SceneProbe.static), forgotten when its version changes (`changed()`); `ik_ground_keep` 0 casts
     every ray."""
 
@@ -211,31 +203,35 @@ class KeptGround:
             if corners is not None and (refused is None or (x - refused[0]) ** 2 + (y - refused[1]) ** 2 > _RETRY * _RETRY):
                 if self._keep_patch(x, y, top + keep, z, dz_dx, dz_dy, corners):
                     self._refused.pop(name, None)
-                else:   # an edge or something on the ground near: not tried again for _RETRY metres
+                else:   # something on the ground near: not swept for again for _RETRY metres
                     self._refused[name] = (x, y)
         return z
 
     def _keep_patch(self, x, y, top, z, dz_dx, dz_dy, corners):
-        """Keep the triangle `corners` (world points) the ray at (x, y) found the plane (z, slope) on,
-        within the square `_PATCH` metres each way of (x, y), for rays from no higher than `top`, when
-        that plane rises less than `_CLEARANCE` across the square and nothing lies in the square from
-        `_CLEARANCE` above the plane's highest point there up to `top`. Returns whether it was kept."""
-        rise = (abs(dz_dx) + abs(dz_dy)) * _PATCH
+        """Keep the square around (x, y) inside the triangle `corners` (world points) the ray there
+        found the plane (z, slope) on, at most `_PATCH` metres each way and `_EDGE` from the triangle's
+        edges, for rays from no higher than `top`: when it is at least `_SMALLEST` each way, the plane
+        rises less than `_CLEARANCE` across it and nothing lies in it from `_CLEARANCE` above the
+        plane's highest point there up to `top`. Returns False only when something lies there."""
+        half = _PATCH
         (ax, ay, _), (bx, by, _), (cx, cy, _) = corners
-        area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
-        if rise > _CLEARANCE or area == 0.0:
-            return False
-        x0, y0, x1, y1 = x - _PATCH, y - _PATCH, x + _PATCH, y + _PATCH
-        if not self.probe.empty((x0, y0, z + rise + _CLEARANCE), (x1, y1, top)):
-            return False
-        turn = 1.0 if area > 0.0 else -1.0   # the inward normal of a counter-clockwise edge is on its left
-        edges = []
+        turn = 1.0 if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) > 0.0 else -1.0
         for (px, py), (qx, qy) in (((ax, ay), (bx, by)), ((bx, by), (cx, cy)), ((cx, cy), (ax, ay))):
             length = math.hypot(qx - px, qy - py)
-            edges.append((px, py, -turn * (qy - py) / length, turn * (qx - px) / length))
+            if length == 0.0:
+                return True
+            nx, ny = -turn * (qy - py) / length, turn * (qx - px) / length   # the inward normal
+            # a square's corner nearest this edge is half * (|nx| + |ny|) closer to it than its centre
+            half = min(half, ((x - px) * nx + (y - py) * ny - _EDGE) / (abs(nx) + abs(ny)))
+        rise = (abs(dz_dx) + abs(dz_dy)) * half
+        if half < _SMALLEST or rise > _CLEARANCE:
+            return True
+        x0, y0, x1, y1 = x - half, y - half, x + half, y + half
+        if not self.probe.empty((x0, y0, z + rise + _CLEARANCE), (x1, y1, top)):
+            return False
         if len(self._patches) >= _PATCHES:
             del self._patches[0]
-        self._patches.append(_Patch(x0, y0, x1, y1, top, tuple(edges), x, y, z, dz_dx, dz_dy))
+        self._patches.append(_Patch(x0, y0, x1, y1, top, x, y, z, dz_dx, dz_dy))
         return True
 
 
@@ -245,9 +241,11 @@ _STEEPEST = 0.1
 _PATCH = 0.5
 #: Metres: how much a patch's plane may rise across it, and how far above that nothing is looked for.
 _CLEARANCE = 0.0005
-#: Metres: a point this close to a patch triangle's edge is not answered from it (Bullet's rays may miss there).
+#: Metres: how far a patch keeps from its triangle's edges (Bullet's rays may miss on them).
 _EDGE = 1e-4
-#: Metres a name moves from where no patch could be kept for it before one is tried again.
+#: Metres: the smallest patch kept, each way of its ray (a ray nearer a triangle's edge keeps none).
+_SMALLEST = 0.05
+#: Metres a name moves from where something lay in its patch before one is tried again.
 _RETRY = 0.25
 #: How many patches a KeptGround remembers (the feet and the origin of a character walking over them).
 _PATCHES = 8

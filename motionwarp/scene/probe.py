@@ -49,7 +49,7 @@ class SceneProbe:
         self.world, self.mask, self.static = world, BitMask32(mask), static
         #: Counts `changed()` calls: answers kept from an older version are not reused.
         self.version = 0
-        self._spheres, self._capsules, self._ghosts, self._slabs = {}, {}, {}, {}
+        self._spheres, self._capsules, self._ghosts = {}, {}, {}
         self._grid = None   # (version, _BoundsGrid) of a static probe, made at the first `near`
         self._kept = (None, {})   # (version, {owner: its store}) of a static probe: see `kept`
 
@@ -148,10 +148,7 @@ class SceneProbe:
         """Whether nothing lies inside the upright box from `low` to `high` (world points, more than 1 mm
         apart in z): a 1 mm slab of its footprint swept from its top down to its bottom meets nothing (a
         surface the slab starts in counts too: Bullet reports it at the sweep's start)."""
-        half = (round((high[0] - low[0]) / 2.0, 6), round((high[1] - low[1]) / 2.0, 6))
-        slab = self._slabs.get(half)
-        if slab is None:
-            slab = self._slabs[half] = BulletBoxShape(Vec3(half[0], half[1], _SLAB))
+        slab = BulletBoxShape(Vec3((high[0] - low[0]) / 2.0, (high[1] - low[1]) / 2.0, _SLAB))
         x, y = (low[0] + high[0]) / 2.0, (low[1] + high[1]) / 2.0
         return not self.world.sweepTestClosest(slab, TransformState.makePos(Point3(x, y, high[2] - _SLAB)),
                                                TransformState.makePos(Point3(x, y, low[2] + _SLAB)),
