@@ -159,13 +159,11 @@ class ContactIK:
         if self._goals.resting(clip) and not self._limiter.letting_go:
             return {}
         self.pose.read()   # this frame's animated pose (nothing to do when the warper's task made it)
-        return self._goals.step(dt, clip, self._world, self._cycle_time() if clip is None else None)
+        return self._goals.step(dt, clip, self._world, self._cycle_time() if clip is None and self.steps else None)
 
     def _cycle_time(self):
-        """Outside warps, the CycleTime of the locomotion cycle in `steps` with the most effect on the
+        """Outside warps, the CycleTime of the locomotion cycle in `steps` (not empty) with the most effect on the
         pose (None when none plays)."""
-        if not self.steps:
-            return None
         playing = [(self.pose.bundle.getControlEffect(control), clip, control)
                    for clip, control in ((clip, self.actor.getAnimControl(clip)) for clip in self.steps)
                    if control is not None]
