@@ -156,7 +156,7 @@ class KeptGround:
         self.probe, self.settings = probe, settings
         self._kept = {}           # name -> _Ground
         self._patches = []        # _Patch, the newest last (at most _PATCHES)
-        self._refused = {}        # name -> (x, y) where a patch could not be kept for it last
+        self._refused = {}        # name -> (x, y) where something lay in the patch tried for it last
         self._on = {}             # name -> the _Patch that answered it last (tried first)
         self._version = None      # the probe's version the kept ground was found in
 
@@ -211,8 +211,9 @@ class KeptGround:
         """Keep the square around (x, y) inside the triangle `corners` (world points) the ray there
         found the plane (z, slope) on, at most `_PATCH` metres each way and `_EDGE` from the triangle's
         edges, for rays from no higher than `top`: when it is at least `_SMALLEST` each way, the plane
-        rises less than `_CLEARANCE` across it and nothing lies in it from `_CLEARANCE` above the
-        plane's highest point there up to `top`. Returns False only when something lies there."""
+        rises less than `_CLEARANCE` across it, `top` is at least `_ABOVE` above it and nothing
+        lies in it from `_CLEARANCE` above the plane's highest point there up to `top`. Returns False
+        only when something lies there."""
         half = _PATCH
         (ax, ay, _), (bx, by, _), (cx, cy, _) = corners
         turn = 1.0 if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) > 0.0 else -1.0
@@ -224,8 +225,8 @@ class KeptGround:
             # a square's corner nearest this edge is half * (|nx| + |ny|) closer to it than its centre
             half = min(half, ((x - px) * nx + (y - py) * ny - _EDGE) / (abs(nx) + abs(ny)))
         rise = (abs(dz_dx) + abs(dz_dy)) * half
-        if half < _SMALLEST or rise > _CLEARANCE:
-            return True
+        if half < _SMALLEST or rise > _CLEARANCE or top < z + _ABOVE:
+            return True   # too near an edge, not level, or rays starting hardly above the plane
         x0, y0, x1, y1 = x - half, y - half, x + half, y + half
         if not self.probe.empty((x0, y0, z + rise + _CLEARANCE), (x1, y1, top)):
             return False
@@ -243,6 +244,8 @@ _PATCH = 0.5
 _CLEARANCE = 0.0005
 #: Metres: how far a patch keeps from its triangle's edges (Bullet's rays may miss on them).
 _EDGE = 1e-4
+#: Metres: how far above a patch's plane its rays must start (the box it sweeps is that tall, less 1 mm).
+_ABOVE = 0.01
 #: Metres: the smallest patch kept, each way of its ray (a ray nearer a triangle's edge keeps none).
 _SMALLEST = 0.05
 #: Metres a name moves from where something lay in its patch before one is tried again.

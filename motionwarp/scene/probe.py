@@ -148,6 +148,8 @@ class SceneProbe:
         """Whether nothing lies inside the upright box from `low` to `high` (world points, more than 1 mm
         apart in z): a 1 mm slab of its footprint swept from its top down to its bottom meets nothing (a
         surface the slab starts in counts too: Bullet reports it at the sweep's start)."""
+        if high[2] - low[2] <= 2.0 * _SLAB:
+            raise ValueError("SceneProbe.empty needs a box more than 1 mm tall (a shorter slab's sweep has no length)")
         slab = BulletBoxShape(Vec3((high[0] - low[0]) / 2.0, (high[1] - low[1]) / 2.0, _SLAB))
         x, y = (low[0] + high[0]) / 2.0, (low[1] + high[1]) / 2.0
         return not self.world.sweepTestClosest(slab, TransformState.makePos(Point3(x, y, high[2] - _SLAB)),
