@@ -283,6 +283,68 @@ def test_feet_on_ground_follow_a_side_slope(base):
         actor.removeNode()
 
 
+def test_walking_on_a_floor_with_the_feet_kept_on_it_leaves_every_joint_as_animated(base):
+    """Walking at 1.4 m/s across a floor of four tiles (coplanar triangles meeting along their
+    edges) beside a low box: every joint of the character whose ContactIK keeps its feet on the
+    ground is, frame by frame, where an untouched Actor playing the same clip has it, and the
+    ground under the feet is found with a ray in few of those frames (the kept level patches; next
+    to the box, none is kept: rays every 2 mm a foot moves there)."""
+    root = base.render.attachNewNode("tiled floor")
+    for index in range(4):
+        prism(root, f"tile{index}", box_profile(2.0, 0.1), 3.0, pos=(0, 2.0 * index, -0.1))
+    prism(root, "low box", box_profile(0.5, 0.2), 0.3, pos=(0.6, 3.0, 0))
+    actor, warper, ik = _feet_on_ground_rig(base, root)
+    reference = load_actor(MANNEQUIN)
+    reference.reparentTo(base.render)
+    reference_bundle = reference.find("**/+Character").node().getBundle(0)
+    probe = ik._world.probe
+    rays, cast = [0], probe.drop_face
+
+    def counted(*args):
+        rays[0] += 1
+        return cast(*args)
+    probe.drop_face = counted
+    where, frames = [0.0], []
+
+    def move(task):
+        for walker in (actor, reference):
+            walker.setPos(0, where[0], 0)
+        where[0] += 1.4 / 60
+        return task.cont
+
+    def measure(task):
+        reference_bundle.update()   # the IK's actor was read by its ContactIK this frame
+        frames.append(max(max(abs(a - b) for a, b in zip(_net_cells(joint), _net_cells(other)))
+                          for joint, other in zip(actor.getJoints(), reference.getJoints())))
+        return task.cont
+
+    try:
+        actor.loop("walk")
+        reference.loop("walk")
+        base.taskMgr.add(move, "test-floor-move", sort=30)
+        base.taskMgr.add(measure, "test-floor-measure", sort=MEASURE_SORT)
+        while where[0] < 7.5:
+            step(base, 1 / 60)
+        assert len(frames) > 300 and max(frames) == 0.0, max(frames)
+        assert rays[0] < len(frames) / 2, rays[0]   # a ray every 2 mm a foot moves: more than one a frame
+    finally:
+        base.taskMgr.remove("test-floor-move")
+        base.taskMgr.remove("test-floor-measure")
+        ik.destroy()
+        warper.destroy()
+        for walker in (actor, reference):
+            walker.cleanup()
+            walker.removeNode()
+        root.removeNode()
+
+
+def _net_cells(joint):
+    """The 16 numbers of `joint`'s net matrix (Character space) now."""
+    net = LMatrix4f()
+    joint.getNetTransform(net)
+    return [net.getCell(row, column) for row in range(4) for column in range(4)]
+
+
 def test_the_rendered_pose_keeps_the_ik(base, assets):
     """Drawing the frame must not recompute the skeleton without the IK (Panda3D's cull updates a
     visible Character unless it was marked as updated): after a rendered frame the stored joint

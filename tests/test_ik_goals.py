@@ -41,6 +41,9 @@ class World:
     def animated(self, joint):
         return Point3(self.joints[joint])
 
+    def animated_points(self, joints):
+        return [self.animated(joint) for joint in joints]
+
     def target_points(self, index, contact):
         return Point3(self.target), Point3(self.touchdown)
 
@@ -54,7 +57,7 @@ class World:
     def origin(self):
         return Point3(0, 0, 0)
 
-    def drop(self, x, y, top, bottom, kept=None):
+    def drop(self, name, x, y, top, bottom):
         return self.ground if bottom <= self.ground <= top else None
 
 
@@ -310,7 +313,7 @@ class Terrain(World):
     def origin(self):
         return Point3(self.origin_point)
 
-    def drop(self, x, y, top, bottom, kept=None):
+    def drop(self, name, x, y, top, bottom):
         z = self.height(x, y)
         return z if z is not None and bottom <= z <= top else None
 

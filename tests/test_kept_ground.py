@@ -2,8 +2,10 @@
 `motionwarp-ik-ground-keep`).
 
 The unit tests ask a scripted probe whose surface is the test's own plane (so the oracle is the
-plane's equation) and count its rays. The walk compares the mannequin's feet, kept on the ground
-across a step, a ramp and a drop, with the default tolerance and with a ray every frame.
+plane's equation) and count its rays. Over real geometry (a floor with a gap and a low slab on
+it) every answer is the one a fresh ray of the probe gives there. The walk compares the
+mannequin's feet, kept on the ground across a step, a ramp and a drop, with the default
+tolerance and with a ray every frame.
 """
 import pytest
 
@@ -12,14 +14,22 @@ from motionwarp.ik.scene_view import KeptGround
 
 
 class PlaneProbe:
-    """A probe whose only surface is z = z0 + sx * x + sy * y where `solid(x, y)`; counts its rays."""
+    """A probe whose only surface is z = z0 + sx * x + sy * y over one triangle (`corners`, its (x, y)
+    counter-clockwise; by default far wider than any test walks); counts its rays. `covered`:
+    something lies just above the plane everywhere (no box over it is empty)."""
 
-    def __init__(self, z0=0.2, sx=0.0, sy=0.0, solid=lambda x, y: True, static=True):
-        self.z0, self.sx, self.sy, self.solid, self.static = z0, sx, sy, solid, static
+    def __init__(self, z0=0.2, sx=0.0, sy=0.0, corners=((-100, -100), (100, -100), (0, 100)), static=True,
+                 covered=False):
+        self.z0, self.sx, self.sy, self.corners, self.static, self.covered = z0, sx, sy, corners, static, covered
         self.version, self.rays = 0, 0
 
     def height(self, x, y):
         return self.z0 + self.sx * x + self.sy * y
+
+    def solid(self, x, y):
+        (ax, ay), (bx, by), (cx, cy) = self.corners
+        return all((qx - px) * (y - py) - (qy - py) * (x - px) >= 0
+                   for (px, py), (qx, qy) in (((ax, ay), (bx, by)), ((bx, by), (cx, cy)), ((cx, cy), (ax, ay))))
 
     def drop_normal(self, x, y, top, bottom):
         self.rays += 1
@@ -33,14 +43,23 @@ class PlaneProbe:
         found = self.drop_normal(x, y, top, bottom)
         return None if found is None else (found[0], found[1][2])
 
+    def drop_face(self, x, y, top, bottom):
+        found = self.drop_normal(x, y, top, bottom)
+        return None if found is None else (*found, tuple((cx, cy, self.height(cx, cy)) for cx, cy in self.corners))
+
+    def empty(self, low, high):
+        heights = [self.height(x, y) for x in (low[0], high[0]) for y in (low[1], high[1])]
+        return not self.covered and (max(heights) < low[2] or min(heights) > high[2])
+
 
 def kept(probe, keep=0.01):
+    """A KeptGround over `probe` keeping rays `keep` metres."""
     return KeptGround(probe, ContactIKSettings(ik_ground_keep=keep))
 
 
 @pytest.mark.parametrize("slope", [(0.0, 0.0), (0.27, -0.1)], ids=["flat", "sloped"])
 def test_a_point_near_the_last_ray_is_answered_on_its_plane_without_a_ray(slope):
-    probe = PlaneProbe(0.2, *slope)
+    probe = PlaneProbe(0.2, *slope, covered=True)
     ground = kept(probe)
     assert ground.drop("foot", 1.0, 2.0, 1.5, -1.0) == pytest.approx(probe.height(1.0, 2.0), abs=1e-12)
     for x, y in [(1.006, 2.0), (1.0, 1.993), (1.004, 2.005), (1.0099, 2.0)]:
@@ -55,7 +74,7 @@ def test_a_point_near_the_last_ray_is_answered_on_its_plane_without_a_ray(slope)
 
 
 def test_a_ray_reaching_higher_or_missing_the_kept_height_is_cast_again():
-    probe = PlaneProbe(0.2)
+    probe = PlaneProbe(0.2, covered=True)
     ground = kept(probe)
     ground.drop("foot", 0.0, 0.0, 1.0, -1.0)
     ground.drop("foot", 0.0, 0.0, 1.009, -1.0)      # top raised within the tolerance
@@ -67,7 +86,7 @@ def test_a_ray_reaching_higher_or_missing_the_kept_height_is_cast_again():
 
 
 def test_a_miss_is_kept_only_while_the_ray_reaches_no_lower():
-    probe = PlaneProbe(0.2, solid=lambda x, y: x > 5.0)
+    probe = PlaneProbe(0.2, corners=((5.0, -100), (100, -100), (5.0, 100)))
     ground = kept(probe)
     assert ground.drop("foot", 0.0, 0.0, 1.0, 0.5) is None
     assert ground.drop("foot", 0.005, 0.0, 1.0, 0.495) is None
@@ -78,7 +97,7 @@ def test_a_miss_is_kept_only_while_the_ray_reaches_no_lower():
 
 @pytest.mark.parametrize("why", ["not static", "tolerance 0", "changed"])
 def test_nothing_is_kept_on_a_probe_that_may_move_or_without_a_tolerance(why):
-    probe = PlaneProbe(0.2, static=why != "not static")
+    probe = PlaneProbe(0.2, static=why != "not static", covered=True)
     ground = kept(probe, 0.0 if why == "tolerance 0" else 0.01)
     ground.drop("foot", 0.0, 0.0, 1.0, -1.0)
     if why == "changed":
@@ -95,6 +114,85 @@ def test_a_wall_is_never_kept():
     assert probe.rays == 2
 
 
+def test_level_ground_is_kept_a_metre_across():
+    """A ray on level ground with nothing above it answers every ray within half a metre each way
+    on the plane, for every name; outside that, or from higher than was cleared, a ray again."""
+    probe = PlaneProbe(0.2)
+    ground = kept(probe, 0.002)
+    assert ground.drop("foot", 1.0, 2.0, 1.0, -1.0) == pytest.approx(0.2)
+    for name, x, y in [("foot", 1.3, 2.4), ("other foot", 0.51, 1.5), ("origin", 1.49, 2.0), ("foot", 1.0, 2.0)]:
+        assert ground.drop(name, x, y, 1.0, -1.0) == pytest.approx(0.2, abs=1e-12)
+    assert probe.rays == 1
+    ground.drop("foot", 1.3, 2.4, 1.0021, -1.0)
+    assert probe.rays == 2   # from higher than the patch was cleared to: a ray, and a new patch
+    ground.drop("foot", 1.0, 1.49, 1.0, -1.0)
+    assert probe.rays == 3   # outside both
+    assert ground.drop("other foot", 1.3, 2.5, 0.1, -1.0) is None   # a ray starting below the plane
+    assert probe.rays == 4
+
+
+def test_a_patch_ends_at_its_triangles_edge():
+    """Past the edge of the triangle the ray found (a hole, or another surface may lie there), inside
+    the square: a ray again."""
+    probe = PlaneProbe(0.2, corners=((-10, -10), (1.4, -10), (1.4, 10)))
+    ground = kept(probe, 0.002)
+    ground.drop("foot", 1.0, 2.0, 1.0, -1.0)
+    assert ground.drop("foot", 1.39, 2.3, 1.0, -1.0) == pytest.approx(0.2, abs=1e-12)
+    assert probe.rays == 1
+    assert ground.drop("foot", 1.41, 2.0, 1.0, -1.0) is None
+    assert probe.rays == 2
+
+
+@pytest.mark.parametrize("probe", [PlaneProbe(0.2, sx=0.002), PlaneProbe(0.2, covered=True)],
+                         ids=["sloped", "covered"])
+def test_no_patch_is_kept_on_a_slope_or_under_something(probe):
+    """The square is kept only when its plane rises less than 0.5 mm across it and nothing lies
+    above it: else a ray again 2 mm away."""
+    ground = kept(probe, 0.002)
+    ground.drop("foot", 1.0, 2.0, 1.0, -1.0)
+    assert ground.drop("foot", 1.1, 2.0, 1.0, -1.0) == pytest.approx(probe.height(1.1, 2.0), abs=1e-12)
+    assert probe.rays == 2
+
+
+def test_kept_ground_answers_as_a_fresh_ray_over_a_floor_with_a_gap_and_a_slab(base):
+    """Points walked in 1 to 3 cm steps across two floor tiles with a 5 cm gap between them and a
+    4 cm slab lying on one: every answer is what a ray of the probe itself gives there, and most
+    are answered without one."""
+    import math
+
+    from motionwarp import SceneProbe
+    from tests.obstacles import box_profile, prism
+    root = base.render.attachNewNode("floor with a gap")
+    prism(root, "tile a", box_profile(4.0, 0.1), 4.0, pos=(-2.0, 0, -0.1))
+    prism(root, "tile b", box_profile(4.0, 0.1), 4.0, pos=(2.05, 0, -0.1))
+    prism(root, "slab", box_profile(0.3, 0.04), 0.2, pos=(1.0, 0.5, 0))
+    probe = SceneProbe.from_geometry(root)
+    ground = KeptGround(probe, ContactIKSettings())
+    rays, cast, faces = [0], probe.drop_normal, probe.drop_face
+
+    def counted(cast):
+        def ray(*args):
+            rays[0] += 1
+            return cast(*args)
+        return ray
+    probe.drop_normal, probe.drop_face = counted(cast), counted(faces)
+    steps = 0
+    try:
+        for step in range(600):
+            angle = step * 0.01
+            x, y = -1.5 + step * 0.006, 0.5 + 0.4 * math.sin(7 * angle)
+            for name, (px, py) in (("foot", (x, y)), ("other foot", (x + 0.2, y - 0.15))):
+                steps += 1
+                found = ground.drop(name, px, py, 0.5, -1.0)
+                ray = cast(px, py, 0.5, -1.0)
+                assert (found is None) == (ray is None), (px, py)
+                if ray is not None:
+                    assert found == pytest.approx(ray[0], abs=1e-6), (px, py)
+    finally:
+        root.removeNode()
+    assert rays[0] < 0.5 * steps
+
+
 @pytest.mark.parametrize("fps", [60, 144])
 def test_walking_with_the_default_tolerance_matches_a_ray_every_frame(base, fps):
     """Across a step, a ramp and a drop, the feet with the default tolerance (2 mm) are where a ray
@@ -103,12 +201,14 @@ def test_walking_with_the_default_tolerance_matches_a_ray_every_frame(base, fps)
     from tests.bench import ground_keep
     root = ground_keep.terrain(base.render)
     probe = SceneProbe.from_geometry(root)
-    rays, cast = [0], probe.drop_normal
+    rays, cast, faces = [0], probe.drop_normal, probe.drop_face
 
-    def counted(*args):
-        rays[0] += 1
-        return cast(*args)
-    probe.drop_normal = counted
+    def counted(cast):
+        def ray(*args):
+            rays[0] += 1
+            return cast(*args)
+        return ray
+    probe.drop_normal, probe.drop_face = counted(cast), counted(faces)
     try:
         reference = ground_keep.walk(base, probe, 0.0, fps)
         reference_rays, rays[0] = rays[0], 0

@@ -72,6 +72,7 @@ class ContactIK:
         self._edges = ()          # its contacts' window edges (clip seconds)
         self._hanging = {}        # joint -> does it hang from the pelvis?
         self._last_error = None
+        self._rested = False      # the bender, the turn limiter and the pelvis rest since the last bent frame
         self._taskmgr = taskmgr or from_base("taskMgr")
         self._task_name = f"motionwarp-contact-ik-{id(self)}"
         self._taskmgr.add(self._task, self._task_name, sort=self.settings.ik_task_sort)
@@ -101,10 +102,13 @@ class ContactIK:
     def step(self, dt):
         """Bend the limbs whose contacts are active this frame (after the pose is computed); returns how many."""
         goals = self.goals(dt)
-        if not goals and not self._limiter.letting_go:  # nothing in contact: no joint read, none written
-            self._rest()
-            self._pelvis_rise.rest()
+        if not goals and not self._limiter.letting_go:  # nothing in contact: no joint written
+            if not self._rested:
+                self._rest()
+                self._pelvis_rise.rest()
+                self._rested = True
             return 0
+        self._rested = False
         # limbs the pelvis must keep within reach: hands in contact, and feet a locomotion cycle plants
         arms = {joint: self._arm(joint) for joint in goals
                 if (joint not in self.feet or self._goals.stepping(joint)) and self._hangs_from_pelvis(joint)}
@@ -166,13 +170,11 @@ class ContactIK:
         if self._goals.resting(clip) and not self._limiter.letting_go:
             return {}
         self.pose.read()   # this frame's animated pose (nothing to do when the warper's task made it)
-        return self._goals.step(dt, clip, self._world, self._cycle_time() if clip is None else None)
+        return self._goals.step(dt, clip, self._world, self._cycle_time() if clip is None and self.steps else None)
 
     def _cycle_time(self):
-        """Outside warps, the CycleTime of the locomotion cycle in `steps` with the most effect on the
+        """Outside warps, the CycleTime of the locomotion cycle in `steps` (not empty) with the most effect on the
         pose (None when none plays)."""
-        if not self.steps:
-            return None
         playing = [(self.pose.bundle.getControlEffect(control), clip, control)
                    for clip, control in ((clip, self.actor.getAnimControl(clip)) for clip in self.steps)
                    if control is not None]

@@ -101,7 +101,18 @@ class ContactGoals:
         """{end joint: (correction, weight)} this frame; `clip`: a ClipTime, or None outside warps;
         `cycle`: outside warps, the CycleTime of the locomotion cycle playing (None: none).
         Empty when nothing is in contact."""
-        goals = self._contact_goals(clip, world)
+        if clip is None and not self._held:   # outside warps with nothing easing out: only the ground
+            self._inside, goals = {}, {}
+        else:
+            goals = self._contact_goals(clip, world)
+            self._ease_out(goals, dt)
+        if self.settings.ik_feet_on_ground and clip is None:
+            self._ground_goals(goals, dt, world, cycle)
+        return goals
+
+    def _ease_out(self, goals, dt):
+        """Add to `goals` the corrections easing out of contacts that ended early (held over the
+        blend time), and hold this frame's goals for when theirs end."""
         blend = self.settings.ik_blend_time
         for joint, held in list(self._held.items()):
             if joint in goals:
@@ -113,9 +124,6 @@ class ContactGoals:
                 goals[joint] = tuple(held)
         for joint, goal in goals.items():
             self._held[joint] = list(goal)
-        if self.settings.ik_feet_on_ground and clip is None:
-            self._ground_goals(goals, dt, world, cycle)
-        return goals
 
     def reached(self, joint, correction):
         """Remember the correction the limb really achieved (an out-of-reach target is not), so
@@ -196,17 +204,19 @@ class ContactGoals:
         foot, its sole stays where it touched down (`_step_shift`)."""
         if not world.has_surfaces:
             return
-        settings, kept = self.settings, self._ground
+        settings, kept, drop = self.settings, self._ground, world.drop
         origin = world.origin()
         ground = origin.z
-        ease = min(1.0, dt / settings.ik_blend_time) if settings.ik_blend_time > 0 else 1.0
-        under = world.drop(origin.x, origin.y, ground + _STANDING, ground - _STANDING, _ORIGIN)
+        blend = settings.ik_blend_time
+        ease = min(1.0, dt / blend) if blend > 0 else 1.0
+        under = drop(_ORIGIN, origin.x, origin.y, ground + _STANDING, ground - _STANDING)
         top, bottom, flat = ground + settings.ik_ray_above, ground - settings.ik_ray_below, True
-        for foot in self.feet:
-            wanted = 0.0  # airborne (nothing under the origin) or nothing under the foot: as animated
-            if under is not None:
-                animated = world.animated(foot)
-                hit = world.drop(animated.x, animated.y, top, bottom, foot)
+        # airborne (nothing under the origin): no foot read, each as animated
+        points = world.animated_points(self.feet) if under is not None else [None] * len(self.feet)
+        for foot, animated in zip(self.feet, points):
+            wanted = 0.0  # airborne or nothing under the foot: as animated
+            if animated is not None:
+                hit = drop(foot, animated.x, animated.y, top, bottom)
                 if hit is not None:
                     wanted = hit - ground
             was = kept.get(foot, 0.0)

@@ -69,6 +69,15 @@ class PoseWriter:
         """Where (world) the joint is this frame."""
         return self.world_from_char.xformPoint(self.net(joint).getRow3(3))
 
+    def points(self, joints):
+        """Where (world) each of `joints` is this frame, in one call (the feet, every frame)."""
+        world_from_char, nets = self.world_from_char, self._nets
+        points = []
+        for joint in joints:
+            net = nets.get(joint)
+            points.append(world_from_char.xformPoint((net if net is not None else self.net(joint)).getRow3(3)))
+        return points
+
     def _joint(self, name):
         joint = self._joints.get(name)
         if joint is None:

@@ -8,7 +8,7 @@ NodePath it came from, so a report or prompt can name the obstacle.
 import dataclasses
 import math
 
-from panda3d.bullet import (BulletCapsuleShape, BulletGhostNode, BulletRigidBodyNode,
+from panda3d.bullet import (BulletBoxShape, BulletCapsuleShape, BulletGhostNode, BulletRigidBodyNode,
                             BulletSphereShape, BulletTriangleMesh, BulletTriangleMeshShape, BulletWorld)
 from panda3d.core import BitMask32, Character, GeomNode, NodePath, Point3, TransformState, Vec3
 
@@ -18,6 +18,10 @@ SOURCE_TAG = "motionwarp-source"
 SHAPE_TAG = "motionwarp-shape"
 #: Python tag on a `from_geometry` body: its world bounding box (x0, y0, z0, x1, y1, z1), for `near`.
 _BOX_TAG = "motionwarp-bounds"
+#: Python tag on a `from_geometry` body: its BulletTriangleMesh (world points), for `drop_face`.
+_MESH_TAG = "motionwarp-mesh"
+#: Metres: half the thickness of the slab `empty` sweeps down a box.
+_SLAB = 0.0005
 
 
 @dataclasses.dataclass
@@ -125,6 +129,32 @@ class SceneProbe:
         if result.hasHit():
             return result.getHitPos()[2], result.getHitNormal()
         return None
+
+    def drop_face(self, x, y, top, bottom):
+        """`drop_normal` with the triangle it hit: (hit z, normal, its three corners (world points)), or
+        None; the corners are None on a body `from_geometry` did not make (its triangles are not kept).
+        A triangle is whole: every vertical ray through it meets it, unless something above it is met first."""
+        result = self.world.rayTestClosest((x, y, top), (x, y, bottom), self.mask)
+        if not result.hasHit():
+            return None
+        mesh, triangle = result.getNode().getPythonTag(_MESH_TAG), result.getTriangleIndex()
+        corners = None
+        if mesh is not None and triangle >= 0 and result.getShapePart() == 0:
+            vertices = mesh.vertices
+            corners = tuple(Point3(vertices[index]) for index in mesh.triangles[triangle])
+        return result.getHitPos()[2], result.getHitNormal(), corners
+
+    def empty(self, low, high):
+        """Whether nothing lies inside the upright box from `low` to `high` (world points, more than 1 mm
+        apart in z): a 1 mm slab of its footprint swept from its top down to its bottom meets nothing (a
+        surface the slab starts in counts too: Bullet reports it at the sweep's start)."""
+        if high[2] - low[2] <= 2.0 * _SLAB:
+            raise ValueError("SceneProbe.empty needs a box more than 1 mm tall (a shorter slab's sweep has no length)")
+        slab = BulletBoxShape(Vec3((high[0] - low[0]) / 2.0, (high[1] - low[1]) / 2.0, _SLAB))
+        x, y = (low[0] + high[0]) / 2.0, (low[1] + high[1]) / 2.0
+        return not self.world.sweepTestClosest(slab, TransformState.makePos(Point3(x, y, high[2] - _SLAB)),
+                                               TransformState.makePos(Point3(x, y, low[2] + _SLAB)),
+                                               self.mask, 0.0).hasHit()
 
     def blocked(self, start, end):
         """Whether anything lies on the segment from `start` to `end`: `ray` without building a Hit."""
@@ -286,6 +316,7 @@ def _static_body(node, space):
         return None
     body.addShape(BulletTriangleMeshShape(mesh, dynamic=False))
     body.setPythonTag(_BOX_TAG, _box_of(corners if corners else _own_tight_bounds(node, transform)))
+    body.setPythonTag(_MESH_TAG, mesh)
     return body
 
 

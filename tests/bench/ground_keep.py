@@ -115,12 +115,13 @@ def main():
     from motionwarp import SceneProbe
     probe = SceneProbe.from_geometry(terrain(base.render))
     rays = [0]
-    cast = probe.drop_normal
 
-    def counted(*args):
-        rays[0] += 1
-        return cast(*args)
-    probe.drop_normal = counted
+    def counted(cast):
+        def ray(*args):
+            rays[0] += 1
+            return cast(*args)
+        return ray
+    probe.drop_normal, probe.drop_face = counted(probe.drop_normal), counted(probe.drop_face)
     print("fps  keep (m)  plain ground (mm)  next to an edge (mm)  rays per frame")
     for fps in (30, 60, 144):
         rays[0] = 0
