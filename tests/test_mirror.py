@@ -301,3 +301,21 @@ def test_a_crate_whose_right_end_is_near_gets_the_mirrored_vault(base, warp_asse
     edge = Point3(0, 1.0 - depth / 2, height)   # the test's own crate: its front top edge, in the line
     expected = edge + Vec3(*offset)
     assert (palm - expected).length() < 0.015, (palm, expected)
+
+
+@pytest.mark.parametrize("provider", ["VaultProvider", "TraversalProvider"])
+def test_a_provider_asked_again_where_it_stands_answers_with_its_mirroring_as_set_now(base, warp_asset_dir, provider):
+    """A crate whose right end is the nearer (as above): asked from the same spot, the kept answer is not
+    reused once the game turns mirroring on (or, for a TraversalProvider, turns it on for its vaults)."""
+    import motionwarp
+
+    from .obstacles import box_profile, level, prism
+    vault = WarpAsset.load(warp_asset_dir / "vault.warp.json")
+    root = level()
+    prism(root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+    prism(root, "crate", box_profile(0.6, 1.0), 1.2, pos=(-0.25, 1.0, 0))
+    chosen = getattr(motionwarp, provider)(motionwarp.SceneProbe.from_geometry(root), [vault])
+    assert chosen.find_at(Point3(0, 0, 0), 0.0).asset.mirror is None
+    for kind in getattr(chosen, "providers", [chosen]):
+        kind.mirrored = True
+    assert chosen.find_at(Point3(0, 0, 0), 0.0).asset.clip == "vault.mirrored"

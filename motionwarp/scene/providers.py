@@ -302,6 +302,10 @@ class _Provider(_Asked):
         """The given assets of this provider's kind."""
         return self._own(self._given)
 
+    def _read_now(self):
+        """A kept answer is made with this mirroring (a plain attribute a game may set between queries)."""
+        return (self.mirrored,)
+
     @property
     def max_height(self):
         """The highest obstacle any of the assets takes: how high to look for a top."""
@@ -823,6 +827,10 @@ class TraversalProvider(_Asked):
 
     def _settings_objects(self):
         return (self.settings, self.warp_settings, *[provider.settings for provider in self.providers])
+
+    def _read_now(self):
+        """A kept answer is made with each kind's mirroring (plain attributes a game may set between queries)."""
+        return tuple(provider.mirrored for provider in self.providers)
 
     def _asked(self, given, settings):
         """The _Kinds asked of `given`, kept while the same assets and `settings` objects are given, nothing
