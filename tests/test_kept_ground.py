@@ -52,6 +52,19 @@ class PlaneProbe:
         return not self.covered and (max(heights) < low[2] or min(heights) > high[2])
 
 
+def counting_rays(probe):
+    """Count every ray `probe` casts for the ground (drop_normal, drop_face): [count], reset by the caller."""
+    rays = [0]
+
+    def counted(cast):
+        def ray(*args):
+            rays[0] += 1
+            return cast(*args)
+        return ray
+    probe.drop_normal, probe.drop_face = counted(probe.drop_normal), counted(probe.drop_face)
+    return rays
+
+
 def kept(probe, keep=0.01):
     """A KeptGround over `probe` keeping rays `keep` metres."""
     return KeptGround(probe, ContactIKSettings(ik_ground_keep=keep))
@@ -168,14 +181,8 @@ def test_kept_ground_answers_as_a_fresh_ray_over_a_floor_with_a_gap_and_a_slab(b
     prism(root, "slab", box_profile(0.3, 0.04), 0.2, pos=(1.0, 0.5, 0))
     probe = SceneProbe.from_geometry(root)
     ground = KeptGround(probe, ContactIKSettings())
-    rays, cast, faces = [0], probe.drop_normal, probe.drop_face
-
-    def counted(cast):
-        def ray(*args):
-            rays[0] += 1
-            return cast(*args)
-        return ray
-    probe.drop_normal, probe.drop_face = counted(cast), counted(faces)
+    cast = probe.drop_normal
+    rays = counting_rays(probe)
     steps = 0
     try:
         for step in range(600):
@@ -201,14 +208,7 @@ def test_walking_with_the_default_tolerance_matches_a_ray_every_frame(base, fps)
     from tests.bench import ground_keep
     root = ground_keep.terrain(base.render)
     probe = SceneProbe.from_geometry(root)
-    rays, cast, faces = [0], probe.drop_normal, probe.drop_face
-
-    def counted(cast):
-        def ray(*args):
-            rays[0] += 1
-            return cast(*args)
-        return ray
-    probe.drop_normal, probe.drop_face = counted(cast), counted(faces)
+    rays = counting_rays(probe)
     try:
         reference = ground_keep.walk(base, probe, 0.0, fps)
         reference_rays, rays[0] = rays[0], 0

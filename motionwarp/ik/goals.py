@@ -278,16 +278,17 @@ class _Step:
 class PelvisRise:
     """How far (world metres, up) the pelvis is moved, eased toward what the feet and hands want,
     and how far it rolls (`roll` degrees about the world `axis` through the pelvis, a level axis
-    across the hips, `turn` the world matrix of it; 0, None and None when it does not). `feet`: the foot joints whose legs hang from the
-    pelvis (empty when it has none)."""
+    across the hips, `turn` the world matrix of it; 0, None and None when it does not). `feet`:
+    the foot joints whose legs hang from the pelvis (empty when it has none)."""
 
     def __init__(self, feet):
         self.feet = feet
         self.rise, self.roll, self.axis, self.turn = 0.0, 0.0, None, None
 
     def step(self, goals, arms, dt, blend, legs=None, pivot=None):
-        """This frame's rise (0 when negligible; the roll is `self.roll`), for `goals` (ContactGoals.step); `arms`: {hand
-        joint with a goal, hanging from the pelvis: (shoulder, elbow, hand) animated world points};
+        """This frame's rise (0 when negligible; the roll is `self.roll`), for `goals`
+        (ContactGoals.step); `arms`: {hand joint with a goal, hanging from the pelvis: (shoulder,
+        elbow, hand) animated world points};
         `legs`: the same for feet with a goal (hip, knee, ankle), so a foot that must go down
         reaches by extending its leg before the pelvis drops (without them, it drops all the way);
         `pivot`: the pelvis's animated world point, about which it may roll when two legs want it
