@@ -59,10 +59,16 @@ class ContactRun:
     """One traversal over `level`, with the contact IK or without; `frames` holds, per frame,
     the clip time, dt, each end joint's and the hips' world position and each limb joint's local rotation.
     The interaction is TraversalProvider's at the origin, or `found` (any provider's Interaction) played
-    from feet at `pos`."""
+    from feet at `pos`. The character is the mannequin, or `actor` (another rig, its `feet` the IK's and
+    `joints` the ones recorded: world positions only)."""
 
-    def __init__(self, base, level, assets, fps, ik=True, heading=0.0, found=None, pos=(0.0, 0.0, 0.0), **ik_settings):
-        actor = load_actor(MANNEQUIN)
+    def __init__(self, base, level, assets, fps, ik=True, heading=0.0, found=None, pos=(0.0, 0.0, 0.0), actor=None,
+                 feet=None, joints=None, **ik_settings):
+        if actor is None:
+            actor = load_actor(MANNEQUIN)
+        if feet is not None:
+            ik_settings["feet"] = feet
+        self._joints = joints
         actor.reparentTo(base.render)
         actor.setPos(*pos)
         actor.setH(heading)
@@ -101,6 +107,10 @@ class ContactRun:
         from panda3d.core import ClockObject
         frame = {"t": control.getFullFframe() / control.getFrameRate(), "dt": ClockObject.getGlobalClock().getDt(),
                  "rate": control.getPlayRate(), "pos": {}, "rot": {}, "turn": self.actor_np.getQuat(self.render)}
+        if self._joints is not None:
+            frame["pos"] = {joint: self._world(joint) for joint in self._joints}
+            self.frames.append(frame)
+            return task.cont
         for end, (upper, mid) in LIMBS.items():
             frame["pos"][end] = self._world(end)
             for joint, parent in ((upper, None), (mid, upper), (end, mid)):
@@ -251,3 +261,19 @@ def clip_peaks(base, clip):
         actor.removeNode()
         _CLIP_PEAKS[clip] = peaks
     return _CLIP_PEAKS[clip]
+
+
+class RidgeAndFurrow:
+    """A level for ContactRun: a top 2.2 m deep, 1 m ahead, whose left half (x < 0) is `furrow` m lower than
+    its right half's `ridge` m: a jump onto lands one foot on each."""
+
+    def __init__(self, render, ridge, furrow):
+        self.root = render.attachNewNode("level")
+        prism(self.root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
+        self.ridge, self.low = ridge, ridge - furrow
+        prism(self.root, "ridge", box_profile(2.2, ridge), 1.0, pos=(0.5, 2.1, 0))
+        prism(self.root, "furrow", box_profile(2.2, self.low), 1.0, pos=(-0.5, 2.1, 0))
+
+    def surface(self, x, y):
+        on_top = abs(x) <= 1.0 and 1.0 <= y <= 3.2
+        return (self.ridge if x >= 0.0 else self.low) if on_top else 0.0

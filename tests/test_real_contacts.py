@@ -25,7 +25,7 @@ from panda3d.core import Point3
 from motionwarp import SceneProbe, TraversalProvider
 
 from .conftest import MANNEQUIN
-from .contact_helpers import ContactRun, Level, truth
+from .contact_helpers import ContactRun, Level, RidgeAndFurrow, truth
 from .obstacles import box_profile, mesh_node, prism, prism_triangles
 from .pose_oracle import untouched_actor
 from .real_contact_runs import Measured, hips_drops
@@ -369,22 +369,6 @@ def test_a_foot_landing_in_a_furrow_straightens_its_leg_before_the_hips_drop(bas
     assert run.hips < HIPS_DROP, f"hips {1000 * run.hips:.0f} mm below the no-IK run\n{detail}"
     assert FOOT_LOW <= run.low and run.high <= FOOT_HIGH, f"feet {1000 * run.low:.1f} / {1000 * run.high:+.1f} mm\n{detail}"
     assert_upright(run.with_ik, run.without)
-
-
-class RidgeAndFurrow:
-    """A level for ContactRun: a top 2.2 m deep, 1 m ahead, whose left half (x < 0) is `furrow` m lower than
-    its right half's `ridge` m: a jump onto lands one foot on each."""
-
-    def __init__(self, render, ridge, furrow):
-        self.root = render.attachNewNode("level")
-        prism(self.root, "ground", box_profile(40.0, 0.1), 40.0, pos=(0, 0, -0.1))
-        self.ridge, self.low = ridge, ridge - furrow
-        prism(self.root, "ridge", box_profile(2.2, ridge), 1.0, pos=(0.5, 2.1, 0))
-        prism(self.root, "furrow", box_profile(2.2, self.low), 1.0, pos=(-0.5, 2.1, 0))
-
-    def surface(self, x, y):
-        on_top = abs(x) <= 1.0 and 1.0 <= y <= 3.2
-        return (self.ridge if x >= 0.0 else self.low) if on_top else 0.0
 
 
 def assert_upright(with_ik, without):

@@ -4,12 +4,12 @@ import json
 
 import numpy as np
 import pytest
-from panda3d.core import Point3
+from panda3d.core import LMatrix4f, LVector3f, Point3
 
 from motionwarp import MotionWarper, RootMotionDriver, WarpAsset, WarpTarget, load_actor
 from motionwarp.warp.warpmath import axis_weights
 
-from .conftest import CONTACTS, MANNEQUIN
+from .conftest import CONTACTS, MANNEQUIN, step
 from .gltf_samples import two_bone_quad
 from .test_warper import DEPTHS, DISTANCES, HEIGHTS, LEDGE_DISTANCES, LEDGES, assert_exact_arrival
 from .warp_helpers import WarpRun, ledge_targets, vault_targets
@@ -128,20 +128,67 @@ def test_mantle_hand_grabs_the_ledge_for_every_height(base, rig, name, warp_asse
         probe.close()
 
 
-def test_align_offset_is_the_same_before_and_after_stripping(base, tmp_path):
-    """The joint offset is relative to the root, whether or not the clip still holds its root motion."""
-    turned = [0.9659258, 0, 0, 0.2588190]  # 30 degrees heading at the start
-    two_bone_quad(tmp_path / "reach.glb", {"reach": [
-        ("root", "translation", [0.0, 1.0], [[0.5, 0.2, 0], [0.5, 2.2, 0.3]]),
-        ("root", "rotation", [0.0, 1.0], [turned, [1, 0, 0, 0]]),
+#: The reach rig of the next tests: its root starts away from the origin, turned 30 degrees (w, x, y, z).
+ROOT_START, ROOT_TURN = (0.5, 0.2, 0.0), [0.9659258, 0, 0, 0.2588190]
+#: The bone's own translation (relative to the root) at 0.8 s, the phase's end, from the keys below.
+BONE_AT_END = (0.16, 0.24, 1.16)
+
+
+def reach_rig(folder):
+    """The reach rig's file in `folder` and its one-phase asset data (align_joint bone, ending at 0.8 s)."""
+    two_bone_quad(folder / "reach.glb", {"reach": [
+        ("root", "translation", [0.0, 1.0], [list(ROOT_START), [0.5, 2.2, 0.3]]),
+        ("root", "rotation", [0.0, 1.0], [ROOT_TURN, [1, 0, 0, 0]]),
         ("bone", "translation", [0.0, 1.0], [[0, 0, 1], [0.2, 0.3, 1.2]])]})
-    data = {"format": "motionwarp.asset/1", "model": "reach.glb", "clip": "reach", "root_joint": "root",
+    return {"format": "motionwarp.asset/1", "model": "reach.glb", "clip": "reach", "root_joint": "root",
             "phases": [{"name": "reach", "start": 0.2, "end": 0.8, "align_joint": "bone"}]}
+
+
+def test_align_offset_is_the_same_before_and_after_stripping(base, tmp_path):
+    """The joint offset is where the joint is relative to the Actor, the clip's root motion taken off,
+    whether or not the clip still holds its root motion: the root's place at frame 0 (away from the
+    origin, turned 30 degrees) composed with the bone's own translation at the phase end."""
+    data = reach_rig(tmp_path)
     before = WarpAsset.from_dict(data, str(tmp_path / "reach.warp.json")).phases[0].align_offset
     actor = load_actor(tmp_path / "reach.glb")
     driver = RootMotionDriver(actor, task=False)  # strips the shared clip
     after = WarpAsset.from_dict(data, str(tmp_path / "reach.warp.json")).phases[0].align_offset
     assert np.allclose(before, after, atol=1e-5)
-    assert np.allclose(after, (0.16, 0.24, 1.16), atol=1e-5)  # the bone's own translation at 0.8 s
+    c, s = np.cos(np.radians(30.0)), np.sin(np.radians(30.0))
+    x, y, z = BONE_AT_END
+    assert np.allclose(after, (ROOT_START[0] + c * x - s * y, ROOT_START[1] + s * x + c * y, z), atol=1e-5)
     driver.destroy()
     actor.cleanup()
+
+
+@pytest.mark.parametrize("turn", [0.0, 90.0, 180.0])
+def test_an_aligned_joint_lands_on_the_target_when_the_root_starts_away_from_the_origin(base, tmp_path, turn):
+    """The contract's promise (design 4: the joint, not the root, lands on T), on the reach rig: its
+    bone, read on the played Actor when the phase ends, ends on the target (it ended 440 mm off while the
+    offset was taken relative to the root), also on an Actor whose skeleton is turned as a character file
+    turns one (`setRootXform`; it ended 1.0 / 1.4 m off at 90 / 180 degrees before the warp turned the
+    offset into that frame)."""
+    data = reach_rig(tmp_path)
+    asset = WarpAsset.from_dict(data, str(tmp_path / "reach.warp.json"))
+    actor = load_actor(tmp_path / "reach.glb")
+    actor.reparentTo(base.render)
+    bundle = actor.getPartBundle("modelRoot")
+    frame = actor.find("**/+Character").getMat(actor)
+    into = LMatrix4f(frame)
+    into.invertInPlace()
+    bundle.setRootXform(bundle.getRootXform() * frame * LMatrix4f.rotateMat(turn, LVector3f.up()) * into)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    bone = actor.exposeJoint(None, "modelRoot", "bone")
+    ends = []
+    base.accept("motionwarp-phase-end", lambda *_: ends.append(bone.getPos(base.render)))
+    target = Point3(0.3, 1.5, 1.0)
+    try:
+        warper.play(asset, [WarpTarget(target, h=20.0)])
+        for _ in range(120):
+            step(base, 1.0 / 60)
+        assert len(ends) == 1 and (ends[0] - target).length() < 1e-4, ends
+    finally:
+        base.ignoreAll()
+        warper.destroy()
+        actor.cleanup()
+        actor.removeNode()

@@ -1,4 +1,4 @@
-"""Bone alignment: where a joint (a hand) sits relative to the root at a clip time."""
+"""Bone alignment: where a joint (a hand) sits in the Actor's frame at a clip time, the clip's root motion taken off."""
 from . import rootmotion
 from .actor_clips import clip_control
 from .loader import load_actor
@@ -6,10 +6,15 @@ from .motion import Motion
 
 
 def joint_offsets(asset, requests):
-    """For each (joint, clip seconds): the joint's position in the root's frame at that time.
+    """For each (joint, clip seconds): where the joint is then relative to an Actor of the model
+    file (its own skeleton frame) that plays the clip stripped of its root motion and stays put.
 
-    Poses a throwaway Actor of the asset's model; the offsets are model-space metres, so
-    a warp aiming `joint` at a point aims the root at `point - rotation * offset`.
+    Poses a throwaway Actor of the asset's model; the offsets are model-space metres, so a warp
+    aiming `joint` at a point puts the Actor at `point - rotation * offset`. The root's own place
+    at frame 0 (a hips root's height, a root away from the origin) is part of the offset, as it
+    is of the stripped pose. A clip already stripped (by an Actor of any skeleton frame) looks
+    to the throwaway Actor as stripped in its own frame, so the offsets do not depend on whether
+    an Actor was driven first.
     """
     actor = load_actor(asset.model_path)
     try:
@@ -24,15 +29,11 @@ def joint_offsets(asset, requests):
             actor.update(force=True)
             joint = Motion(tuple(exposed.getPos(actor)))
             exposed.removeNode()
-            # A stripped clip keeps its root where frame 0 has it (docs/design.md 3).
-            root = _absolute_root(track, 0 if stripped else frame)
-            offsets.append((root.inverse() * joint).pos)
+            # a stripped clip's root motion is already off (docs/design.md 3)
+            motion = Motion() if stripped else track.motion(frame)
+            offsets.append((motion.inverse() * joint).pos)
         return offsets
     finally:
         actor.cleanup()
         actor.removeNode()
 
-
-def _absolute_root(track, frame):
-    """The root at `frame` in model space: the track's motion of the model frame applied to frame 0's root."""
-    return track.motion(frame) * Motion(track.origin_pos, track.origin_h)

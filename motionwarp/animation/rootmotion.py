@@ -184,6 +184,17 @@ def character_base(root):
     return np.array([list(mat.getRow(r)) for r in range(4)])
 
 
+def skeleton_change(model_base, actor):
+    """The matrix (LMatrix4f, row vectors) taking points of a model file's skeleton frame
+    (`model_base`, its `character_base`) into `actor`'s, or None when they sit alike: an Actor
+    whose skeleton a character file turned (its `setRootXform`) shows the file's clips turned,
+    so what was measured on the file (a contact's touchdown) turns with it."""
+    base = character_base(actor)
+    if model_base is None or base is None or _same_base(model_base, base):
+        return None
+    change = np.linalg.inv(np.asarray(model_base, dtype=np.float64)) @ base
+    return LMatrix4f(*change.ravel().tolist())
+
 def yaw_of(rotations):
     """Heading in degrees (the twist about model Z) of Nx3x3 row-vector rotation matrices."""
     return np.degrees(np.arctan2(rotations[:, 0, 1] - rotations[:, 1, 0], rotations[:, 0, 0] + rotations[:, 1, 1]))

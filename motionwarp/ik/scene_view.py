@@ -8,6 +8,7 @@ from typing import NamedTuple, Optional
 from panda3d.core import Point3, Vec3
 
 from ..animation.motion import Motion
+from ..animation.rootmotion import skeleton_change
 
 
 class SceneView:
@@ -20,6 +21,7 @@ class SceneView:
         self._warp = None
         self._points = {}         # contact index -> (what they depend on, its target_points) for the warp
         self._phases = {}         # phase name -> its index in the warp's asset
+        self._turned = None       # the warp's model frame into the actor's (rootmotion.skeleton_change), or None
         self._ground = KeptGround(probe, settings)
         #: drop(name, x, y, top, bottom): the height (world z) of the first surface on a vertical ray
         #: from `top` down to `bottom` at (x, y), or None; the ground found for `name` (a foot, the
@@ -29,6 +31,7 @@ class SceneView:
     def start(self, warp):
         """The contacts of `warp` apply from now on."""
         self._warp, self._points = warp, {}
+        self._turned = skeleton_change(warp.asset.clips.base, self.actor) if warp.asset.clips is not None else None
         self._phases = {phase.name: index for index, phase in reversed(list(enumerate(warp.asset.phases)))}
 
     def animated(self, joint):
@@ -56,7 +59,11 @@ class SceneView:
         clip's own motion from now on."""
         track = self._warp.asset.track
         ahead = track.motion(seconds * track.fps).inverse() * track.motion(contact.start * track.fps)
-        return self.render.getRelativePoint(self.actor, Point3(*(ahead * Motion(contact.touchdown)).pos))
+        return self.render.getRelativePoint(self.actor, self._touchdown((ahead * Motion(contact.touchdown)).pos))
+
+    def _touchdown(self, point):
+        """A point of the warp's model frame (a contact's touchdown) in the actor's own frame."""
+        return Point3(*point) if self._turned is None else self._turned.xformPoint(Point3(*point))
 
     def target_points(self, index, contact):
         """Where `contact`'s joint must touch (world), and where the warp alone would put it then;
@@ -83,7 +90,8 @@ class SceneView:
         pos, quat = warp.targets[phase].resolve(self.render, self.render)
         goal, goal_quat = warp.phase_goal(phase)  # the root at the phase end
         parent = self.actor.getParent()
-        touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(*contact.touchdown) * warp.scale))
+        touchdown = self.render.getRelativePoint(parent, goal + goal_quat.xform(Vec3(self._touchdown(contact.touchdown))
+                                                                              * warp.scale))
         offset = quat.xform(Vec3(*contact.offset))
         point = pos + offset
         if self.probe is not None and contact.normal is not None:

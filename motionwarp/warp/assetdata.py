@@ -129,7 +129,8 @@ class WarpPhase(Edited):
     defer_rise: bool = False
     #: Computed when bound to the clip (never typed in): root motion over the phase (a PhaseMotion).
     motion: object = dataclasses.field(default=None, repr=False, compare=False)
-    #: Computed when bound, if align_joint is set: that joint relative to the root at `end`.
+    #: Computed when bound, if align_joint is set: that joint at `end` relative to an Actor of the model
+    #: file playing the clip stripped of its root motion (docs/design.md 4, Goal).
     align_offset: typing.Optional[tuple] = dataclasses.field(default=None, compare=False)
 
     @property

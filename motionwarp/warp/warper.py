@@ -21,6 +21,7 @@ from ..base.config import MotionWarpSettings, from_base
 from ..animation.driver import RootMotionDriver
 from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
+from ..animation.rootmotion import skeleton_change
 from .placement import PhasePlan, goal_pose, kept_low, moved_by, phase_rate, place, place_blended, rate_scale
 from .path import planned_path
 from .phasemotion import at_boundary
@@ -445,7 +446,10 @@ class Warp:
         #: The clip frame the warp starts at (a pose-matched start's choice; 0 otherwise) and that
         #: frame's pose distance (None without a match); `phases` are the phases as it plays them.
         self.start_frame, self.start_cost = 0, None
-        self.phases = list(asset.phases)
+        #: The asset's model frame into the actor's skeleton frame (rootmotion.skeleton_change), or None.
+        self._turned = (skeleton_change(asset.clips.base, self.actor)
+                        if asset.clips is not None and not self.actor.isEmpty() else None)   # removed: refused below
+        self.phases = self._in_skeleton(asset.phases)
         blends = self._bundle.getAnimBlendFlag()
         self.blend_in = blend_in if blends else 0.0
         self.blend_out = blend_out if blends else 0.0
@@ -468,8 +472,9 @@ class Warp:
 
     @property
     def _start_plan(self):
-        """(first frame, phases as played) for the walks and the path; None for a start at 0."""
-        return (float(self.start_frame), self.phases) if self.start_frame else None
+        """(first frame, phases as played) for the walks and the path; None for a start at 0 with the
+        asset's own phases."""
+        return (float(self.start_frame), self.phases) if self.start_frame or self._turned is not None else None
 
     def _match_start(self):
         """Choose the start frame in the asset's pose_match window nearest the pose now (warp/posematch.py):
@@ -485,7 +490,16 @@ class Warp:
                            self.asset.pose_match.window, joints)
         frame, self.start_cost = found.best(live_pose(self.actor, joints))
         self.start_frame = int(frame)
-        self.phases = started_phases(self.asset, float(self.start_frame))
+        self.phases = self._in_skeleton(started_phases(self.asset, float(self.start_frame)))
+
+    def _in_skeleton(self, phases):
+        """`phases` with their alignment offsets turned into the actor's skeleton frame: an actor whose
+        skeleton a character file turned aligns the joint it shows, not the file's."""
+        if self._turned is None:
+            return list(phases)
+        return [phase if phase.align_offset is None else
+                dataclasses.replace(phase, align_offset=tuple(self._turned.xformPoint(Point3(*phase.align_offset))))
+                for phase in phases]
 
     # -- refusing what cannot work --------------------------------------------------------
     def _refusal(self):
