@@ -80,6 +80,20 @@ def foot_gaps(run, level):
     return rows
 
 
+def planted_feet(run, level, feet):
+    """[(clip time, joint, sole above what is under it m)] for every frame inside the window of each contact of
+    `feet` in the played asset (any rig: the joint less the contact's authored height, `offset` z)."""
+    rows = []
+    for contact in run.asset.contacts:
+        if contact.joint not in feet:
+            continue
+        for frame in run.frames:
+            if contact.start <= frame["t"] <= contact.end:
+                pos = frame["pos"][contact.joint]
+                rows.append((frame["t"], contact.joint,
+                             pos.z - contact.offset[2] - level.surface(pos.x, pos.y, pos.z + RAY_ABOVE)))
+    return rows
+
 def hips_drops(with_ik, without):
     """[(clip time, no-IK hips z - IK hips z)] for every IK frame, the no-IK hips at the same clip time
     (linear between its two frames around it; the two runs' clip times part by a clip frame after a

@@ -7,6 +7,7 @@ a hand down from the actor's parent and scale as they are now. The turn limiter 
 one beyond it to exactly the limit, and knows when dropping a limb's IK rotation would turn a joint faster than
 the limit minus what the animation turns it then (docs/design.md 9).
 """
+import dataclasses
 import math
 
 import pytest
@@ -268,11 +269,12 @@ def test_a_first_joint_bent_first_this_frame_is_held_to_its_character_space_limi
 
 class StubWarp:
     """What SceneView reads of a playing Warp: its asset (phase names, track), each phase's
-    target, the actor's scale and where the root must be at the phase end (`goal`, in the
-    actor's parent's space)."""
+    target, the actor's scale, where the root must be at the phase end (`goal`, in the
+    actor's parent's space) and the turn from the asset's model frame into the actor's skeleton."""
 
-    def __init__(self, asset, target, goal, scale=1.0):
+    def __init__(self, asset, target, goal, scale=1.0, into_skeleton=None):
         self.asset, self.targets, self.goal, self.scale = asset, [target] * len(asset.phases), goal, scale
+        self.into_skeleton = into_skeleton
 
     def phase_goal(self, index):
         return self.goal
@@ -332,6 +334,22 @@ def test_where_the_clip_puts_a_joint_down_at_its_start_is_its_touchdown(warp_ass
     view = _view(actor, render, StubWarp(asset, WarpTarget((0, 0, 0)), None))
     expected = render.getRelativePoint(actor, Point3(*foot.touchdown))
     assert (view.ahead(foot, foot.start) - expected).length() < 1e-4
+
+
+def test_a_touchdown_turns_with_a_skeleton_turned_from_the_files(warp_assets):
+    """An actor whose skeleton is turned 90 degrees about its up axis from the file's (a character file's
+    `turn`): the touchdown (0.1, 0.2, 0.3) measured on the file is (-0.2, 0.1, 0.3) in the actor's frame,
+    both where the warp puts a hand down and where the clip puts a foot down at its start."""
+    asset = warp_assets["vault"]
+    render = NodePath("render")
+    actor = render.attachNewNode("actor")
+    turned = LMatrix4f.rotateMat(90.0, Vec3(0, 0, 1))
+    warp = StubWarp(asset, WarpTarget((0, 0, 1)), (Point3(0, 1, 0), LQuaternionf.identQuat()), into_skeleton=turned)
+    hand = Contact("hand_l", 0.5, 0.8, "target", phase=asset.phases[0].name, touchdown=(0.1, 0.2, 0.3))
+    view = _view(actor, render, warp)
+    assert (view.target_points(0, hand)[1] - Point3(-0.2, 1.1, 0.3)).length() < 1e-5
+    foot = dataclasses.replace(hand, touches="surface", phase=None, start=0.0)
+    assert (view.ahead(foot, 0.0) - Point3(-0.2, 0.1, 0.3)).length() < 1e-5
 
 
 # -- the pose writer: limbs as the skeleton has them ------------------------------------------------

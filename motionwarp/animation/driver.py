@@ -55,7 +55,9 @@ class RootMotionDriver:
         self.root_joint, self.root_mode = root_joint, root_mode
         self.tracks = {}
         self._closed = {}
-        base = rootmotion.character_base(actor)
+        #: Where the skeleton's top sits (rootmotion.character_base): the frame its tracks are in.
+        self.base = base = rootmotion.character_base(actor)
+        self._changes = {}   # model file -> rootmotion.skeleton_change from it into this skeleton
         for clip in (clips if clips is not None else actor.getAnimNames()):
             bundle = clip_control(actor, clip).getAnim()
             self.tracks[clip] = rootmotion.extract_and_strip(bundle, root_joint, root_mode, projected_yaw, clip, base)
@@ -86,6 +88,13 @@ class RootMotionDriver:
             self._taskmgr = None
 
     # -- starting clips -------------------------------------------------------------------
+    def skeleton_change(self, model_path, model_base):
+        """`rootmotion.skeleton_change` from the skeleton frame of the model file `model_path` (whose
+        `character_base` is `model_base`) into this actor's, found once per file."""
+        if model_path not in self._changes:
+            self._changes[model_path] = rootmotion.skeleton_change(model_base, self.base)
+        return self._changes[model_path]
+
     def track(self, clip):
         """The root motion of a driven clip, or a LoadError that lists the clips this driver drives."""
         track = self.tracks.get(clip)

@@ -184,12 +184,12 @@ def character_base(root):
     return np.array([list(mat.getRow(r)) for r in range(4)])
 
 
-def skeleton_change(model_base, actor):
+def skeleton_change(model_base, base):
     """The matrix (LMatrix4f, row vectors) taking points of a model file's skeleton frame
-    (`model_base`, its `character_base`) into `actor`'s, or None when they sit alike: an Actor
-    whose skeleton a character file turned (its `setRootXform`) shows the file's clips turned,
-    so what was measured on the file (a contact's touchdown) turns with it."""
-    base = character_base(actor)
+    (`model_base`, its `character_base`) into an Actor's whose skeleton sits at `base` (its
+    `character_base`), or None when they sit alike: an Actor whose skeleton a character file
+    turned (its `setRootXform`) shows the file's clips turned, so what was measured on the file
+    (an alignment offset, a contact's touchdown) turns with it."""
     if model_base is None or base is None or _same_base(model_base, base):
         return None
     change = np.linalg.inv(np.asarray(model_base, dtype=np.float64)) @ base

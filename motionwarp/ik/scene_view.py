@@ -8,7 +8,6 @@ from typing import NamedTuple, Optional
 from panda3d.core import Point3, Vec3
 
 from ..animation.motion import Motion
-from ..animation.rootmotion import skeleton_change
 
 
 class SceneView:
@@ -21,7 +20,6 @@ class SceneView:
         self._warp = None
         self._points = {}         # contact index -> (what they depend on, its target_points) for the warp
         self._phases = {}         # phase name -> its index in the warp's asset
-        self._turned = None       # the warp's model frame into the actor's (rootmotion.skeleton_change), or None
         self._ground = KeptGround(probe, settings)
         #: drop(name, x, y, top, bottom): the height (world z) of the first surface on a vertical ray
         #: from `top` down to `bottom` at (x, y), or None; the ground found for `name` (a foot, the
@@ -31,7 +29,6 @@ class SceneView:
     def start(self, warp):
         """The contacts of `warp` apply from now on."""
         self._warp, self._points = warp, {}
-        self._turned = skeleton_change(warp.asset.clips.base, self.actor) if warp.asset.clips is not None else None
         self._phases = {phase.name: index for index, phase in reversed(list(enumerate(warp.asset.phases)))}
 
     def animated(self, joint):
@@ -63,7 +60,8 @@ class SceneView:
 
     def _touchdown(self, point):
         """A point of the warp's model frame (a contact's touchdown) in the actor's own frame."""
-        return Point3(*point) if self._turned is None else self._turned.xformPoint(Point3(*point))
+        turn = self._warp.into_skeleton
+        return Point3(*point) if turn is None else turn.xformPoint(Point3(*point))
 
     def target_points(self, index, contact):
         """Where `contact`'s joint must touch (world), and where the warp alone would put it then;

@@ -21,7 +21,6 @@ from ..base.config import MotionWarpSettings, from_base
 from ..animation.driver import RootMotionDriver
 from ..base.errors import UsageError, WarpRefused, shown
 from ..animation.motion import Motion
-from ..animation.rootmotion import skeleton_change
 from .placement import PhasePlan, goal_pose, kept_low, moved_by, phase_rate, place, place_blended, rate_scale
 from .path import planned_path
 from .phasemotion import at_boundary
@@ -446,9 +445,10 @@ class Warp:
         #: The clip frame the warp starts at (a pose-matched start's choice; 0 otherwise) and that
         #: frame's pose distance (None without a match); `phases` are the phases as it plays them.
         self.start_frame, self.start_cost = 0, None
-        #: The asset's model frame into the actor's skeleton frame (rootmotion.skeleton_change), or None.
-        self._turned = (skeleton_change(asset.clips.base, self.actor)
-                        if asset.clips is not None and not self.actor.isEmpty() else None)   # removed: refused below
+        #: The matrix taking the asset's model frame into the actor's skeleton frame (a character file's
+        #: turn: rootmotion.skeleton_change), or None when they sit alike.
+        self.into_skeleton = (self._driver.skeleton_change(asset.model_path, asset.clips.base)
+                              if asset.clips is not None else None)
         self.phases = self._in_skeleton(asset.phases)
         blends = self._bundle.getAnimBlendFlag()
         self.blend_in = blend_in if blends else 0.0
@@ -474,7 +474,7 @@ class Warp:
     def _start_plan(self):
         """(first frame, phases as played) for the walks and the path; None for a start at 0 with the
         asset's own phases."""
-        return (float(self.start_frame), self.phases) if self.start_frame or self._turned is not None else None
+        return (float(self.start_frame), self.phases) if self.start_frame or self.into_skeleton is not None else None
 
     def _match_start(self):
         """Choose the start frame in the asset's pose_match window nearest the pose now (warp/posematch.py):
@@ -495,10 +495,11 @@ class Warp:
     def _in_skeleton(self, phases):
         """`phases` with their alignment offsets turned into the actor's skeleton frame: an actor whose
         skeleton a character file turned aligns the joint it shows, not the file's."""
-        if self._turned is None:
+        turn = self.into_skeleton
+        if turn is None:
             return list(phases)
         return [phase if phase.align_offset is None else
-                dataclasses.replace(phase, align_offset=tuple(self._turned.xformPoint(Point3(*phase.align_offset))))
+                dataclasses.replace(phase, align_offset=tuple(turn.xformPoint(Point3(*phase.align_offset))))
                 for phase in phases]
 
     # -- refusing what cannot work --------------------------------------------------------

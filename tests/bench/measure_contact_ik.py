@@ -4,6 +4,7 @@
     python tests/bench/measure_contact_ik.py props      # the generated irregular props only
     python tests/bench/measure_contact_ik.py real       # real props: 8 headings x 3 scales (issue 26)
     python tests/bench/measure_contact_ik.py real rock_largeB fence_gate   # those real props only
+    python tests/bench/measure_contact_ik.py knight [PROP ...]   # the Knight (../shared/rigs) over the real props
 
 Boxes: for crates 0.5 to 1.4 m and ledges 1.0 to 2.2 m, at 30 and 144 fps, the providers find
 the targets and the real MotionWarper plays the interaction (tests/contact_helpers.py). Printed
@@ -38,6 +39,7 @@ the no-IK run (issue 26's targets: 15 mm, 10 mm, 100 mm), and the worst of each 
 import pathlib
 import sys
 import tempfile
+import typing
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -224,6 +226,67 @@ def real_table(base, assets, names=()):
     print(f"{'all':<26}{everything.row()}")
 
 
+def knight_table(base, names=()):
+    """The Knight (../shared/rigs/Knight.glb, its skeleton turned 180 degrees by its character file) walking up
+    to every real prop of ../shared/props/ at 4 headings and 3 scales with the demo's chooser over its own
+    traversal assets (assets/knight); each traversal offered is played with the contact IK and without at 30
+    fps and measured against the prop's own triangles: the planted feet (the foot joint less its contact's
+    authored height, above the prop or the ground: lowest / highest, mm) and the hips' drop below the no-IK
+    run (mm); the worst per prop. `names`: only the props with those file stems."""
+    import json
+
+    from motionwarp import InteractionChooser, JumpProvider, SceneProbe, TraversalProvider, WarpAsset
+    from motionwarp_demo.character.character_file import Character
+    from tests.contact_helpers import ContactRun
+    from tests.pose_oracle import KNIGHT
+    from tests.real_contact_runs import PropSurface, hips_drops, planted_feet
+    from tests.real_props import HEADINGS, PlacedProp, level, scales, shared_props, walk_up
+    props = [path for path in shared_props() if not names or path.stem in names]
+    if KNIGHT is None or not props:
+        raise SystemExit("measure_contact_ik.py knight: needs ../shared/rigs/Knight.glb and ../shared/props/ "
+                         f"({'no such prop' if names and KNIGHT is not None else 'not beside the project'})")
+    knight = Character.load(str(ROOT / "characters" / "knight.json"))
+    assets = [WarpAsset.from_dict(dict(json.loads(path.read_text()), model=str(KNIGHT)), path)
+              for path in sorted((ROOT / "assets" / "knight").glob("*.warp.json"))]
+    assets = [asset for asset in assets if asset.traversal is not None]
+    print(f"{'prop':<26}{'scale':>6}{'head':>5} {'answer':<12}{'feet':>14}{'hips':>6}")
+    worst, everything = {}, _Worst()
+    for path in props:
+        for scale in scales(path):
+            for heading in HEADINGS[::2]:
+                placed = PlacedProp(path, heading, scale, 0.0)
+                root, _ = level(base.render, base.loader, placed)
+                probe = SceneProbe.from_geometry(root)
+                chooser = InteractionChooser([TraversalProvider(probe, assets), JumpProvider(probe, assets, reach=3.5)])
+                found, y = walk_up(chooser, placed.near())
+                if found is not None:
+                    surface = PropSurface(root, placed)
+                    with_ik, without = (ContactRun(base, surface, None, 30, ik=ik, found=found, pos=(0.0, y, 0.0),
+                                                   actor=knight.load_actor(), feet=knight.feet,
+                                                   joints=(*knight.feet, "hips")) for ik in (True, False))
+                    soles = [gap for _, _, gap in planted_feet(with_ik, surface, knight.feet)] or [0.0]
+                    run = _Feet(min(soles), max(soles), max([0.0] + [drop for _, drop in hips_drops(with_ik, without)]))
+                    worst.setdefault(path.stem, _Worst()).add(run, scale, heading, found.kind)
+                    print(f"{path.stem:<26}{scale:>6.2f}{heading:>5.0f} {found.kind:<12}"
+                          f"{1000 * run.low:>7.1f}/{1000 * run.high:<+6.1f}{1000 * run.hips:>6.0f}"
+                          + ("" if with_ik.finished and without.finished else "  NOT completed"))
+                root.removeNode()
+    print("\nWith the contact IK, worst per prop (mm; where: scale@heading kind; fail: outside issue 26's targets)")
+    print(f"{'prop':<26}{'runs':>5}{'feet low':>9} {'where':<18}{'high':>7} {'where':<18}{'hips':>6} {'where':<18}{'fail':>5}")
+    for name, mine in worst.items():
+        print(f"{name:<26}{mine.feet_row()}")
+        everything.merge(mine)
+    print(f"{'all':<26}{everything.feet_row()}")
+
+
+class _Feet(typing.NamedTuple):
+    """A run measured by its feet and hips only (the Knight's: no hand contacts), for _Worst."""
+    low: float
+    high: float
+    hips: float
+    hand: typing.Optional[float] = None
+    apart: int = 0
+
 class _Worst:
     """Worst of a prop's measured runs, and where each was (scale, heading, kind)."""
 
@@ -248,6 +311,11 @@ class _Worst:
         self.hand, self.high, self.hips = max(self.hand, other.hand), max(self.high, other.high), max(self.hips, other.hips)
         self.low = min(self.low, other.low)
 
+    def feet_row(self):
+        """`row` without the hands' columns (a run with no hand contact)."""
+        return (f"{self.runs:>5}{1000 * self.low[0]:>9.1f} {self.low[1]:<18}{1000 * self.high[0]:>+7.1f} "
+                f"{self.high[1]:<18}{1000 * self.hips[0]:>6.0f} {self.hips[1]:<18}{self.failing:>5}")
+
     def row(self):
         return (f"{self.runs:>5}{1000 * self.hand[0]:>7.1f} {self.hand[1]:<18}{self.apart:>6}"
                 f"{1000 * self.low[0]:>9.1f} {self.low[1]:<18}{1000 * self.high[0]:>+7.1f} {self.high[1]:<18}"
@@ -264,6 +332,9 @@ def main():
     ClockObject.getGlobalClock().setMode(ClockObject.MNonRealTime)
     folder = pathlib.Path(tempfile.mkdtemp())
     write_warp_assets(folder, MANNEQUIN, CONTACTS)
+    if sys.argv[1:2] == ["knight"]:
+        knight_table(base, sys.argv[2:])
+        return
     if sys.argv[1:2] == ["real"]:
         real_table(base, [WarpAsset.load(path) for path in sorted(folder.glob("*.warp.json"))], sys.argv[2:])
         return
