@@ -32,9 +32,13 @@ RIDGE, FURROW = 0.67, 0.11
 
 
 @pytest.fixture(scope="module")
-def knight():
+def knight(tmp_path_factory):
+    """The shipped character file, its model the rig's absolute path (the shipped relative one resolves only
+    from a clone beside ../shared)."""
     from motionwarp_demo.character.character_file import Character
-    return Character.load(str(ROOT / "characters" / "knight.json"))
+    path = tmp_path_factory.mktemp("knight") / "knight.json"
+    path.write_text(json.dumps(dict(json.loads((ROOT / "characters" / "knight.json").read_text()), model=str(KNIGHT))))
+    return Character.load(str(path))
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from panda3d.core import PartBundle, Point3
 from motionwarp import LoadError, RootMotionDriver, load_actor
 from motionwarp.base.config import MotionWarpSettings
 from motionwarp.animation.actor_clips import clip_control
-from motionwarp.animation.rootmotion import character_base, extract, find_channel, is_closed_loop
+from motionwarp.animation.rootmotion import character_base, extract, find_channel, is_closed_loop, skeleton_change
 
 from .conftest import ASSETS, MANNEQUIN, run_for, step
 from .gltf_samples import two_bone_quad
@@ -517,3 +517,15 @@ def test_a_deep_joints_model_matrices_are_where_panda3d_poses_it(base, joint):
     finally:
         actor.cleanup()
         actor.removeNode()
+
+
+def test_a_skeleton_change_is_none_for_one_that_sits_alike_and_the_turn_between_two_that_do_not():
+    """`skeleton_change(model, actor)`: None when the two `character_base` matrices place the skeleton alike
+    (within 1e-6); else the row-vector matrix taking a point of the model file's frame into the Actor's: a
+    skeleton turned 90 degrees about up on top of a Y-up armature's turn upright takes (1, 0, 0) to (0, 1, 0)."""
+    upright = np.array([[1.0, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]])   # a Y-up armature stood up
+    turn = np.array([[0.0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])      # 90 degrees about z, row vectors
+    assert skeleton_change(upright, upright + 1e-8) is None
+    change = skeleton_change(upright, upright @ turn)
+    assert (change.xformPoint(Point3(1, 0, 0)) - Point3(0, 1, 0)).length() < 1e-6
+    assert (change.xformPoint(Point3(0.1, 0.2, 0.3)) - Point3(-0.2, 0.1, 0.3)).length() < 1e-6

@@ -190,9 +190,9 @@ def skeleton_change(model_base, base):
     `character_base`), or None when they sit alike: an Actor whose skeleton a character file
     turned (its `setRootXform`) shows the file's clips turned, so what was measured on the file
     (an alignment offset, a contact's touchdown) turns with it."""
-    if model_base is None or base is None or _same_base(model_base, base):
+    if _same_base(model_base, base):
         return None
-    change = np.linalg.inv(np.asarray(model_base, dtype=np.float64)) @ base
+    change = np.linalg.inv(model_base) @ base
     return LMatrix4f(*change.ravel().tolist())
 
 def yaw_of(rotations):
