@@ -896,35 +896,44 @@ class TraversalProvider(_Asked):
 
     def _verdict(self, judgement, distance, pos, h, scale):
         """The first of a Judgement's answers (at `distance`) the warper would play from (pos, h) at
-        `scale`; else their refusals joined (the judgement's own when none found targets to refuse)."""
+        `scale`, the kinds after it not judged; else their refusals joined (the judgement's own when none
+        found targets)."""
         if judgement.refusal is not None:
             return _moved(judgement.refusal, distance)
         problems, pose, settings = [], None, self.warp_settings
-        for answer, check in zip(judgement.answers, judgement.checks):
+        for index in range(judgement.count):
+            answer, check, _ = judgement.kind(index)
             if check is not None:   # an Interaction
                 pose = pose or (pos, _facing(h))   # `pos`: _offered's own Point3
                 problem = check.cause(pose, scale, settings)
                 if problem is None:
                     return _moved(answer, distance)
                 problems.append(problem)
-        return _joined(judgement.answers, judgement.numbers, distance, problems)
+        kinds = judgement.every_kind()
+        answers, numbers = [answer for answer, _, _ in kinds], [own for _, _, own in kinds]
+        if not problems:   # no kind found targets: the same refusal every frame but its distance
+            judgement.refusal = _joined(answers, numbers, distance)
+            return _moved(judgement.refusal, distance)
+        return _joined(answers, numbers, distance, problems)
 
     def _judged(self, found, asked, stamp):
-        """The Judgement of `found`: each kind's answer before the warper's refusal, in order, the warper's
-        Check of their targets, and their refusals joined when none found targets; judged once per kept
-        measurement (design 7, "Kept measurements") for the same `stamp` (`_stamp`), and kept with it."""
+        """The Judgement of `found` (each kind judged as a verdict asks for it), kept once per kept
+        measurement (design 7, "Kept measurements") for the same `stamp` (`_stamp`)."""
         kept = found.answers
         if kept is not None:
             entry = kept.get(TraversalProvider)
             if entry is not None and entry.stamp.same(stamp):
                 return entry.value
-        judged = tuple(provider._judge(found, assets) for provider, assets in asked)
-        own = tuple(map(_own_numbers, judged))
-        judgement = Judgement(judged, tuple(self._prepared(answer) if answer else None for answer in judged), own,
-                              None if any(judged) else _joined(judged, own, found.distance))
+        judgement = Judgement(len(asked), lambda index: self._kind(found, *asked[index]))
         if kept is not None:
             kept[TraversalProvider] = Stamped(stamp, judgement)
         return judgement
+
+    def _kind(self, found, provider, assets):
+        """One kind's entry of a Judgement of `found`: `provider`'s answer with `assets`, the warper's Check of
+        its targets (None for a refusal) and its numbers for the joined refusal."""
+        answer = provider._judge(found, assets)
+        return answer, self._prepared(answer) if answer else None, _own_numbers(answer)
 
     _far = None   # the settings with reach LOOK_AHEAD, Stamped by the settings they were made from
 
