@@ -311,3 +311,21 @@ def test_a_kind_is_judged_only_when_every_kind_before_it_is_refused(warp_assets)
         assert judged == ["vault", "mantle"], judged
     finally:
         root.removeNode()
+
+
+@pytest.mark.parametrize("ahead", [1.0, 2.5, 3.9, 4.5, 8.0])
+def test_open_ground_casts_nothing_and_a_crate_beyond_reach_is_still_too_far(warp_assets, ahead):
+    """A crate `ahead` metres in front (its face): a static probe answers as one that keeps nothing (and asks
+    Bullet every time), the offer, "too far to vault" within the 4 m looked beyond the 2 m reach, or nothing in
+    front; where nothing lies within that look's box, not one sweep is made."""
+    root, probe, fresh = world_of(("crate", box_profile(0.6, 1.0), 2.0, (0, ahead + 0.3, 0)))
+    try:
+        answers = [TraversalProvider(each, list(warp_assets.values())).find_at(Point3(0, 0, 0), 0.0)
+                   for each in (probe, fresh)]
+        (kept, alone), sweeps = answers, probe.sweeps
+    finally:
+        root.removeNode()
+    assert bool(kept) == bool(alone) and getattr(kept, "kind", None) == getattr(alone, "kind", None)
+    assert getattr(kept, "reason", None) == getattr(alone, "reason", None), (kept, alone)
+    if ahead >= 4.5:
+        assert not kept and kept.reason.startswith("nothing to vault") and sweeps == 0, (kept, sweeps)

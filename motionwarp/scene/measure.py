@@ -126,8 +126,8 @@ def measure(probe, settings, pos, h, max_height):
     """
     pos = Point3(pos)
     forward = facing(h)
-    if not _sweep_near(probe, settings, pos, forward, max(settings.face_radius, settings.capsule_radius)):
-        return None   # nothing within the character's width along the way: every ray and sweep would miss
+    if nothing_near(probe, settings, pos, forward):
+        return None
     lines = probe.kept(_LINES)
     if lines is not None:
         key = LineKey(_but_reach(settings), *LineKey.placed(pos, h, forward))
@@ -525,6 +525,13 @@ def _clear_of(hit, centre, forward, half):
         return None
     reach = half * (abs(normal.x) + abs(normal.y)) + _FACE_GAP   # the box's extent toward the plane
     return ((hit.pos - centre).dot(-normal) - reach) / closing
+
+
+def nothing_near(probe, settings, pos, forward):
+    """Nothing within the character's width along the way (`forward`, unit) for `settings.reach` (the probe's
+    broad phase, no ray cast): every ray and sweep of `measure` would miss, so it is None; nor is there
+    anything for a shorter reach."""
+    return not _sweep_near(probe, settings, pos, forward, max(settings.face_radius, settings.capsule_radius))
 
 
 def _sweep_near(probe, settings, pos, forward, radius):

@@ -23,7 +23,7 @@ from ..animation.motion import Motion
 from ..base.errors import UsageError, shown
 from ..base.records import frozen_record
 from .kept import Judgement, JudgedLine, KeptAnswer, KeptCache, LineKey, Stamp, Stamped, kept_value, same_objects
-from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, facing, heading, incline_deg, measure
+from .measure import _INSIDE_EDGE, _OFF_TOP, ACROSS, LOOK_AHEAD, facing, heading, incline_deg, measure, nothing_near
 from ..warp.assetdata import TRAVERSAL_KINDS, phase_count_problem
 from ..warp.authored import authored_anchor
 from ..warp.contacts import UP
@@ -862,6 +862,9 @@ class TraversalProvider(_Asked):
         along = self._along(walked, pos, h, stamp, highest) if walked is not None else None
         if along is not None:
             return self._verdict(walked.judgement, walked.line.found.distance - along, pos, h, scale)
+        # open ground: nothing near even as far as the look beyond reach goes, so neither measurement is made
+        if self.settings.reach < LOOK_AHEAD and nothing_near(self.probe, self._far_settings(), pos, facing(h)):
+            return Refusal(causes=(kinds.nothing,))
         found = measure(self.probe, self.settings, pos, h, highest)
         if found is None:
             beyond = self._beyond_reach(pos, h, asked, highest)
