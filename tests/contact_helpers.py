@@ -59,15 +59,13 @@ class ContactRun:
     """One traversal over `level`, with the contact IK or without; `frames` holds, per frame,
     the clip time, dt, each end joint's and the hips' world position and each limb joint's local rotation.
     The interaction is TraversalProvider's at the origin, or `found` (any provider's Interaction) played
-    from feet at `pos`. The character is the mannequin, or `actor` (another rig, its `feet` the IK's and
-    `joints` the ones recorded: world positions only)."""
+    from feet at `pos`. The character is the mannequin, or `actor` (another rig, its `feet` given among
+    `ik_settings`, `joints` the ones recorded: world positions only)."""
 
     def __init__(self, base, level, assets, fps, ik=True, heading=0.0, found=None, pos=(0.0, 0.0, 0.0), actor=None,
-                 feet=None, joints=None, **ik_settings):
+                 joints=None, **ik_settings):
         if actor is None:
             actor = load_actor(MANNEQUIN)
-        if feet is not None:
-            ik_settings["feet"] = feet
         self._joints = joints
         actor.reparentTo(base.render)
         actor.setPos(*pos)

@@ -94,6 +94,7 @@ def planted_feet(run, level, feet):
                              pos.z - contact.offset[2] - level.surface(pos.x, pos.y, pos.z + RAY_ABOVE)))
     return rows
 
+
 def hips_drops(with_ik, without):
     """[(clip time, no-IK hips z - IK hips z)] for every IK frame, the no-IK hips at the same clip time
     (linear between its two frames around it; the two runs' clip times part by a clip frame after a

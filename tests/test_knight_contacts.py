@@ -14,7 +14,6 @@ to the sides as they eased in, and the hips dropped 67 mm for one frame.
 import json
 
 import pytest
-from panda3d.core import Point3
 
 from motionwarp import InteractionChooser, JumpProvider, SceneProbe, TraversalProvider, WarpAsset
 from motionwarp.base.config import ContactIKSettings
@@ -48,10 +47,10 @@ def jump_onto():
 
 
 def played(base, knight, asset, level, ik):
-    """(the Interaction, ContactRun) of the Knight's jump onto `level` from where it is first offered."""
-    provider = JumpProvider(SceneProbe.from_geometry(level.root), [asset], reach=3.5)
-    found, y = next((provider.find_at(Point3(0, y, 0), 0.0), y) for y in [1.0 - 0.05 * i for i in range(60)]
-                    if provider.find_at(Point3(0, y, 0), 0.0))
+    """(the Interaction, [{t, joint: world point}] a frame) of the Knight's jump onto `level`, played from where a
+    character walking up to it is first offered it."""
+    found, y = walk_up(JumpProvider(SceneProbe.from_geometry(level.root), [asset], reach=3.5), 1.0)
+    assert found is not None, y
     run = ContactRun(base, level, None, FPS, ik=ik, found=found, pos=(0.0, y, 0.0), actor=knight.load_actor(),
                      feet=knight.feet, joints=knight.feet)
     assert run.finished

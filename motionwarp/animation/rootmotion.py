@@ -195,6 +195,7 @@ def skeleton_change(model_base, base):
     change = np.linalg.inv(model_base) @ base
     return LMatrix4f(*change.ravel().tolist())
 
+
 def yaw_of(rotations):
     """Heading in degrees (the twist about model Z) of Nx3x3 row-vector rotation matrices."""
     return np.degrees(np.arctan2(rotations[:, 0, 1] - rotations[:, 1, 0], rotations[:, 0, 0] + rotations[:, 1, 1]))

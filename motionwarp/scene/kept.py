@@ -175,10 +175,6 @@ class Judgement:
             kinds.append(self._judge(len(kinds)))
         return kinds[index]
 
-    def every_kind(self):
-        """Every kind's (answer, Check or None, numbers), in order."""
-        return [self.kind(index) for index in range(self.count)]
-
 
 @dataclasses.dataclass(frozen=True)
 class JudgedLine:

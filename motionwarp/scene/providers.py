@@ -903,17 +903,17 @@ class TraversalProvider(_Asked):
         found targets)."""
         if judgement.refusal is not None:
             return _moved(judgement.refusal, distance)
-        problems, pose, settings = [], None, self.warp_settings
+        problems, answers, numbers, pose, settings = [], [], [], None, self.warp_settings
         for index in range(judgement.count):
-            answer, check, _ = judgement.kind(index)
+            answer, check, own = judgement.kind(index)
             if check is not None:   # an Interaction
                 pose = pose or (pos, _facing(h))   # `pos`: _offered's own Point3
                 problem = check.cause(pose, scale, settings)
                 if problem is None:
                     return _moved(answer, distance)
                 problems.append(problem)
-        kinds = judgement.every_kind()
-        answers, numbers = [answer for answer, _, _ in kinds], [own for _, _, own in kinds]
+            answers.append(answer)
+            numbers.append(own)
         if not problems:   # no kind found targets: the same refusal every frame but its distance
             judgement.refusal = _joined(answers, numbers, distance)
             return _moved(judgement.refusal, distance)

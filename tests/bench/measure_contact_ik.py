@@ -287,6 +287,7 @@ class _Feet(typing.NamedTuple):
     hand: typing.Optional[float] = None
     apart: int = 0
 
+
 class _Worst:
     """Worst of a prop's measured runs, and where each was (scale, heading, kind)."""
 
