@@ -199,20 +199,22 @@ class ContactIK:
         if self._warp is None:
             return None
         control = self._warp.control
-        if self.pose.bundle.getControlEffect(control) <= 0.0:
+        effect = self.pose.bundle.getControlEffect(control)
+        if effect <= 0.0:
             self._warp = None
             return None
         fps = control.getFrameRate()
-        return ClipTime(self._warp.asset.contacts, on_edge(control.getFullFframe() / fps, self._edges, fps), self._share())
+        return ClipTime(self._warp.asset.contacts, on_edge(control.getFullFframe() / fps, self._edges, fps),
+                        self._share(effect))
 
-    def _share(self):
+    def _share(self, effect):
         """How much the warp's clip makes of the pose, which its contacts count as: its part of the
         blend (Warp.effect over all clips' effects) while the warp fades it in or out, else its
-        control effect (1 for the playing clip of an Actor that does not blend)."""
+        control `effect` (1 for the playing clip of an Actor that does not blend)."""
         warp = self._warp
         if warp.effect is not None:
             return warp.warper.clip_share(warp)[0]
-        return self.pose.bundle.getControlEffect(warp.control)
+        return effect
 
     # -- the pelvis -----------------------------------------------------------------------------
     def _pelvis_of_feet(self, strict):
@@ -263,19 +265,18 @@ class ContactIK:
 
     def _arm(self, joint):
         """(shoulder, elbow, hand): where (world) the limb ending at `joint` is animated this frame."""
-        return tuple(self.pose.world(name) for name in self.pose.names(joint)[1:])
+        return tuple(self.pose.points(self.pose.names(joint)[1:]))
 
     # -- bending the limbs ---------------------------------------------------------------------
     def _limb(self, joint, move, moved, up, weight):
         """The limbs.Limb ending at `joint`, moved by `move` (Character space) from its animated
         place, `moved` by the pelvis (or None), as animated this frame."""
         pose, limiter = self.pose, self._limiter
-        parent, upper, mid, end = pose.names(joint)
         parts = pose.chain(joint)
-        return Limb((upper, mid, end), _IDENTITY if parent is None else pose.net(parent),
+        parent, upper, mid, end = names = pose.names(joint)
+        return Limb(names[1:], _IDENTITY if parent is None else pose.net(parent),
                     (parts[1].getValue(), parts[2].getValue(), parts[3].getValue()), moved, move, up,
-                    (limiter.most(upper), limiter.most(mid), limiter.most(end)), limiter.most_net(upper), weight,
-                    joint in limiter.letting_go)
+                    limiter.limits(upper, mid, end), limiter.most_net(upper), weight, joint in limiter.letting_go)
 
     def _bend(self, limbs):
         """[limbs.BentLimb] for `limbs`: compiled when it can be (the first limb with shear or

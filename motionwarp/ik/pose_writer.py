@@ -31,10 +31,14 @@ class PoseWriter:
         self._nets, self.world_from_char = {}, self.character.getMat(self.render)
 
     def write(self, frozen):
-        """Show [(joint name, local TransformState)] this frame: freeze, update, mark, release."""
+        """Show [(joint name, local TransformState)] this frame: freeze, update, mark, release. Each
+        joint is frozen on itself (the bundle's `freezeJoint` looks it up by name through the whole
+        hierarchy), so the update is forced; the bundle releases them, marking the pose for the next
+        frame's update (a joint released on itself keeps the IK's pose while its clip holds a frame)."""
+        joints = self._joints
         for name, transform in frozen:
-            self.bundle.freezeJoint(name, transform)
-        self.bundle.update()
+            (joints.get(name) or self._joint(name)).applyFreeze(transform)
+        self.bundle.forceUpdate()
         self.character.node().update()
         for name, _ in frozen:
             self.bundle.releaseJoint(name)
@@ -54,8 +58,11 @@ class PoseWriter:
 
     def names(self, joint):
         """The names of `chain(joint)` (the first is None for a limb hanging from the Character)."""
-        self.chain(joint)
-        return self._names[joint]
+        names = self._names.get(joint)
+        if names is None:
+            self.chain(joint)
+            names = self._names[joint]
+        return names
 
     def net(self, joint):
         """The joint's net matrix (Character space) this frame; shared, never modify it."""

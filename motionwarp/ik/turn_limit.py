@@ -78,6 +78,11 @@ class TurnLimiter:
         """The most degrees joint `name` may turn this frame while the IK bends it."""
         return self.peaks.get(name, math.inf) * self._seconds
 
+    def limits(self, upper, mid, end):
+        """(`most` of `upper`, `mid`, `end`): a limb's limits this frame, in one call (every bent frame)."""
+        peaks, seconds = self.peaks, self._seconds
+        return peaks.get(upper, math.inf) * seconds, peaks.get(mid, math.inf) * seconds, peaks.get(end, math.inf) * seconds
+
     def most_net(self, name):
         """The most degrees a limb's first joint `name` may turn in Character space this frame
         (`most` when its Character-space peak is not known)."""
