@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from panda3d.core import LMatrix4f, LQuaternionf, PartBundle, Point3, Vec3
 
-from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, load_actor
+from motionwarp import MotionWarper, SceneProbe, TraversalProvider, WarpAsset, WarpTarget, load_actor
 from motionwarp.ik.contact_ik import ContactIK
 from motionwarp.base.errors import AssetError, UsageError
 from motionwarp.ik.turn_limit import TurnLimiter, limit_turn, peak_net_turn_speeds, peak_turn_speed, peak_turn_speeds
@@ -475,14 +475,15 @@ def test_the_turn_limit_is_the_clips_own_peak(base):
         assert peak_turn_speed(control.getAnim(), frozenset(joints)) == pytest.approx(measured, rel=1e-3)
         own = peak_turn_speeds(control.getAnim(), frozenset(joints))
         for joint in joints:   # and each joint's own peak, which the limiter allows it 1.5 times of
-            alone = max(math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(a[joint].T @ b[joint]) - 1.0) / 2.0))))
-                        for a, b in zip(poses, poses[1:])) * control.getFrameRate()
-            assert own[joint] == pytest.approx(alone, rel=1e-3), joint
+            assert own[joint] == pytest.approx(_own_peaks(poses, control)[joint], rel=1e-3), joint
         limiter = TurnLimiter()
         limiter.follow_clip("vault", control.getAnim(), frozenset(joints))
         limiter.start_frame(0.01, 0.5)
         for joint in joints:
             assert limiter.most(joint) == pytest.approx(min(1.5 * own[joint], measured) * 0.01 * 0.5, rel=1e-6)
+        for end, (upper, mid) in LIMBS.items():   # a limb's three limits in one call, each its joint's
+            assert limiter.limits(upper, mid, end) == pytest.approx(
+                tuple(min(1.5 * own[joint], measured) * 0.01 * 0.5 for joint in (upper, mid, end)), rel=1e-6), end
     finally:
         actor.cleanup()
         actor.removeNode()
@@ -511,6 +512,47 @@ def test_a_limbs_first_joint_is_limited_by_its_own_peak_in_character_space(base)
     finally:
         actor.cleanup()
         actor.removeNode()
+
+
+def test_a_warps_contacts_limit_every_joint_of_their_limbs_by_its_own_peak(base, warp_assets):
+    """A ContactIK taking a vault limits each joint of every contact's limb (upper, mid and end) to 1.5
+    times its own peak turn in the clip, at most the fastest of them, times the clip seconds a frame
+    plays, and each limb's first joint in Character space to 1.5 times its peak there: measured on the
+    posed skeleton (the test's own limbs), not read back from the limiter's tables."""
+    asset = warp_assets["vault"]
+    posed = load_actor(MANNEQUIN)
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    warper = MotionWarper(actor, taskmgr=base.taskMgr, render=base.render)
+    ik = ContactIK(actor, warper, taskmgr=base.taskMgr, render=base.render)
+    try:
+        control = posed.getAnimControl(asset.clip)
+        limbs = {contact.joint: LIMBS[contact.joint] for contact in asset.contacts}
+        joints = [joint for end, (upper, mid) in limbs.items() for joint in (upper, mid, end)]
+        own = _own_peaks(_posed_rotations(posed, control, joints), control)
+        net = _own_peaks(_posed_rotations(posed, control, [upper for upper, _ in limbs.values()], net=True), control)
+        warper.play(asset, [WarpTarget(Point3(0, 2, 1), h=0.0), WarpTarget(Point3(0, 2.6, 1), h=0.0),
+                            WarpTarget(Point3(0, 3.6, 0), h=0.0)])
+        step(base, 1 / 60)
+        limiter = ik._limiter
+        limiter.start_frame(0.01, 0.5)
+        fastest = max(own.values())
+        for end, (upper, mid) in limbs.items():
+            assert limiter.limits(upper, mid, end) == pytest.approx(
+                tuple(min(1.5 * own[joint], fastest) * 0.005 for joint in (upper, mid, end)), rel=1e-3), end
+            assert limiter.most_net(upper) == pytest.approx(1.5 * net[upper] * 0.005, rel=1e-3), upper
+    finally:
+        ik.destroy()
+        warper.destroy()
+        for each in (actor, posed):
+            each.cleanup()
+            each.removeNode()
+
+
+def _own_peaks(poses, control):
+    """{joint: its fastest turn between two of `poses` (_posed_rotations), degrees per second at the clip's rate}."""
+    return {joint: max(math.degrees(math.acos(max(-1.0, min(1.0, (np.trace(a[joint].T @ b[joint]) - 1.0) / 2.0))))
+                       for a, b in zip(poses, poses[1:])) * control.getFrameRate() for joint in poses[0]}
 
 
 def _posed_rotations(actor, control, joints, net=False):

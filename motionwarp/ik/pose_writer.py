@@ -35,9 +35,8 @@ class PoseWriter:
         joint is frozen on itself (the bundle's `freezeJoint` looks it up by name through the whole
         hierarchy), so the update is forced; the bundle releases them, marking the pose for the next
         frame's update (a joint released on itself keeps the IK's pose while its clip holds a frame)."""
-        joints = self._joints
         for name, transform in frozen:
-            (joints.get(name) or self._joint(name)).applyFreeze(transform)
+            self._joint(name).applyFreeze(transform)
         self.bundle.forceUpdate()
         self.character.node().update()
         for name, _ in frozen:
