@@ -539,9 +539,10 @@ def _sweep_near(probe, settings, pos, forward, radius):
     pads it) and the ray along its axis: when not, both would miss."""
     low, high, reach = settings.face_low, settings.face_high, settings.reach
     padding = probe.capsule_padding(radius, high - low)
-    side, end = radius + padding, pos + forward * reach
-    return probe.near((min(pos.x, end.x) - side, min(pos.y, end.y) - side, pos.z + low - padding),
-                      (max(pos.x, end.x) + side, max(pos.y, end.y) + side, pos.z + high + padding))
+    side, x, y, z = radius + padding, pos.x, pos.y, pos.z   # plain floats: a character on open ground asks every frame
+    end_x, end_y = x + forward.x * reach, y + forward.y * reach
+    return probe.near((min(x, end_x) - side, min(y, end_y) - side, z + low - padding),
+                      (max(x, end_x) + side, max(y, end_y) + side, z + high + padding))
 
 
 def _horizontal(vector):

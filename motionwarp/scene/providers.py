@@ -791,14 +791,15 @@ class JumpOverProvider(VaultProvider):
 class _Kinds:
     """What a TraversalProvider asks of the assets given with the settings objects (`objects`: the two joined,
     a fixed count of settings after the assets) and `values` (the edit count and each kind's mirroring):
-    [(provider, its assets)] of the kinds among them, the highest top they take, the cause when nothing is
-    in front, and the Stamp a judgement is kept with."""
+    [(provider, its assets)] of the kinds among them, the highest top they take, the Refusal when nothing is
+    in front (one object: a character on open ground is answered with it every frame), and the Stamp a
+    judgement is kept with."""
 
     objects: tuple
     values: tuple
     asked: list
     highest: float
-    nothing: Optional[Cause]
+    nothing: Optional[Refusal]
     stamp: Stamp
 
 
@@ -840,7 +841,7 @@ class TraversalProvider(_Asked):
             asked = [(provider, assets) for provider in self.providers for assets in [provider._own(given)] if assets]
             highest = max((_highest(assets) for _, assets in asked), default=0.0)
             # named by the kinds it has assets for: a character that only jumps over things
-            nothing = nothing_in_front([provider.verb for provider, _ in asked]) if asked else None
+            nothing = Refusal(causes=(nothing_in_front([provider.verb for provider, _ in asked]),)) if asked else None
             kept = self._sorted = _Kinds(given + settings, values, asked, highest, nothing, self._stamp(asked, settings))
         return kept
 
@@ -864,11 +865,11 @@ class TraversalProvider(_Asked):
             return self._verdict(walked.judgement, walked.line.found.distance - along, pos, h, scale)
         # open ground: nothing near even as far as the look beyond reach goes, so neither measurement is made
         if self.settings.reach < LOOK_AHEAD and nothing_near(self.probe, self._far_settings(), pos, facing(h)):
-            return Refusal(causes=(kinds.nothing,))
+            return kinds.nothing
         found = measure(self.probe, self.settings, pos, h, highest)
         if found is None:
             beyond = self._beyond_reach(pos, h, asked, highest)
-            return beyond if beyond is not None else Refusal(causes=(kinds.nothing,))
+            return beyond if beyond is not None else kinds.nothing
         judgement = self._judged(found, asked, stamp)
         line = found.kept_line()
         self._line = JudgedLine(self.probe.version, line, stamp, judgement) if line is not None else None
@@ -942,11 +943,13 @@ class TraversalProvider(_Asked):
 
     def _far_settings(self):
         """The settings with `reach` LOOK_AHEAD, made again only when the settings (object or values) change:
-        a character on open ground asks for them every frame."""
-        stamp = Stamp((self.settings,), (edits.count,))
-        if self._far is None or not self._far.stamp.same(stamp):
-            self._far = Stamped(stamp, dataclasses.replace(self.settings, reach=LOOK_AHEAD))
-        return self._far.value
+        a character on open ground asks for them every frame (its Stamp's one object and value compared
+        directly: making a Stamp to compare was a tenth of that frame)."""
+        far = self._far
+        if far is None or far.stamp.objects[0] is not self.settings or far.stamp.values[0] != edits.count:
+            far = self._far = Stamped(Stamp((self.settings,), (edits.count,)),
+                                      dataclasses.replace(self.settings, reach=LOOK_AHEAD))
+        return far.value
 
     def _beyond_reach(self, pos, h, asked, highest):
         """"too far to vault (2.30 m > 2.00 m)" for what lies beyond `reach` but within LOOK_AHEAD (the face
