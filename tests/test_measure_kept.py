@@ -329,3 +329,55 @@ def test_open_ground_casts_nothing_and_a_crate_beyond_reach_is_still_too_far(war
     assert getattr(kept, "reason", None) == getattr(alone, "reason", None), (kept, alone)
     if ahead >= 4.5:
         assert not kept and kept.reason.startswith("nothing to vault") and sweeps == 0, (kept, sweeps)
+
+
+def test_the_look_beyond_reach_follows_its_settings_edited_or_replaced(warp_assets):
+    """The look past the reach for what is too far yet is made with the provider's settings as they are at
+    each query: with the face sweep's band above a crate 3 m ahead nothing is in front; with it lowered in
+    place (an edit) or given as a new settings object, the crate is too far to vault; a probe that keeps
+    nothing and looks every time answers the same each time."""
+    root, probe, fresh = world_of(("crate", box_profile(0.6, 1.0), 2.0, (0, 3.3, 0)))
+    try:
+        providers = [TraversalProvider(each, list(warp_assets.values()), face_low=1.2, face_high=1.6)
+                     for each in (probe, fresh)]
+
+        def reason_at(y):   # each query from a new place: no answer kept from the last
+            kept, alone = (provider.find_at(Point3(0, y, 0), 0.0).reason for provider in providers)
+            assert kept == alone, (y, kept, alone)
+            return kept
+
+        assert reason_at(0.0).startswith("nothing to vault")
+        for provider in providers:
+            provider.settings.face_low = SETTINGS.face_low
+        assert reason_at(0.01).startswith("too far to vault")
+        for provider in providers:
+            provider.settings.face_low = 1.2
+        assert reason_at(0.02).startswith("nothing to vault")
+        for provider in providers:
+            provider.settings = ProviderSettings()
+        assert reason_at(0.03).startswith("too far to vault")
+    finally:
+        root.removeNode()
+
+
+def test_an_asset_edited_between_frames_is_judged_as_edited_along_the_kept_line(warp_assets):
+    """Walking up to the 1 m crate the vault is offered along the kept measurement; once the vault's
+    height range is edited in place to stop below the crate's top, the next frame along the same line
+    says it is too high to vault, as a probe that keeps nothing answers (what the kinds ask of the assets is made
+    again after any edit)."""
+    root, probe, fresh = world_of(CRATE)
+    try:
+        providers = [TraversalProvider(each, list(warp_assets.values())) for each in (probe, fresh)]
+
+        def answers_at(frame):
+            kept, alone = (provider.find_at(Point3(0, 0.7 + STEP * frame, 0), 0.0) for provider in providers)
+            assert (bool(kept), kept.kind, getattr(kept, "reason", None)) == \
+                (bool(alone), alone.kind, getattr(alone, "reason", None)), (frame, kept, alone)
+            return kept
+
+        assert answers_at(0).kind == "vault" and answers_at(1).kind == "vault"
+        vault = warp_assets["vault"].traversal
+        vault.height = (vault.height[0], 0.9)
+        assert answers_at(2).reason.startswith("too high to vault (1.00 m > 0.90 m)")
+    finally:
+        root.removeNode()
