@@ -374,6 +374,41 @@ def test_the_pose_writer_finds_limbs_from_the_skeleton_and_names_what_it_cannot_
         actor.removeNode()
 
 
+def test_a_limbs_record_carries_its_joints_own_limits_and_whether_it_is_let_go(base):
+    """The Limb a ContactIK hands its bender, read against the skeleton itself: the limb's three joints,
+    its parent's net matrix (identity for a limb hanging from the Character), their animated locals,
+    each joint's own turn limit this frame (its peak times the clip seconds played), the first joint's
+    Character-space limit, and whether the limb is being let go."""
+    actor = load_actor(MANNEQUIN)
+    actor.reparentTo(base.render)
+    actor.pose("vault", 10)
+    ik = ContactIK(actor, None, taskmgr=base.taskMgr, render=base.render)
+    try:
+        limiter = ik._limiter
+        limiter.peaks = {"upper_arm_l": 100.0, "forearm_l": 200.0, "hand_l": 300.0}
+        limiter.net_peaks = {"upper_arm_l": 50.0}
+        limiter.start_frame(0.01, 2.0)   # 0.02 clip seconds this frame
+        limiter.letting_go = {"hand_l"}
+        ik.pose.read()
+        character = actor.find("**/+Character").node()
+        limb = ik._limb("hand_l", Vec3(0, 0, 0.1), None, Vec3(0, 0, 1), 0.5)
+        chest = LMatrix4f()
+        character.findJoint("chest").getNetTransform(chest)
+        assert limb.names == ("upper_arm_l", "forearm_l", "hand_l")
+        assert limb.parent_net.almostEqual(chest, 1e-6)
+        for anim, name in zip(limb.anims, limb.names):
+            assert anim.almostEqual(character.findJoint(name).getValue(), 1e-6), name
+        assert limb.most == pytest.approx((2.0, 4.0, 6.0)) and limb.most_net == pytest.approx(1.0)
+        assert limb.letting_go is True and limb.weight == 0.5 and limb.move == Vec3(0, 0, 0.1)
+        other = ik._limb("hand_r", Vec3(0, 0, 0), None, Vec3(0, 0, 1), 1.0)
+        assert other.letting_go is False and other.most == (math.inf, math.inf, math.inf)
+        assert ik._limb("spine", Vec3(0, 0, 0), None, Vec3(0, 0, 1), 1.0).parent_net == LMatrix4f.identMat()
+    finally:
+        ik.destroy()
+        actor.cleanup()
+        actor.removeNode()
+
+
 # -- ContactIK's construction: what it defaults to and what it refuses ------------------------------
 
 def test_contact_ik_defaults_to_the_showbase_render_and_names_what_it_refuses(base):
